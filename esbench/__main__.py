@@ -1,0 +1,3 @@
+from esbench.cli import main
+
+main()

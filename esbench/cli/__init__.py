@@ -1,0 +1,61 @@
+"""The ``esbench`` command line: a thin layer that turns options into settings and calls the API.
+
+Sub-command modules register themselves on :data:`main` (and on the ``list`` group) when imported
+at the bottom of this file. User errors (:class:`~esbench.exceptions.EsbenchError`) are printed as
+one paragraph without traceback and exit with their ``exit_code`` (64; 130 for Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import click
+
+from esbench import __version__
+from esbench.exceptions import EsbenchError, UserInterrupted
+
+
+class _EsbenchGroup(click.Group):
+    """A click group that maps esbench errors to clean messages and exit codes."""
+
+    def invoke(self, ctx: click.Context):  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("\n[ERROR] Interrupted by the user.", err=True)
+            ctx.exit(UserInterrupted.exit_code)
+        except EsbenchError as e:
+            logging.getLogger("esbench").debug("user error", exc_info=True)
+            click.echo(f"[ERROR] {e}", err=True)
+            ctx.exit(e.exit_code)
+
+
+@click.group(cls=_EsbenchGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="esbench")
+@click.option("--verbose", "-v", is_flag=True, help="Log debug output to stderr.")
+def main(verbose: bool) -> None:
+    """esbench: benchmark Elasticsearch with Rally-format tracks."""
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.WARNING,
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+
+
+@main.group(name="list")
+def list_group() -> None:
+    """List tracks, cars, races..."""
+
+
+def _register_subcommands() -> None:
+    # Imported for their side effect of registering commands on ``main``/``list_group``.
+    import importlib
+    import pkgutil
+
+    for mod in pkgutil.iter_modules(__path__):
+        if not mod.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{mod.name}")
+
+
+_register_subcommands()

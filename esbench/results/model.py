@@ -1,0 +1,166 @@
+"""The result of a race: what the metrics stage produces and the reporting and store stages consume.
+
+All times are milliseconds, throughput is in ``throughput_unit`` (``ops/s``, ``docs/s``, ...),
+error rates are fractions in [0, 1] (reports show them as %). Percentile keys are strings as Rally
+prints them: ``"50"``, ``"90"``, ``"99"``, ``"99.9"``, ``"99.99"``, ``"100"``.
+``to_dict``/``from_dict`` give the JSON shape of ``results.json`` and of the results store.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+RESULTS_FORMAT_VERSION = 1
+
+STATUS_COMPLETED = "completed"
+STATUS_FAILED = "failed"
+STATUS_INTERRUPTED = "interrupted"
+
+
+@dataclass(frozen=True, kw_only=True)
+class TaskResult:
+    """Measured results of one task (measurement samples only; warmup excluded).
+
+    Attributes:
+        task: task name.
+        operation: operation name.
+        operation_type: operation type (``"bulk"``, ``"search"``...).
+        throughput_unit: unit of the throughput fields (``"ops/s"``, ``"docs/s"``).
+        throughput_min / throughput_mean / throughput_median / throughput_max: over the per-second
+            measurement windows (see docs/metrics.md); None when there was no full window.
+        throughput_windows: the per-second window values, in time order.
+        latency_ms / service_time_ms / processing_time_ms: percentile label -> milliseconds, with the
+            labels chosen by the sample-count rule (Rally: percentiles shown depend on sample count).
+        mean_service_time_ms: arithmetic mean service time in ms (None without samples).
+        sample_count: measurement requests (successful and failed).
+        error_count: failed measurement requests.
+        errors_by_type: error type (HTTP status or exception name) -> count.
+        total_weight: sum of request weights (docs for bulk, ops otherwise) during measurement.
+        duration_s: measurement duration in seconds.
+        histograms: metric name (``"latency"``, ``"service_time"``, ``"processing_time"``) -> base64
+            HdrHistogram encoding of microsecond values, so percentiles can be recomputed and merged.
+        include_in_reporting: False for administrative tasks hidden from the summary.
+        warmup_sample_count: warmup requests (recorded, not reported).
+    """
+
+    task: str
+    operation: str
+    operation_type: str
+    throughput_unit: str = "ops/s"
+    throughput_min: float | None = None
+    throughput_mean: float | None = None
+    throughput_median: float | None = None
+    throughput_max: float | None = None
+    throughput_windows: tuple[float, ...] = ()
+    latency_ms: dict[str, float] = field(default_factory=dict)
+    service_time_ms: dict[str, float] = field(default_factory=dict)
+    processing_time_ms: dict[str, float] = field(default_factory=dict)
+    mean_service_time_ms: float | None = None
+    sample_count: int = 0
+    error_count: int = 0
+    errors_by_type: dict[str, int] = field(default_factory=dict)
+    total_weight: float = 0.0
+    duration_s: float = 0.0
+    histograms: dict[str, str] = field(default_factory=dict)
+    include_in_reporting: bool = True
+    warmup_sample_count: int = 0
+
+    @property
+    def error_rate(self) -> float:
+        """Failed / total measurement requests, a fraction in [0, 1] (0 without samples)."""
+        return self.error_count / self.sample_count if self.sample_count else 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClusterMetric:
+    """One cluster-level row of the summary (Rally's rows above the per-task rows).
+
+    Example: ``ClusterMetric(name="Cumulative indexing time of primary shards", value=12.3, unit="min")``.
+    ``task`` is empty for cluster-wide rows and names a shard aggregate's qualifier otherwise.
+    """
+
+    name: str
+    value: float
+    unit: str
+    task: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RaceResult:
+    """Everything stored about one race.
+
+    Attributes:
+        race_id: UUID4 string.
+        timestamp: race start, ISO-8601 UTC (``2026-11-21T20:10:18Z``).
+        track / challenge: names.
+        track_params: the ``--track-params`` given.
+        car: car name(s), e.g. ``"defaults,4gheap"``; ``"external"`` for benchmark-only.
+        car_params: ``--car-params``.
+        user_tags: ``--user-tag`` key/values.
+        pipeline: ``from-distribution`` or ``benchmark-only``.
+        distribution_version: the version esbench provisioned (None for benchmark-only).
+        cluster_version: the version reported by the target cluster.
+        cluster_nodes: number of nodes in the target cluster.
+        esbench_version: version of esbench that ran the race.
+        test_mode: True for ``--test-mode`` races.
+        status: ``completed``, ``failed`` or ``interrupted``.
+        error: the error message for failed/interrupted races.
+        duration_s: wall time of the race in seconds.
+        tasks: per-task results in schedule order.
+        cluster_metrics: cluster-level rows (from ``_stats``/``_nodes/stats`` at the end).
+    """
+
+    race_id: str
+    timestamp: str
+    track: str
+    challenge: str
+    track_params: dict[str, Any] = field(default_factory=dict)
+    car: str = "external"
+    car_params: dict[str, Any] = field(default_factory=dict)
+    user_tags: dict[str, str] = field(default_factory=dict)
+    pipeline: str = "benchmark-only"
+    distribution_version: str | None = None
+    cluster_version: str | None = None
+    cluster_nodes: int | None = None
+    esbench_version: str = ""
+    test_mode: bool = False
+    status: str = STATUS_COMPLETED
+    error: str | None = None
+    duration_s: float = 0.0
+    tasks: tuple[TaskResult, ...] = ()
+    cluster_metrics: tuple[ClusterMetric, ...] = ()
+
+    def task(self, name: str) -> TaskResult | None:
+        """The result of the task called ``name``, or None."""
+        return next((t for t in self.tasks if t.task == name), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready dict of ``results.json`` (includes ``format-version``)."""
+        out = dataclasses.asdict(self)
+        out["format_version"] = RESULTS_FORMAT_VERSION
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RaceResult:
+        """Inverse of :meth:`to_dict`; unknown keys are ignored (forward compatibility)."""
+        task_fields = {f.name for f in dataclasses.fields(TaskResult)}
+        metric_fields = {f.name for f in dataclasses.fields(ClusterMetric)}
+        race_fields = {f.name for f in dataclasses.fields(cls)}
+        tasks = tuple(
+            TaskResult(
+                **{
+                    k: (tuple(v) if k == "throughput_windows" else v)
+                    for k, v in t.items()
+                    if k in task_fields
+                }
+            )
+            for t in data.get("tasks", ())
+        )
+        metrics = tuple(
+            ClusterMetric(**{k: v for k, v in m.items() if k in metric_fields})
+            for m in data.get("cluster_metrics", ())
+        )
+        kwargs = {k: v for k, v in data.items() if k in race_fields and k not in ("tasks", "cluster_metrics")}
+        return cls(**kwargs, tasks=tasks, cluster_metrics=metrics)
