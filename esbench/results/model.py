@@ -43,6 +43,8 @@ class TaskResult:
             HdrHistogram encoding of microsecond values, so percentiles can be recomputed and merged.
         include_in_reporting: False for administrative tasks hidden from the summary.
         warmup_sample_count: warmup requests (recorded, not reported).
+        overflow_count: measurement durations that did not fit the histograms (negative or more than
+            ~38 h); counted, but missing from the percentiles.
     """
 
     task: str
@@ -66,6 +68,7 @@ class TaskResult:
     histograms: dict[str, str] = field(default_factory=dict)
     include_in_reporting: bool = True
     warmup_sample_count: int = 0
+    overflow_count: int = 0
 
     @property
     def error_rate(self) -> float:

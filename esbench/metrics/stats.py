@@ -1,0 +1,146 @@
+"""From a task's merged :class:`RecorderState` to its reported :class:`TaskResult`.
+
+Definitions (latency, service time, processing time, throughput windows, percentiles) are in
+docs/metrics.md; this module is their implementation.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+
+from esbench.metrics.recorder import METRICS, RecorderState
+from esbench.results.model import TaskResult
+
+# Rally's rule (esrally/metrics.py ``percentiles_for_sample_size``): the more samples, the further
+# into the tail a percentile is meaningful. Upper bounds are exclusive.
+_PERCENTILE_RULE: tuple[tuple[int, tuple[str, ...]], ...] = (
+    (2, ("100",)),
+    (10, ("50", "100")),
+    (100, ("50", "90", "100")),
+    (1000, ("50", "90", "99", "100")),
+    (10000, ("50", "90", "99", "99.9", "100")),
+)
+_ALL_PERCENTILES: tuple[str, ...] = ("50", "90", "99", "99.9", "99.99", "100")
+
+# Window boundaries are compared with a tolerance so that a window starting exactly at the task start
+# (origin == task_start) is not lost to float rounding.
+_EPS = 1e-9
+
+
+def percentiles_for_sample_size(sample_size: int) -> tuple[str, ...]:
+    """The percentile labels reported for ``sample_size`` samples (Rally's rule).
+
+    1 → 100; 2–9 → 50, 100; 10–99 → 50, 90, 100; 100–999 → 50, 90, 99, 100;
+    1000–9999 → 50, 90, 99, 99.9, 100; ≥ 10000 → 50, 90, 99, 99.9, 99.99, 100; 0 → none.
+    """
+    if sample_size < 1:
+        return ()
+    for upper, labels in _PERCENTILE_RULE:
+        if sample_size < upper:
+            return labels
+    return _ALL_PERCENTILES
+
+
+def measurement_start(state: RecorderState, *, task_start: float) -> float:
+    """perf_counter seconds where the measurement period of the task begins.
+
+    The task start when the task had no warmup samples; otherwise the end of the last warmup
+    response (the earliest moment after which every response is a measurement sample).
+    """
+    if state.last_warmup_end is None:
+        return task_start
+    return max(task_start, state.last_warmup_end)
+
+
+def throughput_windows(state: RecorderState, *, task_start: float, task_end: float) -> tuple[float, ...]:
+    """Per-second measurement throughput values (weight per second), in time order.
+
+    Window ``k`` spans ``[origin + k, origin + k + 1)`` and holds the weight of the measurement
+    samples whose response ended in it. Only *complete* windows count: those lying entirely within
+    ``[measurement_start, task_end]``, so the partial window at the warmup/measurement boundary and
+    the partial last window before the join point are left out, and a window in between without any
+    response counts as 0 (a stall is real). When the measurement period holds no complete window
+    (a task shorter than ~2 s), the single value is measurement weight / measurement duration.
+    No samples, or a non-positive duration: ``()``.
+    """
+    if state.sample_count == 0 or state.origin is None:
+        return ()
+    m_start = measurement_start(state, task_start=task_start)
+    end = max(task_end, state.last_end or task_end)
+    first = max(0, math.ceil(m_start - state.origin - _EPS))
+    last = math.floor(end - state.origin + _EPS) - 1  # inclusive
+    if last >= first:
+        w = state.windows
+        n = len(w)
+        return tuple(w[k] if k < n else 0.0 for k in range(first, last + 1))
+    duration = end - m_start
+    if duration <= 0:
+        return ()
+    return (state.total_weight / duration,)
+
+
+def _percentiles_ms(state: RecorderState, metric: str) -> dict[str, float]:
+    hist = state.histogram(metric)
+    labels = percentiles_for_sample_size(hist.get_total_count())
+    if not labels:
+        return {}
+    values = hist.get_percentile_to_value_dict([float(p) for p in labels])
+    return {label: values[float(label)] / 1000.0 for label in labels}
+
+
+def _summary(values: Sequence[float]) -> tuple[float | None, float | None, float | None, float | None]:
+    if not values:
+        return None, None, None, None
+    return min(values), statistics.fmean(values), statistics.median(values), max(values)
+
+
+def task_result(
+    state: RecorderState, *, task_start: float, task_end: float, include_in_reporting: bool = True
+) -> TaskResult:
+    """Compute the reported result of one task from its (merged) recorder state.
+
+    Args:
+        state: the task's recorder state (merge the workers' states first).
+        task_start / task_end: ``perf_counter`` seconds of the join points before and after the task.
+        include_in_reporting: False hides the task from the summary (administrative tasks).
+
+    Returns:
+        TaskResult with throughput Min/Mean/Median/Max over the complete 1-second measurement
+        windows (see :func:`throughput_windows`), latency / service time / processing time
+        percentiles in ms with Rally's sample-count rule, mean service time (exact, not from the
+        histogram), error counts, the measurement duration and the encoded histograms.
+    """
+    windows = throughput_windows(state, task_start=task_start, task_end=task_end)
+    t_min, t_mean, t_median, t_max = _summary(windows)
+    duration = (
+        max(0.0, task_end - measurement_start(state, task_start=task_start)) if state.sample_count else 0.0
+    )
+    latency, service_time, processing_time = (_percentiles_ms(state, m) for m in METRICS)
+    return TaskResult(
+        task=state.task,
+        operation=state.operation,
+        operation_type=state.operation_type,
+        throughput_unit=state.throughput_unit,
+        throughput_min=t_min,
+        throughput_mean=t_mean,
+        throughput_median=t_median,
+        throughput_max=t_max,
+        throughput_windows=windows,
+        latency_ms=latency,
+        service_time_ms=service_time,
+        processing_time_ms=processing_time,
+        mean_service_time_ms=(
+            state.service_time_sum_s / state.sample_count * 1000.0 if state.sample_count else None
+        ),
+        sample_count=state.sample_count,
+        error_count=state.error_count,
+        errors_by_type=dict(state.errors_by_type),
+        total_weight=state.total_weight,
+        duration_s=duration,
+        histograms=dict(state.histograms),
+        include_in_reporting=include_in_reporting,
+        warmup_sample_count=state.warmup_sample_count,
+        overflow_count=state.overflow_count,
+    )
