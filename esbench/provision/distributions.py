@@ -1,0 +1,312 @@
+"""Supply an unpacked Elasticsearch distribution: from Maven, from Elastic's download server, or a file.
+
+Cache layout below :func:`distributions_cache` (``$ESBENCH_DIST_CACHE``, else
+``$ESBENCH_HOME/distributions``)::
+
+    maven/elasticsearch-8.19.0.zip            copied out of the local Maven repository
+    maven/elasticsearch-8.19.0/               unpacked (ES home, marked complete)
+    elastic/elasticsearch-8.19.0-linux-x86_64.tar.gz
+    elastic/elasticsearch-8.19.0-linux-x86_64/
+    local/<archive stem>-<hash>/              unpacked --distribution-path archives
+
+A second start with the same version finds the unpacked directory and neither calls ``mvn`` nor
+downloads nor unpacks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import platform
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from esbench.exceptions import SupplyError, UserError
+from esbench.home import home_subdir
+from esbench.provision.archives import COMPLETE_MARKER, archive_kind, file_lock, unpack
+from esbench.provision.settings import DEFAULT_ELASTIC_URL_TEMPLATE, REPOSITORIES, ProvisionSettings
+from esbench.provision.versions import parse_version
+
+logger = logging.getLogger(__name__)
+
+#: Maven coordinates of the integ-test distribution (a real server with a minimal module set).
+MAVEN_GROUP = "org.elasticsearch.distribution.integ-test-zip"
+MAVEN_ARTIFACT = "elasticsearch"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Distribution:
+    """An unpacked distribution in the cache.
+
+    Attributes:
+        version: the Elasticsearch version (read from ``lib/elasticsearch-<version>.jar``).
+        home: the unpacked directory containing ``bin/elasticsearch``.
+        flavor: ``"integ-test"`` (Maven), ``"default"`` (Elastic tar.gz) or ``"local"``.
+    """
+
+    version: str
+    home: Path
+    flavor: str
+
+
+def distributions_cache() -> Path:
+    """The distribution cache: ``$ESBENCH_DIST_CACHE`` if set (shared between homes, e.g. in CI), else
+    ``$ESBENCH_HOME/distributions``."""
+    raw = os.environ.get("ESBENCH_DIST_CACHE")
+    if raw:
+        path = Path(raw).expanduser()
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    return home_subdir("distributions")
+
+
+def _check_repository(settings: ProvisionSettings) -> None:
+    if settings.distribution_path is None and settings.distribution_repository not in REPOSITORIES:
+        raise UserError(
+            f"Unknown --distribution-repository '{settings.distribution_repository}': use one of "
+            f"{', '.join(REPOSITORIES)}, or --distribution-path=FILE for a local archive."
+        )
+
+
+# --- maven -------------------------------------------------------------------------------------------
+
+
+def maven_coordinates(version: str) -> str:
+    """``group:artifact:version:zip`` of the integ-test distribution."""
+    return f"{MAVEN_GROUP}:{MAVEN_ARTIFACT}:{version}:zip"
+
+
+def _mvn_command(version: str, out_dir: Path, *, offline: bool) -> list[str]:
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise SupplyError(
+            "The 'mvn' command was not found on PATH, so the Elasticsearch distribution cannot be resolved "
+            "from Maven. Install Maven (apt-get install maven), or use --distribution-path=FILE with a "
+            "downloaded archive, or --distribution-repository=elastic."
+        )
+    # Extra arguments (e.g. -Dmaven.repo.local=..., -s settings.xml) for Maven < 3.9 which lacks MAVEN_ARGS.
+    extra = shlex.split(os.environ.get("ESBENCH_MVN_ARGS", ""))
+    return [
+        mvn,
+        "-B",
+        "-q",
+        *(["-o"] if offline else []),
+        *extra,
+        "dependency:copy",
+        f"-Dartifact={maven_coordinates(version)}",
+        f"-DoutputDirectory={out_dir}",
+        "-Dmdep.overWriteReleases=true",
+    ]
+
+
+def _maven_archive(version: str, cache: Path, *, offline: bool) -> Path:
+    archive = cache / "maven" / f"elasticsearch-{version}.zip"
+    if archive.is_file():
+        return archive
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=archive.parent, prefix=".mvn-") as tmp:
+        cmd = _mvn_command(version, Path(tmp), offline=offline)
+        logger.info("Resolving %s: %s", maven_coordinates(version), shlex.join(cmd))
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL)
+        except OSError as e:
+            raise SupplyError(f"Cannot run '{cmd[0]}': {e}.", e) from e
+        output = _strip_ansi(proc.stdout + proc.stderr)
+        got = list(Path(tmp).glob("*.zip"))
+        if proc.returncode != 0 or not got:
+            raise SupplyError(_maven_failure(version, output, offline=offline))
+        os.replace(got[0], archive)
+    return archive
+
+
+_ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _strip_ansi(text: str) -> str:
+    return _ANSI_RE.sub("", text)
+
+
+def _maven_failure(version: str, output: str, *, offline: bool) -> str:
+    coords = maven_coordinates(version)
+    errors = [ln.removeprefix("[ERROR]").strip() for ln in output.splitlines() if ln.startswith("[ERROR]")]
+    summary = next((e for e in errors if e), output.strip()[-500:] or "no output")
+    if offline and ("offline" in output.lower() or "Could not find artifact" in output):
+        return (
+            f"Elasticsearch {version} is not in the local Maven repository and --offline forbids downloading "
+            f"it ({coords}). Run 'esbench download --distribution-version={version}' while online, or drop "
+            f"--offline. Maven said: {summary}"
+        )
+    if "Could not find artifact" in output or "Unable to find artifact" in output:
+        return (
+            f"Elasticsearch {version} was not found in the Maven repositories ({coords}): check "
+            f"--distribution-version (releases look like 8.19.0) and the mirrors in your ~/.m2/settings.xml. "
+            f"Maven said: {summary}"
+        )
+    return (
+        f"Maven could not resolve {coords}: {summary} Check your network and ~/.m2/settings.xml, or use "
+        f"--distribution-path=FILE."
+    )
+
+
+# --- elastic -----------------------------------------------------------------------------------------
+
+
+def elastic_url(version: str, template: str | None = None) -> str:
+    """Render the download URL of the full Linux/macOS tar.gz for ``version``.
+
+    ``template`` (else ``$ESBENCH_DISTRIBUTION_URL``, else :data:`DEFAULT_ELASTIC_URL_TEMPLATE`) may use
+    ``{version}``, ``{os}`` (``linux``/``darwin``) and ``{arch}`` (``x86_64``/``aarch64``), Elastic's names.
+    """
+    template = template or os.environ.get("ESBENCH_DISTRIBUTION_URL") or DEFAULT_ELASTIC_URL_TEMPLATE
+    machine = platform.machine().lower()
+    arch = {"amd64": "x86_64", "x86_64": "x86_64", "arm64": "aarch64", "aarch64": "aarch64"}.get(
+        machine, machine
+    )
+    os_name = {"linux": "linux", "darwin": "darwin"}.get(platform.system().lower(), platform.system().lower())
+    try:
+        return template.format(version=version, os=os_name, arch=arch)
+    except (KeyError, IndexError, ValueError) as e:
+        raise UserError(
+            f"Bad distribution URL template '{template}': {e!r}. Only {{version}}, {{os}} and {{arch}} "
+            f"can be substituted.",
+            e,
+        ) from e
+
+
+def _download(url: str, dest: Path, *, timeout: float = 60.0) -> None:
+    tmp = dest.with_name(f".{dest.name}.part-{os.getpid()}")
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as resp, open(tmp, "wb") as out:
+            shutil.copyfileobj(resp, out, length=1 << 20)
+        os.replace(tmp, dest)
+    except urllib.error.HTTPError as e:
+        hint = " (no such version?)" if e.code == 404 else ""
+        raise SupplyError(
+            f"Downloading the Elasticsearch distribution from {url} failed: HTTP {e.code} {e.reason}{hint}. "
+            f"Check --distribution-version, or use --distribution-repository=maven or "
+            f"--distribution-path=FILE.",
+            e,
+        ) from e
+    except (urllib.error.URLError, OSError, TimeoutError) as e:
+        reason = getattr(e, "reason", e)
+        raise SupplyError(
+            f"Cannot download the Elasticsearch distribution from {url}: {reason}. Elastic's download server "
+            f"may be unreachable from here: use --distribution-repository=maven (the default, resolved with "
+            f"mvn and your Maven mirrors) or --distribution-path=FILE.",
+            e,
+        ) from e
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _elastic_archive(version: str, cache: Path, *, template: str | None, offline: bool) -> Path:
+    url = elastic_url(version, template)
+    archive = cache / "elastic" / url.rsplit("/", 1)[-1]
+    if archive.is_file():
+        return archive
+    if offline:
+        raise SupplyError(
+            f"Elasticsearch {version} is not in the distribution cache ({archive}) and --offline forbids "
+            f"downloading it from {url}. Run 'esbench download --distribution-repository=elastic "
+            f"--distribution-version={version}' while online."
+        )
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    with file_lock(archive.with_name(archive.name + ".lock")):
+        if not archive.is_file():
+            logger.info("Downloading %s", url)
+            _download(url, archive)
+    return archive
+
+
+# --- entry points ------------------------------------------------------------------------------------
+
+
+def download_archive(settings: ProvisionSettings) -> Path:
+    """Make the distribution archive available in the cache and return its path.
+
+    Raises:
+        SupplyError: mvn missing or failing, unknown version, download failure, offline without cache.
+        UserError: bad repository name or version.
+    """
+    _check_repository(settings)
+    if settings.distribution_path is not None:
+        path = settings.distribution_path.expanduser().resolve()
+        if not path.is_file():
+            raise SupplyError(
+                f"--distribution-path '{settings.distribution_path}' does not exist or is not a file."
+            )
+        archive_kind(path)
+        return path
+    parse_version(settings.distribution_version)
+    cache = distributions_cache()
+    if settings.distribution_repository == "maven":
+        return _maven_archive(settings.distribution_version, cache, offline=settings.offline)
+    return _elastic_archive(
+        settings.distribution_version, cache, template=settings.elastic_url_template, offline=settings.offline
+    )
+
+
+def _unpacked_dir(settings: ProvisionSettings, cache: Path) -> Path | None:
+    """Where the unpacked distribution lives in the cache (None for --distribution-path: needs a hash)."""
+    if settings.distribution_repository == "maven":
+        return cache / "maven" / f"elasticsearch-{settings.distribution_version}"
+    stem = elastic_url(settings.distribution_version, settings.elastic_url_template).rsplit("/", 1)[-1]
+    return cache / "elastic" / re.sub(r"\.(tar\.gz|tgz|zip)$", "", stem)
+
+
+def obtain_distribution(settings: ProvisionSettings) -> Distribution:
+    """Return the unpacked distribution, downloading and unpacking only what the cache lacks.
+
+    Raises:
+        SupplyError: see :func:`download_archive`; also a corrupt archive or one without
+            ``bin/elasticsearch``.
+    """
+    _check_repository(settings)
+    cache = distributions_cache()
+    if settings.distribution_path is not None:
+        archive = download_archive(settings)
+        st = archive.stat()
+        key = hashlib.sha256(f"{archive}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:12]
+        stem = re.sub(r"\.(tar\.gz|tgz|tar|zip)$", "", archive.name)
+        target = cache / "local" / f"{stem}-{key}"
+        flavor = "local"
+    else:
+        parse_version(settings.distribution_version)
+        target = _unpacked_dir(settings, cache)
+        assert target is not None
+        flavor = "integ-test" if settings.distribution_repository == "maven" else "default"
+        archive = None if (target / COMPLETE_MARKER).exists() else download_archive(settings)
+    if archive is not None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        unpack(archive, target)
+    home = target
+    if not (home / "bin" / "elasticsearch").is_file():
+        raise SupplyError(
+            f"'{home}' (unpacked from {archive or 'the cache'}) has no bin/elasticsearch: it is not an "
+            f"Elasticsearch distribution."
+        )
+    return Distribution(
+        version=detect_version(home) or settings.distribution_version, home=home, flavor=flavor
+    )
+
+
+_JAR_RE = re.compile(r"^elasticsearch-(\d+\.\d+\.\d+(?:-[A-Za-z0-9.]+)?)\.jar$")
+
+
+def detect_version(home: Path) -> str | None:
+    """The version of the distribution at ``home``, from ``lib/elasticsearch-<version>.jar``."""
+    lib = home / "lib"
+    if lib.is_dir():
+        for jar in lib.iterdir():
+            m = _JAR_RE.match(jar.name)
+            if m:
+                return m.group(1)
+    return None

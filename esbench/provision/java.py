@@ -1,0 +1,177 @@
+"""Find a JDK that can run a given Elasticsearch version.
+
+Elasticsearch 8.x needs Java 17+, 9.x needs Java 21+ (Elasticsearch "Supported JVM" matrix); versions
+before 8.18 still use the Java Security Manager, which JDK 24 removed, so they need Java <= 23.
+The integ-test distribution carries no JDK, the full tar.gz carries one in ``jdk/``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from esbench.exceptions import JavaError
+from esbench.provision.versions import parse_version
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_JVM_DIRS: tuple[Path, ...] = (Path("/usr/lib/jvm"),)
+
+_RELEASE_RE = re.compile(r'^JAVA_VERSION="([^"]+)"', re.MULTILINE)
+_VERSION_RE = re.compile(r'version "([^"]+)"')
+
+
+@dataclass(frozen=True, kw_only=True)
+class JavaHome:
+    """A JDK: its home directory (with ``bin/java``) and its feature version (17, 21...)."""
+
+    path: Path
+    major: int
+    origin: str
+
+
+def java_requirement(es_version: str) -> tuple[int, int | None]:
+    """The (minimum, maximum or None) Java feature version that runs ``es_version``."""
+    v = parse_version(es_version)
+    if v.major >= 9:
+        return 21, None
+    if v.major == 8:
+        return 17, (23 if v.minor < 18 else None)
+    if v.major == 7:
+        return 8, 23
+    return 8, 15
+
+
+def _major_of(text: str) -> int | None:
+    parts = text.split(".")
+    try:
+        first = int(re.sub(r"\D.*", "", parts[0]))
+        if first == 1 and len(parts) > 1:  # "1.8.0_292" is Java 8
+            return int(re.sub(r"\D.*", "", parts[1]))
+        return first
+    except ValueError:
+        return None
+
+
+def java_version(home: Path) -> int | None:
+    """The feature version of the JDK at ``home`` (``release`` file, else ``java -version``).
+
+    Returns None if ``home/bin/java`` is missing or does not report a version.
+    """
+    java = home / "bin" / "java"
+    if not os.access(java, os.X_OK):
+        return None
+    release = home / "release"
+    if release.is_file():
+        m = _RELEASE_RE.search(release.read_text(errors="replace"))
+        if m:
+            return _major_of(m.group(1))
+    try:
+        proc = subprocess.run(
+            [str(java), "-version"], capture_output=True, text=True, timeout=60, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = _VERSION_RE.search(proc.stderr + proc.stdout)
+    return _major_of(m.group(1)) if m else None
+
+
+def _candidates(
+    dist_home: Path | None, env: Mapping[str, str], jvm_dirs: Sequence[Path]
+) -> list[tuple[Path, str]]:
+    found: list[tuple[Path, str]] = []
+    if env.get("ES_JAVA_HOME"):
+        found.append((Path(env["ES_JAVA_HOME"]), "ES_JAVA_HOME"))
+    if dist_home is not None and (dist_home / "jdk" / "bin" / "java").exists():
+        found.append((dist_home / "jdk", "the JDK bundled with the distribution"))
+    if env.get("JAVA_HOME"):
+        found.append((Path(env["JAVA_HOME"]), "JAVA_HOME"))
+    on_path = shutil.which("java", path=env.get("PATH", os.defpath))
+    if on_path:
+        found.append((Path(on_path).resolve().parent.parent, "java on PATH"))
+    for base in jvm_dirs:
+        if base.is_dir():
+            for child in sorted(base.iterdir()):
+                found.append((child, str(base)))
+    return found
+
+
+def find_java(
+    es_version: str,
+    *,
+    dist_home: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    jvm_dirs: Sequence[Path] = DEFAULT_JVM_DIRS,
+) -> JavaHome:
+    """Pick the JDK to run ``es_version`` with.
+
+    Order: ``ES_JAVA_HOME``, the distribution's bundled ``jdk/``, ``JAVA_HOME``, ``java`` on ``PATH``,
+    then every JDK below ``jvm_dirs`` (oldest suitable first). The first one within
+    :func:`java_requirement` wins; skipped ones are logged.
+
+    Raises:
+        JavaError: no suitable JDK; the message lists what was found and what is needed.
+    """
+    env = os.environ if env is None else env
+    low, high = java_requirement(es_version)
+    seen: dict[Path, tuple[int | None, str]] = {}
+    primary: list[JavaHome] = []
+    scanned: list[JavaHome] = []
+    for path, origin in _candidates(dist_home, env, jvm_dirs):
+        real = path.resolve()
+        if real in seen:
+            continue
+        major = java_version(real)
+        seen[real] = (major, origin)
+        if major is None:
+            continue
+        target = scanned if origin in {str(d) for d in jvm_dirs} else primary
+        target.append(JavaHome(path=real, major=major, origin=origin))
+
+    def fits(j: JavaHome) -> bool:
+        return j.major >= low and (high is None or j.major <= high)
+
+    for j in primary:
+        if fits(j):
+            return j
+        logger.info(
+            "Skipping Java %s from %s (%s): Elasticsearch %s needs %s",
+            j.major,
+            j.origin,
+            j.path,
+            es_version,
+            _need(low, high),
+        )
+    for j in sorted(scanned, key=lambda j: j.major):
+        if fits(j):
+            if primary:
+                logger.warning(
+                    "Using Java %s at %s for Elasticsearch %s (the default Java %s is not suitable)",
+                    j.major,
+                    j.path,
+                    es_version,
+                    primary[0].major,
+                )
+            return j
+    listing = (
+        ", ".join(
+            f"{p} ({'Java ' + str(m) if m else 'no usable bin/java'}, from {o})" for p, (m, o) in seen.items()
+        )
+        or "none"
+    )
+    raise JavaError(
+        f"No suitable Java found for Elasticsearch {es_version}: it needs {_need(low, high)}. "
+        f"Found: {listing}. "
+        f"Install a suitable JDK (e.g. apt-get install openjdk-17-jdk-headless, or one below "
+        f"{', '.join(map(str, jvm_dirs))}) or point ES_JAVA_HOME at one."
+    )
+
+
+def _need(low: int, high: int | None) -> str:
+    return f"Java {low} or newer" if high is None else f"Java {low} to {high}"

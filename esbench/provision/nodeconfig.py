@@ -1,0 +1,119 @@
+"""Render a node's configuration directory (``ES_PATH_CONF``) from the distribution and the car."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from esbench.provision.installation import NodeState
+from esbench.provision.ports import LOOPBACK
+
+#: Settings every esbench node starts from; the car may override them (e.g. turn security on).
+BASE_SETTINGS: Mapping[str, Any] = {"xpack.security.enabled": False}
+
+#: JVM options file esbench writes into ``jvm.options.d`` (read after ``jvm.options``).
+OPTIONS_FILE = "esbench.options"
+
+# "-XX:+UseG1GC", optionally with a JDK-version prefix like "14-:" (Elasticsearch jvm.options syntax).
+_GC_RE = re.compile(r"^\s*(\d+(-\d*)?:)?-XX:\+Use\w*GC\s*$")
+# "file=logs/gc.log", "-XX:ErrorFile=logs/hs_err_pid%p.log", "-XX:HeapDumpPath=data" in the stock file.
+_REL_LOGS_RE = re.compile(r"([=:])logs/")
+_REL_DATA_RE = re.compile(r"(HeapDumpPath=)data\b")
+
+
+def node_settings(node: NodeState, *, cluster_name: str, all_nodes: Sequence[NodeState]) -> dict[str, Any]:
+    """Settings identifying ``node`` in its cluster: names, loopback ports, paths, discovery."""
+    settings: dict[str, Any] = {
+        "cluster.name": cluster_name,
+        "node.name": node.name,
+        "network.host": LOOPBACK,
+        "http.port": node.http_port,
+        "transport.port": node.transport_port,
+        "path.data": str(node.data_dir),
+        "path.logs": str(node.logs_dir),
+    }
+    if len(all_nodes) == 1:
+        settings["discovery.type"] = "single-node"
+    else:
+        settings["discovery.seed_hosts"] = [f"{LOOPBACK}:{n.transport_port}" for n in all_nodes]
+        settings["cluster.initial_master_nodes"] = [n.name for n in all_nodes]
+    return settings
+
+
+def render_elasticsearch_yml(car_settings: Mapping[str, Any], identity: Mapping[str, Any]) -> str:
+    """``elasticsearch.yml`` text: :data:`BASE_SETTINGS`, then the car's, then the node identity."""
+    merged: dict[str, Any] = {**BASE_SETTINGS, **car_settings, **identity}
+    return "# Written by esbench; edits are overwritten on the next start.\n" + yaml.safe_dump(
+        merged, default_flow_style=False, sort_keys=True
+    )
+
+
+def adapt_jvm_options(
+    dist_jvm_options: str, car_options: Sequence[str], *, logs_dir: Path, data_dir: Path
+) -> str:
+    """The distribution's ``jvm.options`` adapted to a node directory.
+
+    * Relative ``logs/`` and ``data`` paths (GC log, error file, heap dumps) are made absolute: the
+      launcher runs in the shared, read-only Elasticsearch home, not in the node directory.
+    * The GC selection is commented out when the car picks a GC (two ``-XX:+Use...GC`` flags make the
+      JVM refuse to start).
+    """
+    car_picks_gc = any(_GC_RE.match(o) for o in car_options)
+    lines = []
+    for line in dist_jvm_options.splitlines():
+        if car_picks_gc and _GC_RE.match(line):
+            lines.append(f"# disabled by esbench (the car selects a GC): {line}")
+            continue
+        if not line.lstrip().startswith("#"):
+            line = _REL_LOGS_RE.sub(lambda m: f"{m.group(1)}{logs_dir}/", line)
+            line = _REL_DATA_RE.sub(lambda m: f"{m.group(1)}{data_dir}", line)
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def write_node_config(
+    node: NodeState,
+    *,
+    dist_config: Path,
+    install_id: str,
+    cluster_name: str,
+    all_nodes: Sequence[NodeState],
+    car_jvm_options: Sequence[str],
+    car_settings: Mapping[str, Any],
+) -> None:
+    """(Re)write ``node.config_dir`` from the distribution's ``config/`` plus the car and identity.
+
+    The marker ``-Desbench.node=<install id>/<node name>`` lets esbench find the node's JVM among all
+    processes (``/proc/*/cmdline``) even before its pid file exists.
+    """
+    if not node.config_dir.exists():
+        shutil.copytree(dist_config, node.config_dir)
+    jvm = (
+        (dist_config / "jvm.options").read_text(encoding="utf-8")
+        if (dist_config / "jvm.options").exists()
+        else ""
+    )
+    (node.config_dir / "jvm.options").write_text(
+        adapt_jvm_options(jvm, car_jvm_options, logs_dir=node.logs_dir, data_dir=node.data_dir),
+        encoding="utf-8",
+    )
+    options_dir = node.config_dir / "jvm.options.d"
+    options_dir.mkdir(exist_ok=True)
+    (options_dir / OPTIONS_FILE).write_text(
+        "\n".join([*car_jvm_options, f"-Desbench.node={process_marker(install_id, node.name)}"]) + "\n",
+        encoding="utf-8",
+    )
+    identity = node_settings(node, cluster_name=cluster_name, all_nodes=all_nodes)
+    (node.config_dir / "elasticsearch.yml").write_text(
+        render_elasticsearch_yml(car_settings, identity), encoding="utf-8"
+    )
+
+
+def process_marker(install_id: str, node_name: str) -> str:
+    """The value of ``-Desbench.node`` for a node."""
+    return f"{install_id}/{node_name}"
