@@ -1,0 +1,108 @@
+"""Table writers shared by the summary report and the compare report.
+
+A table is a header row plus rows of cells; a cell is a ``str``, an ``int``/``float`` or None. As in
+Rally (esrally ``reporter.py``), a cell may be a pre-formatted numeric string such as ``"671.92"``
+(Rally formats throughput and error rate with ``"%.2f"``): the text and markdown writers let tabulate
+parse it back and print it like any other number (tabulate's default ``"g"`` format, 6 significant
+digits), the CSV writer keeps it verbatim and the JSON writer turns it into a number.
+
+Formats (:data:`FORMATS`):
+
+- ``text``: the console table, exactly Rally's: tabulate ``pipe`` layout, numbers aligned on the
+  decimal point, strings right-aligned.
+- ``markdown``: the same pipe table (valid GitHub markdown).
+- ``csv``: RFC 4180 via :mod:`csv`, header row first, numbers verbatim (full precision).
+- ``json``: a list of objects keyed by :func:`json_key` of each header, numbers as numbers.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import tabulate
+
+from esbench.exceptions import ConfigError
+
+FORMATS: tuple[str, ...] = ("text", "markdown", "csv", "json")
+
+Cell = str | int | float | None
+
+
+def check_format(fmt: str, *, option: str = "--report-format") -> str:
+    """Return ``fmt`` if it is one of :data:`FORMATS`.
+
+    Raises:
+        ConfigError: unknown format; the message names ``option`` and the valid values.
+    """
+    if fmt not in FORMATS:
+        raise ConfigError(
+            f"Unknown report format {fmt!r} given with {option}. Use one of: {', '.join(FORMATS)}."
+        )
+    return fmt
+
+
+def pipe_table(headers: Sequence[str], rows: Sequence[Sequence[Cell]], *, numalign: str = "decimal") -> str:
+    """A tabulate ``pipe`` table like Rally's console report (no trailing newline).
+
+    ``numalign`` is Rally's ``numbers.align`` (``decimal``, ``right``, ``left``, ``center``).
+    """
+    return tabulate.tabulate(
+        [list(r) for r in rows], headers=list(headers), tablefmt="pipe", numalign=numalign, stralign="right"
+    )
+
+
+def csv_table(headers: Sequence[str], rows: Sequence[Sequence[Cell]]) -> str:
+    """CSV text with a header row; None becomes an empty field, numbers are written verbatim."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(headers)
+    for r in rows:
+        writer.writerow(["" if c is None else c for c in r])
+    return out.getvalue()
+
+
+def json_key(header: str) -> str:
+    """The JSON key of a column header: lower case, spaces to underscores, ``%`` to ``pct``.
+
+    ``"Metric" -> "metric"``, ``"Diff %" -> "diff_pct"``.
+    """
+    return header.strip().lower().replace("%", "pct").replace(" ", "_")
+
+
+def json_number(cell: Cell) -> Cell:
+    """A numeric string (``"671.92"``) as a float; anything else unchanged."""
+    if isinstance(cell, str):
+        try:
+            return float(cell)
+        except ValueError:
+            return cell
+    return cell
+
+
+def json_rows(headers: Sequence[str], rows: Sequence[Sequence[Cell]]) -> list[dict[str, Cell]]:
+    """Rows as JSON-ready dicts keyed by :func:`json_key` of the headers, numeric strings as numbers."""
+    keys = [json_key(h) for h in headers]
+    return [dict(zip(keys, (json_number(c) for c in r), strict=True)) for r in rows]
+
+
+def dump_json(data: Any) -> str:
+    """Pretty JSON text (2-space indent, UTF-8 kept, trailing newline)."""
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def render_table(headers: Sequence[str], rows: Sequence[Sequence[Cell]], *, fmt: str) -> str:
+    """One table in ``fmt`` (see the module docstring); text/markdown end with a newline.
+
+    Raises:
+        ConfigError: unknown ``fmt``.
+    """
+    check_format(fmt)
+    if fmt in ("text", "markdown"):
+        return pipe_table(headers, rows) + "\n"
+    if fmt == "csv":
+        return csv_table(headers, rows)
+    return dump_json(json_rows(headers, rows))

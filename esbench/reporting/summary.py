@@ -1,0 +1,204 @@
+"""The end-of-race summary report: Rally's ``Metric | Task | Value | Unit`` table.
+
+Rows, names, units and number formatting follow Rally's ``SummaryReporter`` (esrally ``reporter.py``):
+cluster rows first (see :mod:`esbench.metrics.cluster`), then for every task shown in the report,
+in schedule order: ``Min/Mean/Median/Max Throughput`` (``"%.2f"``), ``<p>th percentile latency``,
+``<p>th percentile service time`` (and ``processing time`` on request) in ms for the percentiles the
+sample count allows, and ``error rate`` in % (``"%.2f"``). Tasks with ``include_in_reporting=False``
+(administrative operations) are hidden. Rows without a value are left out, as in Rally.
+
+Where esbench differs: throughput values are per-second windows rather than Rally's running
+average (docs/metrics.md), and the warnings also name the error types and histogram overflows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from esbench.reporting.formats import Cell, check_format, csv_table, dump_json, json_rows, pipe_table
+from esbench.results.model import STATUS_COMPLETED, RaceResult, TaskResult
+
+HEADERS: tuple[str, str, str, str] = ("Metric", "Task", "Value", "Unit")
+
+#: Percentile labels in report order (the subset shown depends on the sample count).
+PERCENTILES: tuple[str, ...] = ("50", "90", "99", "99.9", "99.99", "100")
+
+Row = tuple[str, str, Cell, str]
+
+
+def _fmt2(v: float) -> str:
+    return f"{v:.2f}"
+
+
+def cluster_rows(race: RaceResult) -> list[Row]:
+    """The cluster-level rows of ``race`` (values as stored: min, s, GB, counts)."""
+    return [(m.name, m.task, m.value, m.unit) for m in race.cluster_metrics]
+
+
+def _percentile_rows(name: str, task: str, values: dict[str, float]) -> list[Row]:
+    return [(f"{p}th percentile {name}", task, values[p], "ms") for p in PERCENTILES if p in values]
+
+
+def task_rows(task: TaskResult, *, show_processing_time: bool = False) -> list[Row]:
+    """The rows of one task, in Rally's order."""
+    rows: list[Row] = []
+    for label, value in (
+        ("Min Throughput", task.throughput_min),
+        ("Mean Throughput", task.throughput_mean),
+        ("Median Throughput", task.throughput_median),
+        ("Max Throughput", task.throughput_max),
+    ):
+        if value is not None:
+            rows.append((label, task.task, _fmt2(value), task.throughput_unit))
+    rows += _percentile_rows("latency", task.task, task.latency_ms)
+    rows += _percentile_rows("service time", task.task, task.service_time_ms)
+    if show_processing_time:
+        rows += _percentile_rows("processing time", task.task, task.processing_time_ms)
+    rows.append(("error rate", task.task, _fmt2(task.error_rate * 100.0), "%"))
+    return rows
+
+
+def reported_tasks(race: RaceResult) -> list[TaskResult]:
+    """The tasks shown in the report (``include_in_reporting``), in schedule order."""
+    return [t for t in race.tasks if t.include_in_reporting]
+
+
+def summary_rows(race: RaceResult, *, show_processing_time: bool = False) -> list[Row]:
+    """All rows of the summary table: cluster rows, then each reported task's rows."""
+    rows = cluster_rows(race)
+    for task in reported_tasks(race):
+        rows += task_rows(task, show_processing_time=show_processing_time)
+    return rows
+
+
+def summary_warnings(race: RaceResult) -> list[str]:
+    """Warning lines for the end of the report.
+
+    - error rate > 0 (also for hidden tasks: a failing administrative task can invalidate a race),
+      with the error types;
+    - a reported task without measurement samples (Rally: "No throughput metrics available");
+    - measurement values outside the histogram range;
+    - a race that did not complete.
+    """
+    warnings: list[str] = []
+    if race.status != STATUS_COMPLETED:
+        reason = f": {race.error}" if race.error else ""
+        warnings.append(f"The race {race.status}{reason}. The report covers only the tasks that ran.")
+    for t in race.tasks:
+        if t.error_count:
+            types = ", ".join(f"{k}: {v}" for k, v in sorted(t.errors_by_type.items(), key=lambda kv: -kv[1]))
+            warnings.append(
+                f"Error rate is {round(t.error_rate * 100, 2)}% for task '{t.task}' "
+                f"({t.error_count} of {t.sample_count} requests failed; {types}). Please check the logs."
+            )
+        if t.include_in_reporting and t.sample_count == 0:
+            cause = (
+                "The benchmark ended already during warmup."
+                if t.warmup_sample_count
+                else "The task recorded no samples."
+            )
+            warnings.append(f"No throughput metrics available for [{t.task}]. Likely cause: {cause}")
+        if t.overflow_count:
+            warnings.append(
+                f"{t.overflow_count} measurement values of task '{t.task}' were outside the histogram range "
+                "and are missing from the percentiles."
+            )
+    return warnings
+
+
+def _kv(items: Iterable[tuple[str, Any]]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in items)
+
+
+def header_fields(race: RaceResult) -> list[tuple[str, str]]:
+    """(label, value) pairs describing the race, for the report header."""
+    fields = [
+        ("Race id", race.race_id),
+        ("Race timestamp", race.timestamp),
+        ("Track", race.track + (f" ({_kv(sorted(race.track_params.items()))})" if race.track_params else "")),
+        ("Challenge", race.challenge),
+        ("Car", race.car + (f" ({_kv(sorted(race.car_params.items()))})" if race.car_params else "")),
+        ("Pipeline", race.pipeline),
+    ]
+    if race.cluster_version or race.cluster_nodes:
+        nodes = (
+            f", {race.cluster_nodes} node{'s' if race.cluster_nodes != 1 else ''}"
+            if race.cluster_nodes
+            else ""
+        )
+        fields.append(("Cluster", f"Elasticsearch {race.cluster_version or 'unknown version'}{nodes}"))
+    if race.user_tags:
+        fields.append(("User tags", _kv(sorted(race.user_tags.items()))))
+    if race.test_mode:
+        fields.append(("Test mode", "yes (results are not representative)"))
+    status = (
+        race.status if race.status == STATUS_COMPLETED or not race.error else f"{race.status}: {race.error}"
+    )
+    fields.append(("Status", status))
+    if race.duration_s:
+        fields.append(("Duration", f"{race.duration_s:.1f} s"))
+    return fields
+
+
+def _race_json(race: RaceResult) -> dict[str, Any]:
+    return {
+        "race_id": race.race_id,
+        "timestamp": race.timestamp,
+        "track": race.track,
+        "track_params": race.track_params,
+        "challenge": race.challenge,
+        "car": race.car,
+        "car_params": race.car_params,
+        "user_tags": race.user_tags,
+        "pipeline": race.pipeline,
+        "distribution_version": race.distribution_version,
+        "cluster_version": race.cluster_version,
+        "cluster_nodes": race.cluster_nodes,
+        "test_mode": race.test_mode,
+        "status": race.status,
+        "error": race.error,
+        "duration_s": race.duration_s,
+    }
+
+
+def render_summary(race: RaceResult, *, fmt: str = "text", show_processing_time: bool = False) -> str:
+    """The summary report of ``race`` as text.
+
+    Args:
+        race: the race result.
+        fmt: ``text`` (header, Rally's console table, ``[WARNING]`` lines), ``markdown`` (header
+            list, pipe table, warnings list), ``csv`` (the table only) or ``json``
+            (``{"race": {race_id, timestamp, track, ...}, "metrics": [{"metric", "task", "value", "unit"}...],
+            "warnings": [...]}``, values as numbers).
+        show_processing_time: add the processing time percentile rows (Rally's
+            ``reporting.output.processingtime`` setting; off by default as in Rally).
+
+    Raises:
+        ConfigError: unknown ``fmt``.
+    """
+    check_format(fmt)
+    rows = summary_rows(race, show_processing_time=show_processing_time)
+    warnings = summary_warnings(race)
+    if fmt == "csv":
+        return csv_table(HEADERS, rows)
+    if fmt == "json":
+        return dump_json(
+            {
+                "race": _race_json(race),
+                "metrics": json_rows(HEADERS, rows),
+                "warnings": warnings,
+            }
+        )
+    table = pipe_table(HEADERS, rows)
+    header = header_fields(race)
+    if fmt == "markdown":
+        parts = ["\n".join(f"- **{k}**: {v}" for k, v in header), table]
+        if warnings:
+            parts.append("**Warnings**\n\n" + "\n".join(f"- {w}" for w in warnings))
+        return "\n\n".join(parts) + "\n"
+    width = max(len(k) for k, _ in header) + 1
+    parts = ["\n".join(f"{k + ':':<{width}} {v}" for k, v in header), table]
+    if warnings:
+        parts.append("\n".join(f"[WARNING] {w}" for w in warnings))
+    return "\n\n".join(parts) + "\n"
