@@ -98,6 +98,7 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
         nodes=tuple(nodes),
         created=inst_mod.now_iso(),
         race_dir=str(race_dir) if race_dir else None,
+        extra={"preserve_install": settings.preserve_install},
         state_path=str(inst_mod.state_file(inst_id)),
     )
     inst_mod.save(installed)
@@ -326,12 +327,12 @@ class ProvisionedCluster:
 
     def stop(self, *, preserve_install: bool = False) -> None:
         """Stop the nodes, copy their logs to ``<race_dir>/logs/`` and delete the installation unless
-        ``preserve_install``. Idempotent."""
+        ``preserve_install`` (here or in the settings it was provisioned with). Idempotent."""
         if self._stopped:
             return
         stop(
             self.installation,
-            preserve_install=preserve_install,
+            preserve_install=preserve_install or bool(self.installation.extra.get("preserve_install")),
             timeout=self.stop_timeout,
             logs_to=self.race_dir / "logs" if self.race_dir else None,
         )

@@ -1,0 +1,124 @@
+"""Click options shared by the provisioning commands and ``esbench race`` (from-distribution).
+
+Usage::
+
+    @main.command()
+    @provision_options
+    def race(..., **provision_kwargs):
+        settings = provision_settings(**provision_kwargs, offline=offline)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from esbench.provision.settings import DEFAULT_DISTRIBUTION_VERSION, REPOSITORIES, ProvisionSettings
+from esbench.track.params import parse_params
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: The keyword arguments :func:`provision_options` adds to a command.
+PROVISION_OPTION_NAMES = (
+    "distribution_version",
+    "distribution_repository",
+    "distribution_path",
+    "car",
+    "car_params",
+    "nodes",
+    "preserve_install",
+    "run_as_user",
+)
+
+_OPTIONS = (
+    click.option(
+        "--distribution-version",
+        default=DEFAULT_DISTRIBUTION_VERSION,
+        show_default=True,
+        help="Elasticsearch version to provision.",
+    ),
+    click.option(
+        "--distribution-repository",
+        type=click.Choice(REPOSITORIES),
+        default="maven",
+        show_default=True,
+        help="maven: the integ-test distribution via the mvn client (your settings.xml mirrors apply); "
+        "elastic: the full tar.gz from Elastic's download server "
+        "($ESBENCH_DISTRIBUTION_URL overrides the URL).",
+    ),
+    click.option(
+        "--distribution-path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="A local Elasticsearch .zip/.tar.gz to use instead of a repository.",
+    ),
+    click.option(
+        "--car",
+        default="defaults",
+        show_default=True,
+        help="Car and mixins, comma-separated (e.g. defaults,4gheap,ea); see 'esbench list cars'.",
+    ),
+    click.option(
+        "--car-params",
+        default="",
+        help="Override car variables: key:value list, inline JSON or a .json file (e.g. heap_size:3g).",
+    ),
+    click.option(
+        "--nodes",
+        type=click.IntRange(min=1),
+        default=1,
+        show_default=True,
+        help="Number of nodes on 127.0.0.1 forming one cluster.",
+    ),
+    click.option(
+        "--preserve-install",
+        is_flag=True,
+        default=False,
+        help="Keep the installation (config, data, logs) after the nodes stop.",
+    ),
+    click.option(
+        "--run-as-user",
+        default=None,
+        help="Account that runs the nodes when esbench runs as root (default: esbench, created if missing).",
+    ),
+)
+
+
+def provision_options(f: F) -> F:
+    """Add the provisioning options (:data:`PROVISION_OPTION_NAMES`) to a click command."""
+    for option in reversed(_OPTIONS):
+        f = option(f)
+    return f
+
+
+def provision_settings(
+    *,
+    distribution_version: str,
+    distribution_repository: str,
+    distribution_path: Path | None,
+    car: str,
+    car_params: str,
+    nodes: int,
+    preserve_install: bool,
+    run_as_user: str | None,
+    offline: bool = False,
+) -> ProvisionSettings:
+    """Turn the option values into :class:`ProvisionSettings`.
+
+    Raises:
+        UserError: unparsable ``--car-params``.
+    """
+    return ProvisionSettings(
+        distribution_version=distribution_version,
+        distribution_repository=distribution_repository,
+        distribution_path=distribution_path,
+        car=car,
+        car_params=parse_params(car_params, option="--car-params") if car_params.strip() else {},
+        nodes=nodes,
+        preserve_install=preserve_install,
+        run_as_user=run_as_user,
+        offline=offline,
+    )

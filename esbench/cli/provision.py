@@ -1,0 +1,129 @@
+"""``esbench download | install | start | stop`` and ``esbench list cars | installations``.
+
+Rally's names and flow: ``install`` prints an installation id, ``start --installation-id`` starts it,
+``stop`` stops it (and deletes it unless ``--preserve-install``). ``start`` without an id installs and
+starts in one go. Machine-readable results go to stdout, progress to stderr.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import click
+from tabulate import tabulate
+
+from esbench.cli import list_group, main
+from esbench.cli._provision_options import provision_options, provision_settings
+from esbench.exceptions import NotFound
+from esbench.provision import cluster, installation
+from esbench.provision.cars import list_cars
+from esbench.provision.distributions import download_archive
+
+_offline = click.option(
+    "--offline", is_flag=True, default=False, help="Never download; use only cached/local artifacts."
+)
+_installation_id = click.option(
+    "--installation-id", default=None, help="The id printed by 'esbench install' or 'esbench start'."
+)
+
+
+def _err(message: str) -> None:
+    click.echo(message, err=True)
+
+
+@main.command()
+@provision_options
+@_offline
+def download(offline: bool, **options: Any) -> None:
+    """Fetch an Elasticsearch distribution into the cache and print the archive's path."""
+    settings = provision_settings(**options, offline=offline)
+    click.echo(str(download_archive(settings)))
+
+
+@main.command()
+@provision_options
+@_offline
+def install(offline: bool, **options: Any) -> None:
+    """Install Elasticsearch (no node is started) and print the installation id."""
+    settings = provision_settings(**options, offline=offline)
+    inst = cluster.install(settings)
+    _err(
+        f"Installed Elasticsearch {inst.version} (car {inst.car['name']}, {len(inst.nodes)} node(s)) "
+        f"in {inst.root}."
+    )
+    click.echo(inst.id)
+
+
+@main.command()
+@_installation_id
+@provision_options
+@_offline
+def start(installation_id: str | None, offline: bool, **options: Any) -> None:
+    """Start an installation (or install and start one) and print its endpoints and installation id."""
+    settings = provision_settings(**options, offline=offline)
+    began = time.monotonic()
+    if installation_id:
+        inst = installation.load(installation_id)
+        started = cluster.start(inst, timeout=settings.start_timeout, stop_timeout=settings.stop_timeout)
+    else:
+        pc = cluster.provision_cluster(settings, race_dir=None)
+        started = pc.installation
+    _err(
+        f"Started Elasticsearch {started.version} (car {started.car['name']}, {len(started.nodes)} node(s)) "
+        f"in {time.monotonic() - began:.1f} s; the cluster is green."
+    )
+    click.echo(f"installation-id: {started.id}")
+    click.echo(f"hosts: {','.join(started.hosts)}")
+
+
+@main.command()
+@_installation_id
+@provision_options
+def stop(installation_id: str | None, preserve_install: bool, **_ignored: Any) -> None:
+    """Stop an installation's nodes (default: the most recently started running one) and delete it.
+
+    The installation is kept with --preserve-install (here or when it was installed/started); the other
+    provisioning options are accepted for symmetry and ignored.
+    """
+    if installation_id:
+        inst = installation.load(installation_id)
+    else:
+        running = cluster.running_installations()
+        if not running:
+            raise NotFound(
+                "No running installation to stop. Pass --installation-id=ID "
+                "(see 'esbench list installations')."
+            )
+        inst = running[-1]
+    preserve_install = preserve_install or bool(inst.extra.get("preserve_install"))
+    pids = cluster.stop(inst, preserve_install=preserve_install)
+    kept = f"kept in {inst.root}" if preserve_install else "deleted"
+    _err(f"Stopped installation {inst.id} ({len(pids)} process(es)); installation {kept}.")
+    click.echo(inst.id)
+
+
+@list_group.command(name="cars")
+def list_cars_command() -> None:
+    """List the cars and mixins usable with --car."""
+    rows = [(c.name, c.type, c.description) for c in list_cars()]
+    click.echo(tabulate(rows, headers=["Name", "Type", "Description"], tablefmt="simple"))
+
+
+@list_group.command(name="installations")
+def list_installations_command() -> None:
+    """List installations known to this esbench home (id, version, car, status, hosts)."""
+    rows = [
+        (
+            i.id,
+            i.version,
+            i.car["name"],
+            len(i.nodes),
+            i.status,
+            ",".join(n.host for n in i.nodes if n.http_port is not None),
+        )
+        for i in installation.list_installations()
+    ]
+    click.echo(
+        tabulate(rows, headers=["Id", "Version", "Car", "Nodes", "Status", "Hosts"], tablefmt="simple")
+    )
