@@ -186,9 +186,16 @@ class Task:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Parallel:
-    """A ``parallel`` block: tasks that start together and end at one join point."""
+    """A ``parallel`` block: tasks that start together and end at one join point.
+
+    Attributes:
+        tasks: the tasks of the block.
+        clients: the ``parallel`` element's own ``clients`` (Rally: at most this many clients run the
+            block's tasks), or None to use the sum of the tasks' clients.
+    """
 
     tasks: tuple[Task, ...]
+    clients: int | None = None
 
     @property
     def name(self) -> str:

@@ -1,0 +1,401 @@
+"""Load a track: locate → assemble (``rally.collect``) → render (Jinja) → parse JSON → validate
+(schema) → build the model → check track params → (test mode).
+
+Public entry points: :func:`load_track`, :func:`render_track_source`, :func:`locate_track`,
+:func:`available_tracks`.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from esbench.exceptions import NotFound, TrackSyntaxError, TrackValidationError, UserError
+from esbench.home import builtin_tracks_dir, esbench_home
+from esbench.track import render
+from esbench.track.assemble import AssembledSource, assemble, assemble_file
+from esbench.track.model import Track
+from esbench.track.params import check_track_params, exposed_params
+from esbench.track.plugins import has_plugins
+from esbench.track.reader import TrackReader
+from esbench.track.schema import validate_track
+from esbench.track.testmode import apply_test_mode
+
+SUPPORTED_TRACK_VERSION = 2
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrackLocation:
+    """Where a track lives.
+
+    Attributes:
+        name: the track name (directory name, or the file name without ``.json``).
+        root: the track directory.
+        track_file: the track's JSON file (usually ``root/"track.json"``).
+    """
+
+    name: str
+    root: Path
+    track_file: Path
+
+
+def track_search_dirs() -> tuple[Path, ...]:
+    """Directories searched for ``--track=NAME``, in order: built-in tracks, then ``<home>/tracks``."""
+    return (builtin_tracks_dir(), esbench_home() / "tracks")
+
+
+def available_tracks() -> list[TrackLocation]:
+    """Every track found by name (a directory with a ``track.json``), built-in ones first.
+
+    A user track with the same name as a built-in one is hidden by it (like ``--track`` resolves).
+    """
+    found: dict[str, TrackLocation] = {}
+    for base in track_search_dirs():
+        if not base.is_dir():
+            continue
+        for track_file in sorted(base.rglob("track.json")):
+            name = track_file.parent.relative_to(base).as_posix()
+            if name != "." and name not in found:
+                found[name] = TrackLocation(name=name, root=track_file.parent, track_file=track_file)
+    return list(found.values())
+
+
+def locate_track(*, name: str | None = None, path: Path | str | None = None) -> TrackLocation:
+    """Resolve ``--track=NAME`` or ``--track-path=DIR|FILE``.
+
+    Raises:
+        UserError: both or neither given; the path is not a directory with ``track.json`` or a
+            ``.json`` file.
+        NotFound: no track of that name; the message lists the available ones.
+    """
+    if (name is None) == (path is None):
+        raise UserError("Give exactly one of --track=NAME and --track-path=DIR|FILE.")
+    if path is not None:
+        p = Path(path).expanduser().resolve()
+        if p.is_dir():
+            track_file = p / "track.json"
+            if not track_file.is_file():
+                raise UserError(
+                    f"Track directory '{p}' has no track.json. Point --track-path at a directory containing "
+                    f"track.json, or at the track's JSON file."
+                )
+            return TrackLocation(name=p.name, root=p, track_file=track_file)
+        if p.is_file():
+            if p.suffix != ".json":
+                raise UserError(f"Track file '{p}' must be a .json file (or give the track's directory).")
+            return TrackLocation(name=p.stem, root=p.parent, track_file=p)
+        raise UserError(f"Track path '{p}' does not exist. Check --track-path.")
+    assert name is not None
+    for base in track_search_dirs():
+        track_file = base / name / "track.json"
+        if track_file.is_file():
+            return TrackLocation(name=name, root=track_file.parent, track_file=track_file)
+    names = ", ".join(t.name for t in available_tracks()) or "(none)"
+    raise NotFound(
+        f"Unknown track '{name}'. Available tracks: {names}. Use `esbench list tracks` to see them, put your "
+        "own "
+        f"track under '{esbench_home() / 'tracks'}', or give its directory with --track-path."
+    )
+
+
+def _json_error_context(text: str, lineno: int, colno: int) -> str:
+    lines = text.split("\n")
+    start = max(0, lineno - 4)
+    end = min(len(lines), lineno + 3)
+    width = len(str(end))
+    out = []
+    for i in range(start, end):
+        out.append(f"{i + 1:>{width}} | {lines[i]}")
+        if i + 1 == lineno:
+            out.append(" " * width + " | " + " " * (colno - 1) + "^")
+    return "\n".join(out)
+
+
+def _source_guess(line: str, files: tuple[Path, ...]) -> str:
+    # Rendering moves lines around, so find where the offending text is written in the sources.
+    needle = line.strip()
+    if len(needle) < 4:
+        return ""
+    hits: list[str] = []
+    for f in dict.fromkeys(files):
+        try:
+            for n, src_line in enumerate(f.read_text(encoding="utf-8").split("\n"), start=1):
+                if src_line.strip() == needle:
+                    hits.append(f"'{f}', line {n}")
+        except (OSError, UnicodeDecodeError):
+            continue
+    if not hits:
+        return ""
+    more = f" (and {len(hits) - 3} more)" if len(hits) > 3 else ""
+    return f" That line is written at {', '.join(hits[:3])}{more}."
+
+
+def parse_rendered(text: str, *, description: str, source: AssembledSource) -> Any:
+    """Parse rendered track text as JSON.
+
+    Raises:
+        TrackSyntaxError: invalid JSON; the message gives the line and column in the rendered text,
+            shows the lines around it, guesses the source file and line, and saves the rendered text
+            to a temporary file for inspection.
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        with tempfile.NamedTemporaryFile(
+            "w", encoding="utf-8", prefix="esbench-rendered-", suffix=".json", delete=False
+        ) as tmp:
+            tmp.write(text)
+        lines = text.split("\n")
+        offending = lines[e.lineno - 1] if 0 < e.lineno <= len(lines) else ""
+        raise TrackSyntaxError(
+            f"{description} is not valid JSON after rendering: {e.msg} at line {e.lineno}, column {e.colno} "
+            "of the "
+            f"rendered text (saved to '{tmp.name}').{_source_guess(offending, source.files)} Typical causes "
+            "are a "
+            f"missing or extra comma between collected parts or list items, or a template expression that "
+            f"rendered empty. Lines around the error:\n{_json_error_context(text, e.lineno, e.colno)}",
+            e,
+        ) from e
+
+
+class _Renderer:
+    """Renders a track's main file and its index bodies / template files, collecting variables."""
+
+    def __init__(
+        self,
+        location: TrackLocation,
+        params: Mapping[str, Any],
+        *,
+        clock: Callable[[], float],
+        build_flavor: str | None,
+        serverless_operator: bool,
+    ) -> None:
+        self.location = location
+        self.params = dict(params)
+        self.clock = clock
+        self.build_flavor = build_flavor
+        self.serverless_operator = serverless_operator
+        self.referenced: set[str] = set()
+
+    def render_main(self) -> tuple[str, AssembledSource]:
+        source = assemble_file(self.location.track_file, base_dir=self.location.root)
+        self.referenced |= render.referenced_variables(source.text, include_root=self.location.root)
+        env = render.track_environment(
+            self.location.root,
+            self.params,
+            clock=self.clock,
+            build_flavor=self.build_flavor,
+            serverless_operator=self.serverless_operator,
+        )
+        text = render.render_assembled(env, source, description=f"track '{self.location.name}'")
+        return text, source
+
+    def _fragment_source(self, relative: str) -> AssembledSource:
+        path = self.location.root / relative
+        if not path.is_file():
+            raise TrackValidationError(
+                f"Track '{self.location.name}' refers to the file '{relative}', which does not exist in "
+                f"'{self.location.root}'. Fix the file name (relative to the track directory) or add the "
+                "file."
+            )
+        # Rally resolves collects in these files relative to the track directory, not the file's.
+        text = path.read_text(encoding="utf-8")
+        return assemble(text, file=path, base_dir=self.location.root)
+
+    def fragment_variables(self, relative: str) -> set[str]:
+        """Names an index body / template file reads (for the unused-param check without rendering)."""
+        path = self.location.root / relative
+        if not path.is_file():
+            return set()
+        return render.referenced_variables(self._fragment_source(relative).text)
+
+    def load_fragment(self, relative: str, description: str) -> Any:
+        source = self._fragment_source(relative)
+        self.referenced |= render.referenced_variables(source.text)
+        env = render.fragment_environment(
+            self.params, build_flavor=self.build_flavor, serverless_operator=self.serverless_operator
+        )
+        text = render.render_assembled(env, source, description=description)
+        return parse_rendered(text, description=f"'{source.files[0]}' ({description})", source=source)
+
+
+def _check_version(spec: Any, location: TrackLocation) -> None:
+    if not isinstance(spec, dict):
+        raise TrackValidationError(
+            f"Track file '{location.track_file}' renders to a JSON {type(spec).__name__}, not an object. A "
+            "track is a "
+            f'JSON object with keys like "indices", "corpora" and "challenges".'
+        )
+    raw = spec.get("version", SUPPORTED_TRACK_VERSION)
+    try:
+        version = int(raw)
+    except (TypeError, ValueError):
+        raise TrackValidationError(
+            f"Track file '{location.track_file}' has a non-numeric version [{raw}] at $.version. Use "
+            '"version": 2.'
+        ) from None
+    if version != SUPPORTED_TRACK_VERSION:
+        raise TrackValidationError(
+            f"Track file '{location.track_file}' is in track format version {version}, but esbench supports "
+            "version "
+            f"{SUPPORTED_TRACK_VERSION} only (like Rally 2.x). Update the track to version 2."
+        )
+
+
+def _fragment_files(spec: Mapping[str, Any]) -> list[str]:
+    files = [
+        i["body"] for i in spec.get("indices", []) if isinstance(i, dict) and isinstance(i.get("body"), str)
+    ]
+    for key in ("templates", "composable-templates", "component-templates"):
+        files += [
+            t["template"]
+            for t in spec.get(key, [])
+            if isinstance(t, dict) and isinstance(t.get("template"), str)
+        ]
+    return files
+
+
+def _render_spec(
+    location: TrackLocation,
+    params: dict[str, Any],
+    *,
+    clock: Callable[[], float] | None,
+    build_flavor: str | None,
+    serverless_operator: bool,
+) -> tuple[Any, set[str]]:
+    renderer = _Renderer(
+        location,
+        params,
+        clock=clock or time.time,
+        build_flavor=build_flavor,
+        serverless_operator=serverless_operator,
+    )
+    text, source = renderer.render_main()
+    spec = parse_rendered(text, description=f"Track file '{location.track_file}'", source=source)
+    if isinstance(spec, dict):
+        for relative in _fragment_files(spec):
+            renderer.referenced |= renderer.fragment_variables(relative)
+    return spec, renderer.referenced
+
+
+def track_parameter_names(
+    *,
+    name: str | None = None,
+    path: Path | str | None = None,
+    params: Mapping[str, Any] | None = None,
+    build_flavor: str | None = "default",
+    serverless_operator: bool = False,
+) -> list[str]:
+    """The track params a track reads (sorted; internal and Jinja built-in names removed).
+
+    Found like Rally (``jinja2.meta.find_undeclared_variables`` over the assembled track and its
+    index bodies / template files) plus files pulled in by constant ``{% include %}`` and run-time
+    ``rally.collect``. ``params`` matter only where they change which files are referenced.
+
+    Raises:
+        see :func:`render_track_source` (except TrackParamError).
+    """
+    location = locate_track(name=name, path=path)
+    _, referenced = _render_spec(
+        location,
+        dict(params or {}),
+        clock=None,
+        build_flavor=build_flavor,
+        serverless_operator=serverless_operator,
+    )
+    return exposed_params(referenced)
+
+
+def render_track_source(
+    *,
+    name: str | None = None,
+    path: Path | str | None = None,
+    params: Mapping[str, Any] | None = None,
+    clock: Callable[[], float] | None = None,
+    build_flavor: str | None = "default",
+    serverless_operator: bool = False,
+) -> str:
+    """The rendered track JSON, formatted like Rally's ``render-track`` (``json.dumps(..., indent=2)``).
+
+    Only ``track.json`` (with its collected parts and includes) is rendered; index bodies and
+    template files stay file references, as in Rally. Unlike Rally's ``render-track``, track params
+    are checked (reserved names, params the track does not use).
+
+    Args:
+        name / path: ``--track`` / ``--track-path`` (exactly one).
+        params: track params.
+        clock: epoch seconds for ``now`` (default ``time.time``).
+        build_flavor / serverless_operator: values of the template globals of the same name.
+
+    Raises:
+        UserError, NotFound: see :func:`locate_track`.
+        TrackSyntaxError: invalid Jinja or JSON.
+        TrackParamError: reserved or unused track params.
+    """
+    location = locate_track(name=name, path=path)
+    params = dict(params or {})
+    spec, referenced = _render_spec(
+        location, params, clock=clock, build_flavor=build_flavor, serverless_operator=serverless_operator
+    )
+    check_track_params(params, referenced, track_name=location.name)
+    return json.dumps(spec, indent=2)
+
+
+def load_track(
+    *,
+    name: str | None = None,
+    path: Path | str | None = None,
+    params: Mapping[str, Any] | None = None,
+    test_mode: bool = False,
+    clock: Callable[[], float] | None = None,
+    build_flavor: str | None = "default",
+    serverless_operator: bool = False,
+) -> Track:
+    """Load, render, validate and build a track.
+
+    Args:
+        name: ``--track=NAME``: looked up in the built-in tracks, then ``<esbench home>/tracks``.
+        path: ``--track-path``: a directory with ``track.json``, or a track JSON file.
+        params: ``--track-params`` (see :func:`esbench.track.params.parse_track_params`).
+        test_mode: apply Rally's test-mode rules (:mod:`esbench.track.testmode`).
+        clock: epoch seconds for the template global ``now`` (default ``time.time``).
+        build_flavor / serverless_operator: values of the template globals of the same name.
+
+    Returns:
+        The immutable :class:`~esbench.track.model.Track` (``params`` = the given params).
+
+    Raises:
+        UserError, NotFound: the track cannot be found.
+        TrackSyntaxError: invalid Jinja or JSON (file and line).
+        TrackValidationError: schema or track-format violation (file and JSON path).
+        TrackParamError: reserved or unused track params.
+    """
+    location = locate_track(name=name, path=path)
+    params = dict(params or {})
+    renderer = _Renderer(
+        location,
+        params,
+        clock=clock or time.time,
+        build_flavor=build_flavor,
+        serverless_operator=serverless_operator,
+    )
+    text, source = renderer.render_main()
+    spec = parse_rendered(text, description=f"Track file '{location.track_file}'", source=source)
+    _check_version(spec, location)
+    validate_track(spec, file=location.track_file)
+    reader = TrackReader(
+        name=location.name,
+        root=location.root,
+        track_file=location.track_file,
+        load_fragment=renderer.load_fragment,
+        has_plugins=has_plugins(location.root),
+        params=params,
+    )
+    track = reader.read(spec)
+    check_track_params(params, renderer.referenced, track_name=location.name)
+    return apply_test_mode(track) if test_mode else track
