@@ -145,7 +145,7 @@ def load_definition(name: str) -> CarDefinition:
 
 
 def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
-    if isinstance(value, Mapping) and value:
+    if isinstance(value, Mapping):  # an empty mapping sets nothing
         for k, v in value.items():
             _flatten(f"{prefix}.{k}" if prefix else str(k), v, out)
     else:

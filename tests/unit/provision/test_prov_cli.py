@@ -1,0 +1,79 @@
+"""The provisioning commands through click (fake distribution; real processes)."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from esbench.cli import main
+from esbench.provision import installation
+
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_list_cars() -> None:
+    code, out, _ = _run("list", "cars")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["Name", "Type", "Description"]
+    assert any(ln.split()[:2] == ["4gheap", "car"] for ln in lines)
+    assert any(ln.split()[:2] == ["ea", "mixin"] and "assertions" in ln for ln in lines)
+
+
+def test_unknown_car_is_one_paragraph_and_exit_64(fake_dist: Callable[..., Path]) -> None:
+    code, out, err = _run("install", f"--distribution-path={fake_dist()}", "--car=defualts")
+    assert code == 64 and out == ""
+    assert "[ERROR] Unknown car 'defualts'" in err and "'defaults'" in err
+    assert "Traceback" not in err
+
+
+def test_bad_car_params_and_bad_nodes() -> None:
+    code, _, err = _run("start", "--car-params=heap_size")
+    assert code == 64 and "--car-params entry 'heap_size' has no ':'" in err
+    code, _, err = _run("start", "--nodes=0")
+    assert code == 2 and "--nodes" in err
+
+
+def test_stop_without_running_installation() -> None:
+    code, _, err = _run("stop")
+    assert code == 64 and "No running installation to stop" in err
+
+
+def test_unknown_installation_id() -> None:
+    code, _, err = _run("start", "--installation-id=feedbeef")
+    assert code == 64 and "Installation id 'feedbeef' is unknown" in err
+
+
+def test_download_prints_the_archive_path(fake_dist: Callable[..., Path]) -> None:
+    archive = fake_dist()
+    code, out, _ = _run("download", f"--distribution-path={archive}")
+    assert code == 0 and out.strip() == str(archive)
+
+
+def test_install_start_stop_round_trip(fake_dist: Callable[..., Path]) -> None:
+    code, out, _ = _run("install", f"--distribution-path={fake_dist()}", "--nodes=2", "--car=2gheap")
+    assert code == 0
+    inst_id = out.strip()
+    assert installation.load(inst_id).car["jvm_options"][:2] == ["-Xms2g", "-Xmx2g"]
+    code, out, err = _run("start", f"--installation-id={inst_id}")
+    assert code == 0, err
+    fields = dict(line.split(": ", 1) for line in out.strip().splitlines())
+    assert fields["installation-id"] == inst_id
+    hosts = fields["hosts"].split(",")
+    assert len(hosts) == 2
+    with _OPENER.open(f"http://{hosts[1]}/_cluster/health", timeout=5) as resp:
+        assert json.loads(resp.read())["number_of_nodes"] == 2
+    code, out, _ = _run("list", "installations")
+    assert inst_id in out and "started" in out
+    code, out, err = _run("stop")
+    assert code == 0 and out.strip() == inst_id and "installation deleted" in err
+    assert installation.list_installations() == []

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from provfakes import STOCK_JVM_OPTIONS
+
+from esbench.provision.installation import NodeState
+from esbench.provision.nodeconfig import adapt_jvm_options, node_settings, render_elasticsearch_yml
+
+
+def _nodes(tmp_path: Path, n: int) -> list[NodeState]:
+    return [
+        NodeState(
+            name=f"node-{i}", dir=str(tmp_path / f"node-{i}"), http_port=9200 + i, transport_port=9300 + i
+        )
+        for i in range(n)
+    ]
+
+
+def test_single_node_uses_single_node_discovery_on_loopback(tmp_path: Path) -> None:
+    (node,) = _nodes(tmp_path, 1)
+    s = node_settings(node, cluster_name="c", all_nodes=[node])
+    assert s["discovery.type"] == "single-node"
+    assert s["network.host"] == "127.0.0.1" and s["http.port"] == 9200 and s["transport.port"] == 9300
+    assert s["path.data"] == str(tmp_path / "node-0" / "data")
+
+
+def test_multi_node_seeds_every_transport_port(tmp_path: Path) -> None:
+    nodes = _nodes(tmp_path, 3)
+    s = node_settings(nodes[1], cluster_name="c", all_nodes=nodes)
+    assert "discovery.type" not in s
+    assert s["discovery.seed_hosts"] == ["127.0.0.1:9300", "127.0.0.1:9301", "127.0.0.1:9302"]
+    assert s["cluster.initial_master_nodes"] == ["node-0", "node-1", "node-2"]
+
+
+def test_yml_security_off_by_default_car_may_override_but_not_identity() -> None:
+    text = render_elasticsearch_yml({"xpack.security.enabled": True, "http.port": 1}, {"http.port": 9200})
+    parsed = yaml.safe_load(text)
+    assert parsed["xpack.security.enabled"] is True and parsed["http.port"] == 9200
+    assert yaml.safe_load(render_elasticsearch_yml({}, {}))["xpack.security.enabled"] is False
+
+
+def test_jvm_options_paths_made_absolute_and_gc_replaced_only_when_car_picks_one(tmp_path: Path) -> None:
+    logs, data = tmp_path / "logs", tmp_path / "data"
+    kept = adapt_jvm_options(STOCK_JVM_OPTIONS, ["-Xms1g"], logs_dir=logs, data_dir=data)
+    assert "\n-XX:+UseG1GC\n" in kept
+    assert f"file={logs}/gc.log:" in kept and f"-XX:ErrorFile={logs}/hs_err" in kept
+    assert f"-XX:HeapDumpPath={data}\n" in kept
+    swapped = adapt_jvm_options(STOCK_JVM_OPTIONS, ["-XX:+UseParallelGC"], logs_dir=logs, data_dir=data)
+    assert "\n-XX:+UseG1GC\n" not in swapped and "# disabled by esbench" in swapped
