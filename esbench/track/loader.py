@@ -184,7 +184,6 @@ class _Renderer:
 
     def render_main(self) -> tuple[str, AssembledSource]:
         source = assemble_file(self.location.track_file, base_dir=self.location.root)
-        self.referenced |= render.referenced_variables(source.text, include_root=self.location.root)
         env = render.track_environment(
             self.location.root,
             self.params,
@@ -192,7 +191,9 @@ class _Renderer:
             build_flavor=self.build_flavor,
             serverless_operator=self.serverless_operator,
         )
+        # Render first: its syntax errors carry the part file and line.
         text = render.render_assembled(env, source, description=f"track '{self.location.name}'")
+        self.referenced |= render.referenced_variables(source.text, include_root=self.location.root)
         return text, source
 
     def _fragment_source(self, relative: str) -> AssembledSource:
@@ -216,11 +217,11 @@ class _Renderer:
 
     def load_fragment(self, relative: str, description: str) -> Any:
         source = self._fragment_source(relative)
-        self.referenced |= render.referenced_variables(source.text)
         env = render.fragment_environment(
             self.params, build_flavor=self.build_flavor, serverless_operator=self.serverless_operator
         )
         text = render.render_assembled(env, source, description=description)
+        self.referenced |= render.referenced_variables(source.text)
         return parse_rendered(text, description=f"'{source.files[0]}' ({description})", source=source)
 
 
@@ -387,7 +388,6 @@ def load_track(
     text, source = renderer.render_main()
     spec = parse_rendered(text, description=f"Track file '{location.track_file}'", source=source)
     _check_version(spec, location)
-    validate_track(spec, file=location.track_file)
     reader = TrackReader(
         name=location.name,
         root=location.root,
@@ -396,6 +396,8 @@ def load_track(
         has_plugins=has_plugins(location.root),
         params=params,
     )
+    reader.precheck(spec)
+    validate_track(spec, file=location.track_file)
     track = reader.read(spec)
     check_track_params(params, renderer.referenced, track_name=location.name)
     return apply_test_mode(track) if test_mode else track

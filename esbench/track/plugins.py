@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
 import logging
 import sys
@@ -61,14 +62,17 @@ def _package(root: Path, name: str) -> ModuleType:
     if existing is not None:
         return existing
     init = root / "__init__.py"
-    spec = importlib.util.spec_from_file_location(
-        name, init if init.is_file() else None, submodule_search_locations=[str(root)]
-    )
+    if init.is_file():
+        spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[str(root)])
+    else:
+        # A namespace-like package whose only job is to make the track directory importable.
+        spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+        spec.submodule_search_locations = [str(root)]
     if spec is None:
         raise TrackError(f"Cannot create a package for the track plugin in '{root}'.")
     package = importlib.util.module_from_spec(spec)
     sys.modules[name] = package
-    if spec.loader is not None and init.is_file():
+    if spec.loader is not None:
         try:
             spec.loader.exec_module(package)
         except BaseException:

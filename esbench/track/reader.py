@@ -151,6 +151,37 @@ class TrackReader:
 
     # -- top level ------------------------------------------------------------------------------
 
+    def precheck(self, spec: Any) -> None:
+        """Structural checks whose schema error would be cryptic (run before schema validation).
+
+        Raises:
+            TrackValidationError: a ``parallel`` element nested in another one.
+        """
+        if not isinstance(spec, Mapping):
+            return
+        schedules: list[tuple[Any, Path_]] = [(spec.get("schedule"), ("schedule",))]
+        challenge = spec.get("challenge")
+        if isinstance(challenge, Mapping):
+            schedules.append((challenge.get("schedule"), ("challenge", "schedule")))
+        challenges = spec.get("challenges")
+        if isinstance(challenges, list):
+            schedules += [
+                (c.get("schedule"), ("challenges", i, "schedule"))
+                for i, c in enumerate(challenges)
+                if isinstance(c, Mapping)
+            ]
+        for items, path in schedules:
+            for i, item in enumerate(items if isinstance(items, list) else []):
+                parallel = item.get("parallel") if isinstance(item, Mapping) else None
+                tasks = parallel.get("tasks") if isinstance(parallel, Mapping) else None
+                for j, task in enumerate(tasks if isinstance(tasks, list) else []):
+                    if isinstance(task, Mapping) and "parallel" in task:
+                        raise self._error(
+                            [*path, i, "parallel", "tasks", j, "parallel"],
+                            "'parallel' elements cannot be nested",
+                            "Flatten the inner parallel block into the outer one.",
+                        )
+
     def read(self, spec: Mapping[str, Any]) -> Track:
         """Build the track model from the rendered document ``spec``.
 

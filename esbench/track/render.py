@@ -131,6 +131,10 @@ def _where(source: AssembledSource, lineno: int | None, fallback: str) -> str:
     return f"'{origin[0]}', line {origin[1]}"
 
 
+def _msg(e: jinja2.TemplateSyntaxError) -> str:
+    return (e.message or "syntax error").rstrip(".")
+
+
 def _template_line(tb: Any) -> tuple[str | None, int | None]:
     # Jinja rewrites tracebacks so template frames carry the template's file name and line.
     found: tuple[str | None, int | None] = (None, None)
@@ -156,7 +160,7 @@ def render_assembled(env: jinja2.Environment, source: AssembledSource, *, descri
         template = env.from_string(source.text)
     except jinja2.TemplateSyntaxError as e:
         raise TrackSyntaxError(
-            f"Invalid Jinja2 syntax in {description} at {_where(source, e.lineno, main)}: {e.message}. "
+            f"Invalid Jinja2 syntax in {description} at {_where(source, e.lineno, main)}: {_msg(e)}. "
             f"Fix the template syntax there (check that every {{% ... %}} block is closed and every "
             f"{{{{ ... }}}} expression is complete).",
             e,
@@ -174,7 +178,7 @@ def render_assembled(env: jinja2.Environment, source: AssembledSource, *, descri
     except jinja2.TemplateSyntaxError as e:
         where = f"'{e.filename or e.name}', line {e.lineno}"
         raise TrackSyntaxError(
-            f"Invalid Jinja2 syntax in a file included by {description} at {where}: {e.message}. "
+            f"Invalid Jinja2 syntax in a file included by {description} at {where}: {_msg(e)}. "
             f"Fix the template syntax there.",
             e,
         ) from e
@@ -220,7 +224,7 @@ def referenced_variables(source: str, *, include_root: Path | None = None) -> se
             ast = env.parse(text)
         except jinja2.TemplateSyntaxError as e:
             raise TrackSyntaxError(
-                f"Invalid Jinja2 syntax in {label}, line {e.lineno}: {e.message}. Fix the template syntax "
+                f"Invalid Jinja2 syntax in {label}, line {e.lineno}: {_msg(e)}. Fix the template syntax "
                 "there.",
                 e,
             ) from e

@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 import pytest
-from track_golden_helpers import FIXED_NOW, TRACKS_DIR, cases, dump_track, golden
+from track_test_helpers import FIXED_NOW, TRACKS_DIR, cases, dump_track, golden
 
 from esbench.track import load_track, render_track_source
 from esbench.track.loader import track_parameter_names

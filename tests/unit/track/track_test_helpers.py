@@ -1,4 +1,4 @@
-"""Helpers to compare esbench's track model with the golden files Rally produced.
+"""Helpers for the track tests: small track documents; esbench's model vs. Rally's golden files.
 
 ``dump_track`` turns an esbench :class:`~esbench.track.model.Track` into the same JSON shape that
 ``tests/resources/tracks/regenerate_golden.py`` writes for Rally's track objects.
@@ -132,3 +132,19 @@ def dump_track(t: Track) -> dict[str, Any]:
     }
     # Round-trip through JSON so tuples/lists and int/float compare like the golden files.
     return json.loads(json.dumps(out, sort_keys=True))
+
+
+def simple_track(**overrides: Any) -> dict[str, Any]:
+    """A minimal valid track document; keys in ``overrides`` replace/extend it (None deletes)."""
+    spec: dict[str, Any] = {
+        "version": 2,
+        "indices": [{"name": "idx"}],
+        "corpora": [{"name": "c", "documents": [{"source-file": "docs.json", "document-count": 10}]}],
+        "schedule": [{"operation": {"operation-type": "bulk", "bulk-size": 5}}],
+    }
+    for key, value in overrides.items():
+        if value is None:
+            spec.pop(key, None)
+        else:
+            spec[key] = value
+    return spec

@@ -1,0 +1,276 @@
+"""Track commands: ``esbench render-track``, ``esbench info``, ``esbench list tracks``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from tabulate import tabulate
+
+from esbench.cli import list_group, main
+from esbench.exceptions import EsbenchError, UserError
+from esbench.home import builtin_tracks_dir
+from esbench.track.loader import available_tracks, load_track, render_track_source, track_parameter_names
+from esbench.track.model import Challenge, Parallel, Task, Track
+from esbench.track.params import parse_track_params
+
+
+def _track_options(f):  # type: ignore[no-untyped-def]
+    f = click.option(
+        "--track-params",
+        default="",
+        help="Track params: k1:v1,k2:v2, inline JSON, or a .json file.",
+    )(f)
+    f = click.option(
+        "--track-path",
+        type=click.Path(path_type=Path),
+        help="A track directory (with track.json) or a track JSON file.",
+    )(f)
+    return click.option(
+        "--track", "track_name", help="Name of a built-in or user track (see `esbench list tracks`)."
+    )(f)
+
+
+def _source(track_name: str | None, track_path: Path | None) -> dict[str, object]:
+    if (track_name is None) == (track_path is None):
+        raise UserError("Give exactly one of --track=NAME and --track-path=DIR|FILE.")
+    return {"name": track_name, "path": track_path}
+
+
+def _size(n: int | None) -> str:
+    # Binary units, like Rally's console output.
+    if n is None:
+        return "n/a"
+    value = float(n)
+    for unit in ("bytes", "kB", "MB", "GB", "TB"):
+        if value < 1024 or unit == "TB":
+            return f"{int(value)} bytes" if unit == "bytes" else f"{value:.1f} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")
+
+
+def _count(n: int | None) -> str:
+    return "n/a" if n is None else f"{n:,}"
+
+
+def _total(values: list[int | None]) -> int | None:
+    return None if not values or any(v is None for v in values) else sum(v for v in values if v is not None)
+
+
+def _seconds(value: float | None) -> str:
+    return f"{value:g} s"
+
+
+def _warmup(task: Task) -> str:
+    if task.warmup_iterations is not None:
+        return f"{task.warmup_iterations} iterations"
+    if task.warmup_time_period is not None:
+        return _seconds(task.warmup_time_period)
+    return "-"
+
+
+def _measure(task: Task) -> str:
+    if task.iterations is not None:
+        return f"{task.iterations} iterations"
+    if task.time_period is not None:
+        return _seconds(task.time_period)
+    return "until done"
+
+
+def _throughput(task: Task) -> str:
+    if task.target_interval is not None:
+        return f"1 every {task.target_interval:g} s"
+    if task.target_throughput is not None:
+        return f"{task.target_throughput.value:g} {task.target_throughput.unit}"
+    return "unthrottled"
+
+
+def _task_row(number: str, task: Task) -> list[str]:
+    name = task.name
+    if task.completes_parent:
+        name += " (completes block)"
+    return [
+        number,
+        name,
+        task.operation.operation_type,
+        str(task.clients),
+        _warmup(task),
+        _measure(task),
+        _throughput(task),
+        "yes" if task.operation.include_in_reporting else "no",
+    ]
+
+
+def _schedule_table(challenge: Challenge) -> str:
+    rows: list[list[str]] = []
+    for i, item in enumerate(challenge.schedule, start=1):
+        if isinstance(item, Parallel):
+            details = []
+            if any(t.any_completes_parent for t in item.tasks):
+                details.append("completed-by: any")
+            if item.clients is not None:
+                details.append(f"max {item.clients} clients")
+            rows.append([f"{i}.", "(parallel)", "; ".join(details), "", "", "", "", ""])
+            rows.extend(_task_row(f"{i}.{j}", t) for j, t in enumerate(item.tasks, start=1))
+        else:
+            rows.append(_task_row(f"{i}.", item))
+    headers = [
+        "#",
+        "Task",
+        "Operation type",
+        "Clients",
+        "Warmup",
+        "Measurement",
+        "Target throughput",
+        "Reported",
+    ]
+    return tabulate(rows, headers=headers, tablefmt="simple")
+
+
+def _corpora_lines(track: Track) -> list[str]:
+    rows = []
+    all_docs = [d for c in track.corpora for d in c.documents]
+    for corpus in track.corpora:
+        docs = corpus.documents
+        rows.append(
+            [
+                corpus.name,
+                len(docs),
+                _count(_total([d.document_count for d in docs])),
+                _size(_total([d.compressed_bytes for d in docs])),
+                _size(_total([d.uncompressed_bytes for d in docs])),
+            ]
+        )
+    if len(track.corpora) > 1:
+        rows.append(
+            [
+                "(total)",
+                len(all_docs),
+                _count(_total([d.document_count for d in all_docs])),
+                _size(_total([d.compressed_bytes for d in all_docs])),
+                _size(_total([d.uncompressed_bytes for d in all_docs])),
+            ]
+        )
+    table = tabulate(rows, headers=["Corpus", "Files", "Documents", "Compressed size", "Uncompressed size"])
+    return table.splitlines()
+
+
+def _challenge_block(challenge: Challenge) -> list[str]:
+    title = f"Challenge [{challenge.name}]" + (" (run by default)" if challenge.default else "")
+    lines = ["=" * len(title), title, "=" * len(title), ""]
+    if challenge.description:
+        lines += [challenge.description, ""]
+    if challenge.user_info:
+        lines += [f"Note: {challenge.user_info}", ""]
+    lines += ["Schedule:", "---------", "", _schedule_table(challenge), ""]
+    return lines
+
+
+def track_info_text(track: Track, *, challenge: str | None = None, exposed: list[str] | None = None) -> str:
+    """The text ``esbench info`` prints for ``track`` (all challenges, or only ``challenge``).
+
+    Raises:
+        NotFound: ``challenge`` is not a challenge of the track.
+    """
+    lines = [f"Showing details for track [{track.name}]:", "", f"* Description: {track.description}"]
+    if exposed is not None:
+        lines.append(f"* Track params: {', '.join(exposed) if exposed else '(none)'}")
+    if track.params:
+        given = ", ".join(f"{k}={v!r}" for k, v in sorted(track.params.items()))
+        lines.append(f"* Rendered with: {given}")
+    lines.append("")
+    if track.corpora:
+        lines += [*_corpora_lines(track), ""]
+    selected = [track.find_challenge(challenge)] if challenge is not None else list(track.challenges)
+    for c in selected:
+        lines += _challenge_block(c)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+@main.command("render-track")
+@_track_options
+@click.option(
+    "--output-path", type=click.Path(path_type=Path), help="Write the rendered track here instead of stdout."
+)
+@click.option(
+    "--build-flavor",
+    type=click.Choice(["default", "serverless"]),
+    default="default",
+    show_default=True,
+    help="Value of the template global build_flavor.",
+)
+@click.option(
+    "--serverless-operator", is_flag=True, help="Set the template global serverless_operator to true."
+)
+def render_track_command(
+    track_name: str | None,
+    track_path: Path | None,
+    track_params: str,
+    output_path: Path | None,
+    build_flavor: str,
+    serverless_operator: bool,
+) -> None:
+    """Print a track's rendered track.json (Jinja templates and collected parts resolved), like Rally."""
+    text = render_track_source(
+        **_source(track_name, track_path),  # type: ignore[arg-type]
+        params=parse_track_params(track_params),
+        build_flavor=build_flavor,
+        serverless_operator=serverless_operator,
+    )
+    if output_path is None:
+        click.echo(text)
+        return
+    try:
+        output_path.write_text(text + "\n", encoding="utf-8")
+    except OSError as e:
+        raise UserError(
+            f"Cannot write the rendered track to '{output_path}': {e.strerror}. Check --output-path."
+        ) from e
+    click.echo(f"Rendered track has been written to [{output_path}].", err=True)
+
+
+@main.command("info")
+@_track_options
+@click.option("--challenge", help="Show only this challenge (default: all).")
+@click.option("--test-mode", is_flag=True, help="Show the track as --test-mode would run it.")
+def info_command(
+    track_name: str | None, track_path: Path | None, track_params: str, challenge: str | None, test_mode: bool
+) -> None:
+    """Show a track's description, corpora, challenges and their schedules."""
+    source = _source(track_name, track_path)
+    params = parse_track_params(track_params)
+    track = load_track(**source, params=params, test_mode=test_mode)  # type: ignore[arg-type]
+    exposed = track_parameter_names(**source, params=params)  # type: ignore[arg-type]
+    click.echo(track_info_text(track, challenge=challenge, exposed=exposed), nl=False)
+
+
+@list_group.command("tracks")
+def list_tracks_command() -> None:
+    """List the built-in tracks and the tracks in <esbench home>/tracks."""
+    builtin = builtin_tracks_dir().resolve()
+    rows = []
+    for location in available_tracks():
+        kind = "built-in" if location.root.resolve().is_relative_to(builtin) else "user"
+        try:
+            track = load_track(path=location.root)
+        except EsbenchError as e:
+            problem = e.message.splitlines()[0][:80]
+            rows.append([location.name, kind, f"(cannot load: {problem})", "", "", ""])
+            continue
+        docs = [d for c in track.corpora for d in c.documents]
+        rows.append(
+            [
+                location.name,
+                kind,
+                track.description,
+                _count(_total([d.document_count for d in docs])) if docs else "-",
+                track.default_challenge.name,
+                ", ".join(sorted(c.name for c in track.challenges)),
+            ]
+        )
+    if not rows:
+        click.echo("No tracks found. Put a track directory (with track.json) under <esbench home>/tracks.")
+        return
+    click.echo("Available tracks:\n")
+    headers = ["Name", "Source", "Description", "Documents", "Default challenge", "All challenges"]
+    click.echo(tabulate(rows, headers=headers))
