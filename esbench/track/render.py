@@ -140,7 +140,7 @@ def _template_line(tb: Any) -> tuple[str | None, int | None]:
     found: tuple[str | None, int | None] = (None, None)
     for frame, lineno in traceback.walk_tb(tb):
         name = frame.f_code.co_filename
-        if name == "<template>" or frame.f_globals.get("__jinja_template__") is not None:
+        if name == "<template>" or "__jinja_exception__" in frame.f_globals:
             found = (name, lineno)
     return found
 

@@ -212,3 +212,15 @@ def test_render_assembled_uses_given_description(tmp_path: Path) -> None:
     env = fragment_environment({})
     with pytest.raises(TrackSyntaxError, match="the body of index 'i'"):
         render_assembled(env, assemble_file(tmp_path / "f.json"), description="the body of index 'i'")
+
+
+def test_runtime_error_in_included_file_names_that_file(make_track) -> None:
+    root = make_track(
+        {
+            "track.json": '{"a": {% include "tasks/x.json" %}}',
+            "tasks/x.json": '{\n"x": {{ 1 | days_ago("zz") }}}',
+        }
+    )
+    with pytest.raises(TrackSyntaxError) as e:
+        render_track_source(path=root)
+    assert "tasks/x.json', line 2" in str(e.value)
