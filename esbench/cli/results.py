@@ -1,0 +1,399 @@
+"""Commands on stored races: ``list races``, ``compare``, ``report``, ``delete race``, ``export``.
+
+All of them read the local results store (:mod:`esbench.results.store`). Exit codes: 0 success,
+64 user error (unknown race, bad option, unreadable store), 3 when ``compare --fail-on-regression``
+/ ``--thresholds`` finds a regression (:data:`esbench.reporting.compare.REGRESSION_EXIT_CODE`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+import tabulate
+
+from esbench.cli import list_group, main
+from esbench.exceptions import UserError
+from esbench.reporting import compare as cmp
+from esbench.reporting.formats import FORMATS
+from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, RaceResult
+from esbench.results.store import ResultsStore, parse_tag_ref
+
+DEFAULT_LIST_LIMIT = 10
+
+
+def parse_user_tags(values: Sequence[str], *, option: str = "--user-tag") -> dict[str, str]:
+    """``("setup:3nodes,env:ci", "disk:raid0")`` -> ``{"setup": "3nodes", "env": "ci", "disk": "raid0"}``.
+
+    Values stay strings (they are compared as text). Raises UserError for an item without ``:``.
+    """
+    tags: dict[str, str] = {}
+    for value in values:
+        for item in value.split(","):
+            item = item.strip()
+            if not item:
+                continue
+            key, sep, val = item.partition(":")
+            if not sep or not key.strip():
+                raise UserError(
+                    f"Invalid {option} value {item!r}: write KEY:VALUE (several separated by commas), "
+                    "e.g. --user-tag=setup:3nodes."
+                )
+            tags[key.strip()] = val.strip()
+    return tags
+
+
+def _open_store(path: Path | None) -> ResultsStore:
+    return ResultsStore.open(path)
+
+
+_store_option = click.option(
+    "--results-db",
+    "results_db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The results store file (default: ESBENCH_HOME/results.db).",
+)
+
+
+# ------------------------------------------------------------------------------------ list races
+
+
+def _race_json(race: RaceResult) -> dict[str, Any]:
+    return {
+        "race_id": race.race_id,
+        "timestamp": race.timestamp,
+        "track": race.track,
+        "challenge": race.challenge,
+        "track_params": race.track_params,
+        "car": race.car,
+        "pipeline": race.pipeline,
+        "distribution_version": race.distribution_version,
+        "cluster_version": race.cluster_version,
+        "cluster_nodes": race.cluster_nodes,
+        "user_tags": race.user_tags,
+        "test_mode": race.test_mode,
+        "esbench_version": race.esbench_version,
+        "status": race.status,
+        "error": race.error,
+        "duration_s": race.duration_s,
+    }
+
+
+def _kv(d: dict[str, Any]) -> str:
+    return ",".join(f"{k}:{v if isinstance(v, str) else json.dumps(v)}" for k, v in sorted(d.items()))
+
+
+@list_group.command("races")
+@click.option(
+    "--user-tag", "user_tag", multiple=True, help="Only races with this user tag KEY:VALUE (repeatable)."
+)
+@click.option("--track", default=None, help="Only races of this track.")
+@click.option(
+    "--status",
+    type=click.Choice([STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED]),
+    default=None,
+    help="Only races with this status.",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    default=DEFAULT_LIST_LIMIT,
+    show_default=True,
+    help="Show at most N races, newest first (0: all).",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@_store_option
+def list_races(
+    user_tag: tuple[str, ...],
+    track: str | None,
+    status: str | None,
+    limit: int,
+    fmt: str,
+    results_db: Path | None,
+) -> None:
+    """List stored races, newest first.
+
+    Use a race id (or a unique prefix) or tag:KEY:VALUE with `esbench compare` and `esbench report`.
+    """
+    tags = parse_user_tags(user_tag)
+    with _open_store(results_db) as store:
+        races = store.find(
+            user_tags=tags or None, track=track, status=status, limit=limit or None, load_tasks=False
+        )
+    if fmt == "json":
+        click.echo(json.dumps([_race_json(r) for r in races], indent=2))
+        return
+    if not races:
+        click.echo("No races found." if (tags or track or status) else "No races stored yet.", err=True)
+        return
+    rows = [
+        [
+            r.race_id,
+            r.timestamp,
+            r.track,
+            r.challenge,
+            r.car,
+            r.cluster_nodes if r.cluster_nodes is not None else "",
+            r.cluster_version or r.distribution_version or "",
+            r.status + (" (test mode)" if r.test_mode else ""),
+            _kv(r.user_tags),
+            _kv(r.track_params),
+        ]
+        for r in races
+    ]
+    headers = [
+        "Race ID",
+        "Race Timestamp",
+        "Track",
+        "Challenge",
+        "Car",
+        "Nodes",
+        "ES Version",
+        "Status",
+        "User Tags",
+        "Track Params",
+    ]
+    click.echo(tabulate.tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True))
+
+
+# ------------------------------------------------------------------------------------ compare
+
+
+def _side(store: ResultsStore, ref: str) -> cmp.Side:
+    races = tuple(store.resolve(ref))
+    label = ref if parse_tag_ref(ref) is not None else races[0].race_id[:8]
+    return cmp.Side(label=label, races=races)
+
+
+def _write_report(text: str, report_file: Path | None, *, color: bool) -> None:
+    if report_file is None:
+        click.echo(text, nl=False, color=color)
+        return
+    try:
+        report_file.parent.mkdir(parents=True, exist_ok=True)
+        report_file.write_text(click.unstyle(text), encoding="utf-8")
+    except OSError as e:
+        raise UserError(f"Cannot write the report file {report_file} (--report-file): {e}.", e) from e
+    click.echo(f"Wrote the report to {report_file}.", err=True)
+
+
+@main.command("compare")
+@click.option(
+    "--baseline",
+    required=True,
+    metavar="RACE",
+    help="Race id, unique id prefix, or tag:KEY:VALUE (all races with that user tag).",
+)
+@click.option(
+    "--contender",
+    "contenders",
+    required=True,
+    multiple=True,
+    metavar="RACE",
+    help="Like --baseline; repeat to compare several contenders with the baseline.",
+)
+@click.option("--report-format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option(
+    "--report-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the report here.",
+)
+@click.option(
+    "--table",
+    type=click.Choice(cmp.TABLES),
+    default="rally",
+    show_default=True,
+    help="rally: Rally's Metric|Task|Baseline|Contender|Diff|Unit|Diff % rows; "
+    "seed: one compact row per task and setup (min/median/max throughput, p90/p99 latency).",
+)
+@click.option(
+    "--color/--no-color",
+    default=None,
+    help="Colour improvements green and regressions red (default: on a TTY).",
+)
+@click.option(
+    "--fail-on-regression",
+    type=float,
+    default=None,
+    metavar="PCT",
+    help="Exit with status 3 if median throughput falls, or p99 latency / service time rises, by more than "
+    "PCT %, or the error rate rises.",
+)
+@click.option(
+    "--thresholds",
+    "thresholds_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="YAML file of per-task / per-metric limits (see docs/results.md); exit status 3 on a violation.",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
+    default=cmp.DEFAULT_ALPHA,
+    show_default=True,
+    help="Significance level of Welch's t-test when a side has several races.",
+)
+@click.option("--show-processing-time", is_flag=True, help="Also compare processing time percentiles.")
+@_store_option
+def compare_command(
+    baseline: str,
+    contenders: tuple[str, ...],
+    fmt: str,
+    report_file: Path | None,
+    table: str,
+    color: bool | None,
+    fail_on_regression: float | None,
+    thresholds_file: Path | None,
+    alpha: float,
+    show_processing_time: bool,
+    results_db: Path | None,
+) -> None:
+    """Compare a baseline with one or more contenders (races or tagged groups of races)."""
+    thresholds = cmp.load_thresholds(thresholds_file) if thresholds_file is not None else ()
+    if fail_on_regression is not None:
+        cmp.default_rules(fail_on_regression)  # validates the value before any work
+    with _open_store(results_db) as store:
+        base_side = _side(store, baseline)
+        contender_sides = [_side(store, ref) for ref in contenders]
+    comparison = cmp.compare_races(
+        base_side, contender_sides, alpha=alpha, show_processing_time=show_processing_time
+    )
+    gate = None
+    if fail_on_regression is not None or thresholds:
+        gate = cmp.evaluate_gate(comparison, fail_on_regression=fail_on_regression, thresholds=thresholds)
+    use_color = (sys.stdout.isatty() if color is None else color) and report_file is None
+    text = cmp.render_comparison(comparison, fmt=fmt, table=table, color=use_color, gate=gate)
+    _write_report(text, report_file, color=use_color)
+    if fmt == "csv" or report_file is not None:
+        # The report does not carry these (csv) or is not on screen: keep them visible.
+        for warning in cmp.all_warnings(comparison):
+            click.echo(f"[WARNING] {warning}", err=True)
+        if gate is not None:
+            click.echo("\n".join(cmp.gate_lines(gate)), err=True)
+    if gate is not None and not gate.passed:
+        sys.exit(cmp.REGRESSION_EXIT_CODE)
+
+
+# ------------------------------------------------------------------------------------ report
+
+
+@main.command("report")
+@click.argument("race", metavar="RACE")
+@click.option("--report-format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option(
+    "--report-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the report here.",
+)
+@click.option("--show-processing-time", is_flag=True, help="Add processing time percentile rows.")
+@_store_option
+def report_command(
+    race: str, fmt: str, report_file: Path | None, show_processing_time: bool, results_db: Path | None
+) -> None:
+    """Show the summary report of a stored RACE (race id, unique id prefix or tag:KEY:VALUE of one race)."""
+    from esbench.reporting.summary import render_summary
+
+    with _open_store(results_db) as store:
+        result = store.get(race)
+    text = render_summary(result, fmt=fmt, show_processing_time=show_processing_time)
+    _write_report(text, report_file, color=False)
+
+
+# ------------------------------------------------------------------------------------ delete race
+
+
+def _delete_group() -> click.Group:
+    existing = main.commands.get("delete")
+    if isinstance(existing, click.Group):
+        return existing
+
+    @main.group("delete")
+    def delete_group() -> None:
+        """Delete stored races."""
+
+    return delete_group
+
+
+@_delete_group().command("race")
+@click.argument("race_ids", nargs=-1, required=True, metavar="RACE...")
+@_store_option
+def delete_race(race_ids: tuple[str, ...], results_db: Path | None) -> None:
+    """Delete races from the results store by race id (or unique id prefix)."""
+    with _open_store(results_db) as store:
+        for ref in race_ids:
+            race = store.delete(ref)
+            click.echo(f"Deleted race {race.race_id} ({race.track}, {race.timestamp}).")
+
+
+# ------------------------------------------------------------------------------------ export
+
+
+@main.command("export")
+@click.argument("races", nargs=-1, required=True, metavar="RACE...")
+@click.option(
+    "--metrics-store",
+    "metrics_store",
+    envvar="ESBENCH_METRICS_STORE",
+    required=True,
+    metavar="URL",
+    help="Elasticsearch metrics store, e.g. https://user:pass@host:9200 (env ESBENCH_METRICS_STORE).",
+)
+@click.option(
+    "--metrics-store-user",
+    envvar="ESBENCH_METRICS_STORE_USER",
+    default=None,
+    help="User name (env ESBENCH_METRICS_STORE_USER).",
+)
+@click.option(
+    "--metrics-store-password",
+    envvar="ESBENCH_METRICS_STORE_PASSWORD",
+    default=None,
+    help="Password (env ESBENCH_METRICS_STORE_PASSWORD; prefer the env var to keep it out of shell history).",
+)
+@click.option(
+    "--metrics-store-ca-certs",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="CA bundle to verify the metrics store's TLS certificate.",
+)
+@click.option(
+    "--metrics-store-insecure", is_flag=True, help="Do not verify the metrics store's TLS certificate."
+)
+@_store_option
+def export_command(
+    races: tuple[str, ...],
+    metrics_store: str,
+    metrics_store_user: str | None,
+    metrics_store_password: str | None,
+    metrics_store_ca_certs: Path | None,
+    metrics_store_insecure: bool,
+    results_db: Path | None,
+) -> None:
+    """Export stored RACEs (ids, prefixes or tag:KEY:VALUE) to an Elasticsearch metrics store for Kibana."""
+    from esbench.results.es_export import MetricsStoreSettings, export_races
+
+    settings = MetricsStoreSettings.from_url(
+        metrics_store,
+        username=metrics_store_user,
+        password=metrics_store_password,
+        ca_certs=metrics_store_ca_certs,
+        verify_certs=not metrics_store_insecure,
+    )
+    with _open_store(results_db) as store:
+        selected: dict[str, RaceResult] = {}
+        for ref in races:
+            for race in store.resolve(ref):
+                selected[race.race_id] = race
+    counts = export_races(list(selected.values()), settings)
+    click.echo(
+        f"Exported {len(selected)} race(s) to {settings.display_url}: {counts.results} task result docs, "
+        f"{counts.metrics} throughput samples.",
+        err=True,
+    )

@@ -1,0 +1,464 @@
+"""Optional export of races to an Elasticsearch *metrics store*, for dashboards in Kibana.
+
+The local SQLite store stays the source for ``list`` and ``compare``; the export is a copy. Three
+kinds of documents go into monthly indices (like Rally's ``rally-*-YYYY-MM``), named after the
+race timestamp, each covered by a composable index template installed on first use:
+
+- ``<prefix>-races-YYYY-MM``: one document per race (``_id`` = race id);
+- ``<prefix>-results-YYYY-MM``: one document per reported task (``kind: task``: throughput
+  min/mean/median/max, latency / service time / processing time percentiles ``p50``, ``p99_9``...,
+  error rate as a fraction) and one per cluster row (``kind: cluster``: ``metric``, ``value``,
+  ``unit``);
+- ``<prefix>-metrics-YYYY-MM``: one document per per-second throughput window (``value`` in
+  ``unit``, ``relative-time-s`` = seconds since the task's measurement started).
+
+Mappings are explicit so Kibana can chart them: dates are ``date``, numbers numeric, names, units and
+user tags ``keyword``; track/car params are ``flattened`` (values of any type, filterable).
+Document ids are deterministic, so exporting a race again overwrites it instead of duplicating it.
+
+Credentials come from the URL userinfo (``https://user:pass@host:9200``), options or environment
+variables (``ESBENCH_METRICS_STORE``, ``ESBENCH_METRICS_STORE_USER``,
+``ESBENCH_METRICS_STORE_PASSWORD``, ``ESBENCH_METRICS_STORE_API_KEY``); they are stripped from the
+URL before it is shown anywhere and never written to the results store or logs.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+from esbench.exceptions import ConfigError, StoreError
+from esbench.results.model import RaceResult
+
+logger = logging.getLogger(__name__)
+
+ENV_URL = "ESBENCH_METRICS_STORE"
+ENV_USER = "ESBENCH_METRICS_STORE_USER"
+ENV_PASSWORD = "ESBENCH_METRICS_STORE_PASSWORD"
+ENV_API_KEY = "ESBENCH_METRICS_STORE_API_KEY"
+DEFAULT_PREFIX = "esbench"
+
+_PERCENTILE_FIELDS = {
+    "latency_ms": "latency",
+    "service_time_ms": "service-time",
+    "processing_time_ms": "processing-time",
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetricsStoreSettings:
+    """Where and how to export. Secrets are excluded from ``repr``.
+
+    Attributes:
+        hosts: node URLs without credentials (``https://host:9200``).
+        username / password / api_key: credentials (basic auth or API key).
+        verify_certs: verify TLS certificates (default True). ca_certs: CA bundle file.
+        index_prefix: prefix of index and template names (``esbench``).
+        timeout_s: request timeout in seconds.
+    """
+
+    hosts: tuple[str, ...]
+    username: str | None = field(default=None, repr=False)
+    password: str | None = field(default=None, repr=False)
+    api_key: str | None = field(default=None, repr=False)
+    verify_certs: bool = True
+    ca_certs: Path | None = None
+    index_prefix: str = DEFAULT_PREFIX
+    timeout_s: float = 30.0
+
+    @classmethod
+    def from_url(
+        cls,
+        url: str,
+        *,
+        username: str | None = None,
+        password: str | None = None,
+        api_key: str | None = None,
+        verify_certs: bool = True,
+        ca_certs: Path | None = None,
+        index_prefix: str = DEFAULT_PREFIX,
+    ) -> MetricsStoreSettings:
+        """Settings from ``url`` (comma-separated URLs or ``host:port``; ``http://`` if no scheme).
+
+        Credentials in the URL userinfo are used unless ``username``/``password`` are given.
+
+        Raises:
+            ConfigError: an empty or malformed URL (the message never contains the password).
+        """
+        hosts: list[str] = []
+        for part in (p.strip() for p in url.split(",")):
+            if not part:
+                continue
+            raw = part if "://" in part else f"http://{part}"
+            try:
+                split = urlsplit(raw)
+                port = split.port
+            except ValueError as e:
+                raise ConfigError(
+                    f"Invalid metrics store URL {redact_url(part)!r}: {e}. Write e.g. https://host:9200.", e
+                ) from e
+            if split.scheme not in ("http", "https") or not split.hostname:
+                raise ConfigError(
+                    f"Invalid metrics store URL {redact_url(part)!r}: use http:// or https:// and a host, "
+                    "e.g. https://host:9200 (--metrics-store / ESBENCH_METRICS_STORE)."
+                )
+            if split.username is not None and username is None:
+                username = unquote(split.username)
+                if split.password is not None and password is None:
+                    password = unquote(split.password)
+            host = split.hostname if ":" not in split.hostname else f"[{split.hostname}]"
+            netloc = f"{host}:{port}" if port else host
+            hosts.append(urlunsplit((split.scheme, netloc, split.path.rstrip("/"), "", "")))
+        if not hosts:
+            raise ConfigError("The metrics store URL is empty (--metrics-store / ESBENCH_METRICS_STORE).")
+        if password is not None and username is None:
+            raise ConfigError("A metrics store password was given without a user name.")
+        return cls(
+            hosts=tuple(hosts),
+            username=username,
+            password=password,
+            api_key=api_key,
+            verify_certs=verify_certs,
+            ca_certs=ca_certs,
+            index_prefix=index_prefix,
+        )
+
+    @classmethod
+    def from_env(cls, url: str | None = None, **kwargs: Any) -> MetricsStoreSettings | None:
+        """Settings from ``url`` (an option value) or ``$ESBENCH_METRICS_STORE``; None if neither is set.
+
+        User, password and API key default to their ``ESBENCH_METRICS_STORE_*`` variables.
+        """
+        url = url or os.environ.get(ENV_URL)
+        if not url:
+            return None
+        kwargs.setdefault("username", os.environ.get(ENV_USER) or None)
+        kwargs.setdefault("password", os.environ.get(ENV_PASSWORD) or None)
+        kwargs.setdefault("api_key", os.environ.get(ENV_API_KEY) or None)
+        return cls.from_url(url, **kwargs)
+
+    @property
+    def display_url(self) -> str:
+        """The hosts for messages (never with credentials)."""
+        return ",".join(self.hosts)
+
+
+def redact_url(url: str) -> str:
+    """``url`` with any userinfo replaced by ``***`` (for messages)."""
+    scheme, sep, rest = url.rpartition("://")
+    if "@" not in rest:
+        return url
+    return f"{scheme}{sep}***@{rest.rsplit('@', 1)[1]}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExportCounts:
+    """How many documents were written."""
+
+    races: int = 0
+    results: int = 0
+    metrics: int = 0
+
+
+# ---------------------------------------------------------------------------------- documents
+
+
+def _month(race: RaceResult) -> str:
+    return race.timestamp[:7] if len(race.timestamp) >= 7 else "unknown"
+
+
+def index_name(prefix: str, kind: str, race: RaceResult) -> str:
+    """``<prefix>-<kind>-YYYY-MM`` of the race timestamp (``kind``: races, results, metrics)."""
+    return f"{prefix}-{kind}-{_month(race)}"
+
+
+def percentile_field(label: str) -> str:
+    """``"99.9" -> "p99_9"``: field names must not contain dots (they would nest objects)."""
+    return "p" + label.replace(".", "_")
+
+
+def _common(race: RaceResult) -> dict[str, Any]:
+    return {
+        "@timestamp": race.timestamp,
+        "race-id": race.race_id,
+        "race-timestamp": race.timestamp,
+        "track": race.track,
+        "challenge": race.challenge,
+        "car": race.car,
+        "user-tags": {str(k): str(v) for k, v in race.user_tags.items()},
+        "test-mode": race.test_mode,
+    }
+
+
+def race_document(race: RaceResult) -> dict[str, Any]:
+    """The race document (``<prefix>-races-*``)."""
+    return {
+        **_common(race),
+        "track-params": race.track_params,
+        "car-params": race.car_params,
+        "pipeline": race.pipeline,
+        "distribution-version": race.distribution_version,
+        "cluster-version": race.cluster_version,
+        "cluster-nodes": race.cluster_nodes,
+        "esbench-version": race.esbench_version,
+        "status": race.status,
+        "error": race.error,
+        "duration-s": race.duration_s,
+        "tasks": [t.task for t in race.tasks],
+    }
+
+
+def result_documents(race: RaceResult) -> list[tuple[str, dict[str, Any]]]:
+    """``(id, doc)`` per reported task and per cluster row (``<prefix>-results-*``)."""
+    docs: list[tuple[str, dict[str, Any]]] = []
+    for position, t in enumerate(race.tasks):
+        if not t.include_in_reporting:
+            continue
+        doc: dict[str, Any] = {
+            **_common(race),
+            "kind": "task",
+            "task": t.task,
+            "operation": t.operation,
+            "operation-type": t.operation_type,
+            "throughput": {
+                "min": t.throughput_min,
+                "mean": t.throughput_mean,
+                "median": t.throughput_median,
+                "max": t.throughput_max,
+                "unit": t.throughput_unit,
+            },
+            "mean-service-time-ms": t.mean_service_time_ms,
+            "sample-count": t.sample_count,
+            "error-count": t.error_count,
+            "error-rate": t.error_rate,
+            "duration-s": t.duration_s,
+        }
+        for attr, name in _PERCENTILE_FIELDS.items():
+            values: Mapping[str, float] = getattr(t, attr)
+            if values:
+                doc[name] = {percentile_field(label): v for label, v in values.items()}
+        docs.append((f"{race.race_id}-task-{position}", doc))
+    for position, m in enumerate(race.cluster_metrics):
+        docs.append(
+            (
+                f"{race.race_id}-cluster-{position}",
+                {
+                    **_common(race),
+                    "kind": "cluster",
+                    "metric": m.name,
+                    "value": m.value,
+                    "unit": m.unit,
+                    "task": m.task,
+                },
+            )
+        )
+    return docs
+
+
+def metric_documents(race: RaceResult) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(id, doc)`` per per-second throughput window of every reported task (``<prefix>-metrics-*``)."""
+    for position, t in enumerate(race.tasks):
+        if not t.include_in_reporting:
+            continue
+        for i, value in enumerate(t.throughput_windows):
+            yield (
+                f"{race.race_id}-{position}-{i}",
+                {
+                    **_common(race),
+                    "task": t.task,
+                    "operation-type": t.operation_type,
+                    "name": "throughput",
+                    "value": value,
+                    "unit": t.throughput_unit,
+                    "sample-index": i,
+                    "relative-time-s": float(i),
+                },
+            )
+
+
+# ---------------------------------------------------------------------------------- templates
+
+_STRINGS_AS_KEYWORDS = [
+    {"strings_as_keywords": {"match_mapping_type": "string", "mapping": {"type": "keyword"}}}
+]
+
+
+def _common_properties() -> dict[str, Any]:
+    return {
+        "@timestamp": {"type": "date"},
+        "race-id": {"type": "keyword"},
+        "race-timestamp": {"type": "date"},
+        "track": {"type": "keyword"},
+        "challenge": {"type": "keyword"},
+        "car": {"type": "keyword"},
+        "user-tags": {"type": "object", "dynamic": True},
+        "test-mode": {"type": "boolean"},
+    }
+
+
+def _percentiles_mapping() -> dict[str, Any]:
+    return {
+        "properties": {
+            percentile_field(p): {"type": "double"} for p in ("50", "90", "99", "99.9", "99.99", "100")
+        }
+    }
+
+
+def index_templates(prefix: str = DEFAULT_PREFIX) -> dict[str, dict[str, Any]]:
+    """Composable index templates by name.
+
+    Shape: ``{name: {"index_patterns": [...], "priority": N, "template": {...}, "meta": {...}}}``.
+    """
+    races = {
+        **_common_properties(),
+        "track-params": {"type": "flattened"},
+        "car-params": {"type": "flattened"},
+        "pipeline": {"type": "keyword"},
+        "distribution-version": {"type": "keyword"},
+        "cluster-version": {"type": "keyword"},
+        "cluster-nodes": {"type": "integer"},
+        "esbench-version": {"type": "keyword"},
+        "status": {"type": "keyword"},
+        "error": {"type": "text"},
+        "duration-s": {"type": "double"},
+        "tasks": {"type": "keyword"},
+    }
+    results = {
+        **_common_properties(),
+        "kind": {"type": "keyword"},
+        "task": {"type": "keyword"},
+        "operation": {"type": "keyword"},
+        "operation-type": {"type": "keyword"},
+        "throughput": {
+            "properties": {
+                "min": {"type": "double"},
+                "mean": {"type": "double"},
+                "median": {"type": "double"},
+                "max": {"type": "double"},
+                "unit": {"type": "keyword"},
+            }
+        },
+        "latency": _percentiles_mapping(),
+        "service-time": _percentiles_mapping(),
+        "processing-time": _percentiles_mapping(),
+        "mean-service-time-ms": {"type": "double"},
+        "sample-count": {"type": "long"},
+        "error-count": {"type": "long"},
+        "error-rate": {"type": "double"},
+        "duration-s": {"type": "double"},
+        "metric": {"type": "keyword"},
+        "value": {"type": "double"},
+        "unit": {"type": "keyword"},
+    }
+    metrics = {
+        **_common_properties(),
+        "task": {"type": "keyword"},
+        "operation-type": {"type": "keyword"},
+        "name": {"type": "keyword"},
+        "value": {"type": "double"},
+        "unit": {"type": "keyword"},
+        "sample-index": {"type": "integer"},
+        "relative-time-s": {"type": "double"},
+    }
+    out = {}
+    for kind, props in (("races", races), ("results", results), ("metrics", metrics)):
+        out[f"{prefix}-{kind}"] = {
+            "index_patterns": [f"{prefix}-{kind}-*"],
+            "priority": 200,
+            "template": {
+                "settings": {"number_of_shards": 1},
+                "mappings": {"dynamic_templates": _STRINGS_AS_KEYWORDS, "properties": props},
+            },
+            "meta": {"description": f"esbench {kind} (see docs/results.md)"},
+        }
+    return out
+
+
+# ---------------------------------------------------------------------------------- export
+
+
+def _client(settings: MetricsStoreSettings):  # -> elasticsearch.Elasticsearch
+    from elasticsearch import Elasticsearch
+
+    kwargs: dict[str, Any] = {
+        "hosts": list(settings.hosts),
+        "request_timeout": settings.timeout_s,
+        "verify_certs": settings.verify_certs,
+    }
+    if settings.ca_certs is not None:
+        kwargs["ca_certs"] = str(settings.ca_certs)
+    if not settings.verify_certs:
+        kwargs["ssl_show_warn"] = False
+    if settings.api_key:
+        kwargs["api_key"] = settings.api_key
+    elif settings.username is not None:
+        kwargs["basic_auth"] = (settings.username, settings.password or "")
+    return Elasticsearch(**kwargs)
+
+
+def _actions(races: Sequence[RaceResult], prefix: str, counts: dict[str, int]) -> Iterator[dict[str, Any]]:
+    for race in races:
+        counts["races"] += 1
+        yield {
+            "_index": index_name(prefix, "races", race),
+            "_id": race.race_id,
+            "_source": race_document(race),
+        }
+        for doc_id, doc in result_documents(race):
+            counts["results"] += 1
+            yield {"_index": index_name(prefix, "results", race), "_id": doc_id, "_source": doc}
+        for doc_id, doc in metric_documents(race):
+            counts["metrics"] += 1
+            yield {"_index": index_name(prefix, "metrics", race), "_id": doc_id, "_source": doc}
+
+
+def export_races(
+    races: Iterable[RaceResult], settings: MetricsStoreSettings, *, refresh: bool = False
+) -> ExportCounts:
+    """Install the index templates (idempotent) and index the documents of ``races``.
+
+    Args:
+        refresh: refresh the written indices before returning (tests, immediate dashboards).
+
+    Raises:
+        StoreError: the metrics store is unreachable, rejects the credentials or a document; the
+            message names the hosts without credentials.
+    """
+    from elasticsearch import ApiError, TransportError, helpers
+
+    races = list(races)
+    counts = {"races": 0, "results": 0, "metrics": 0}
+    where = f"the metrics store {settings.display_url}"
+    try:
+        with _client(settings) as es:
+            for name, body in index_templates(settings.index_prefix).items():
+                es.indices.put_index_template(name=name, **body)
+            _, errors = helpers.bulk(
+                es,
+                _actions(races, settings.index_prefix, counts),
+                raise_on_error=False,
+                chunk_size=1000,
+                refresh="wait_for" if refresh else False,
+            )
+    except ApiError as e:
+        hint = " Check the user name and password or API key." if e.meta.status in (401, 403) else ""
+        raise StoreError(f"{where} rejected the export (HTTP {e.meta.status}: {e.message}).{hint}", e) from e
+    except TransportError as e:
+        raise StoreError(
+            f"Cannot reach {where}: {type(e).__name__}: {e.message}. Check --metrics-store.", e
+        ) from e
+    if errors:
+        first = errors[0]
+        raise StoreError(f"{where} refused {len(errors)} exported document(s); the first: {first}.")
+    logger.debug("exported %s to %s", counts, settings.display_url)
+    return ExportCounts(**counts)
+
+
+def export_race(race: RaceResult, settings: MetricsStoreSettings, *, refresh: bool = False) -> ExportCounts:
+    """Export one race (see :func:`export_races`)."""
+    return export_races([race], settings, refresh=refresh)
