@@ -59,8 +59,10 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
         raise UserError(f"--nodes must be at least 1, not {settings.nodes}.")
     car = resolve_car(settings.car, settings.car_params)
     user = resolve_run_as(settings.run_as_user)
+    began = time.monotonic()
     dist = obtain_distribution(settings)
     java = find_java(dist.version, dist_home=dist.home)
+    logger.info("Distribution %s, Java %s: ready in %.1f s", dist.home, java.major, time.monotonic() - began)
     inst_id = inst_mod.new_installation_id()
     root = inst_mod.install_root(user) / inst_id
     es_home = root / f"elasticsearch-{dist.version}"
@@ -212,7 +214,9 @@ def start(
                 launchers.append(
                     launch(node, es_home=Path(current.es_home), java_home=Path(current.java_home), user=user)
                 )
+            began = clock()
             _await_green(current, launchers, timeout=timeout, clock=clock)
+            logger.info("Cluster %s green after %.1f s", current.cluster_name, clock() - began)
         except _PortTaken as e:
             logger.warning("Node %s lost its port to another process (attempt %d); retrying", e, attempt)
             _kill_all(current, launchers, timeout=stop_timeout)

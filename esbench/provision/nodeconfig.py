@@ -13,8 +13,15 @@ import yaml
 from esbench.provision.installation import NodeState
 from esbench.provision.ports import LOOPBACK
 
-#: Settings every esbench node starts from; the car may override them (e.g. turn security on).
+#: Settings every esbench node with the security module starts from; the car may override them.
 BASE_SETTINGS: Mapping[str, Any] = {"xpack.security.enabled": False}
+
+
+def base_settings(es_home: Path) -> dict[str, Any]:
+    """:data:`BASE_SETTINGS` for distributions that have the security module; none for OSS-only ones
+    (an unknown ``xpack.*`` setting stops such a node)."""
+    return dict(BASE_SETTINGS) if (es_home / "modules" / "x-pack-security").is_dir() else {}
+
 
 #: JVM options file esbench writes into ``jvm.options.d`` (read after ``jvm.options``).
 OPTIONS_FILE = "esbench.options"
@@ -45,9 +52,11 @@ def node_settings(node: NodeState, *, cluster_name: str, all_nodes: Sequence[Nod
     return settings
 
 
-def render_elasticsearch_yml(car_settings: Mapping[str, Any], identity: Mapping[str, Any]) -> str:
-    """``elasticsearch.yml`` text: :data:`BASE_SETTINGS`, then the car's, then the node identity."""
-    merged: dict[str, Any] = {**BASE_SETTINGS, **car_settings, **identity}
+def render_elasticsearch_yml(
+    car_settings: Mapping[str, Any], identity: Mapping[str, Any], *, base: Mapping[str, Any] = BASE_SETTINGS
+) -> str:
+    """``elasticsearch.yml`` text: ``base`` settings, then the car's, then the node identity."""
+    merged: dict[str, Any] = {**base, **car_settings, **identity}
     return "# Written by esbench; edits are overwritten on the next start.\n" + yaml.safe_dump(
         merged, default_flow_style=False, sort_keys=True
     )
@@ -110,7 +119,8 @@ def write_node_config(
     )
     identity = node_settings(node, cluster_name=cluster_name, all_nodes=all_nodes)
     (node.config_dir / "elasticsearch.yml").write_text(
-        render_elasticsearch_yml(car_settings, identity), encoding="utf-8"
+        render_elasticsearch_yml(car_settings, identity, base=base_settings(dist_config.parent)),
+        encoding="utf-8",
     )
 
 

@@ -6,7 +6,12 @@ import yaml
 from provfakes import STOCK_JVM_OPTIONS
 
 from esbench.provision.installation import NodeState
-from esbench.provision.nodeconfig import adapt_jvm_options, node_settings, render_elasticsearch_yml
+from esbench.provision.nodeconfig import (
+    adapt_jvm_options,
+    base_settings,
+    node_settings,
+    render_elasticsearch_yml,
+)
 
 
 def _nodes(tmp_path: Path, n: int) -> list[NodeState]:
@@ -49,3 +54,9 @@ def test_jvm_options_paths_made_absolute_and_gc_replaced_only_when_car_picks_one
     assert f"-XX:HeapDumpPath={data}\n" in kept
     swapped = adapt_jvm_options(STOCK_JVM_OPTIONS, ["-XX:+UseParallelGC"], logs_dir=logs, data_dir=data)
     assert "\n-XX:+UseG1GC\n" not in swapped and "# disabled by esbench" in swapped
+
+
+def test_security_is_only_switched_off_where_the_module_exists(tmp_path: Path) -> None:
+    assert base_settings(tmp_path) == {}
+    (tmp_path / "modules" / "x-pack-security").mkdir(parents=True)
+    assert base_settings(tmp_path) == {"xpack.security.enabled": False}
