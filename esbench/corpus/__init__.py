@@ -1,0 +1,30 @@
+"""Corpora: local, indexed document files and the bulk bodies built from them.
+
+Public API (see ``docs/dev/interfaces.md``):
+
+* :func:`prepare_corpora` -> :class:`CorpusSet` of :class:`PreparedDocuments`
+* :class:`BulkSource` (the per-client bulk body iterator), :class:`BulkRequest`,
+  :class:`IdConflicts`, :func:`select_files`
+* :func:`register_generator` for generated corpora (built-in: ``eventdata``)
+"""
+
+from __future__ import annotations
+
+from esbench.corpus.bulk import BulkRequest, BulkSource, action_line, select_files
+from esbench.corpus.conflicts import IdConflicts
+from esbench.corpus.generators import get_generator, register_generator
+from esbench.corpus.model import CorpusSet, PreparedDocuments
+from esbench.corpus.prepare import prepare_corpora
+
+__all__ = [
+    "BulkRequest",
+    "BulkSource",
+    "CorpusSet",
+    "IdConflicts",
+    "PreparedDocuments",
+    "action_line",
+    "get_generator",
+    "prepare_corpora",
+    "register_generator",
+    "select_files",
+]

@@ -1,0 +1,262 @@
+"""Bulk request bodies from prepared corpus files: the hot path of bulk indexing.
+
+A :class:`BulkSource` is built in the driver's coordinator (cheap, picklable) and iterated in a
+worker process. It reads the client's own slice of every file (Rally's rules, see
+:mod:`esbench.corpus.slicing`) straight from disk in large blocks and assembles bodies from the raw
+bytes of corpus lines; documents are never decoded or parsed.
+
+Body assembly:
+
+* constant action line (no id conflicts): ``action + chunk[:-1].replace(b"\\n", b"\\n" + action)
+  + b"\\n"`` over a chunk of ``bulk_size`` whole lines, i.e. two memory copies per body;
+* files with action-and-meta-data lines: the chunk of ``2 * bulk_size`` lines is the body;
+* id conflicts: lines are split and each gets its own action line (:mod:`esbench.corpus.conflicts`).
+
+Action lines are Rally's, byte for byte: ``{"index": {"_index": "NAME"}}`` for indices and
+``{"create": {"_index": "NAME"}}`` for data streams (which only accept ``create``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from esbench.corpus.conflicts import ConflictingActions, IdConflicts
+from esbench.corpus.lines import iter_line_groups
+from esbench.corpus.model import PreparedDocuments
+from esbench.corpus.offsets import OffsetIndex, read_offset_index
+from esbench.corpus.slicing import FileSlice, client_slices, number_of_bulks
+from esbench.exceptions import DataError, TrackValidationError
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BulkRequest:
+    """One bulk request body and what it contains.
+
+    Attributes:
+        body: NDJSON body (action and document lines), ending in ``\\n``.
+        doc_count: documents in the body (Rally's ``bulk-size`` of this request).
+        index: the index or data stream the action lines target (None when a file's own action
+            lines are passed through); Rally passes it as the request's default index.
+        file: the file the documents come from.
+    """
+
+    body: bytes
+    doc_count: int
+    index: str | None
+    file: PreparedDocuments
+
+
+def select_files(
+    files: Sequence[PreparedDocuments],
+    *,
+    corpora: Sequence[str] | str | None = None,
+    indices: Sequence[str] | str | None = None,
+    data_streams: Sequence[str] | str | None = None,
+) -> tuple[PreparedDocuments, ...]:
+    """Rally's bulk ``corpora``/``indices``/``data-streams`` params: keep only matching files.
+
+    Source: Rally ``BulkIndexParamSource.used_corpora`` and ``DocumentCorpus.filter``: a file is
+    kept if its corpus is listed (when ``corpora`` is given), its ``target-index`` is listed (when
+    ``indices`` is given) and its ``target-data-stream`` is listed (when ``data_streams`` is given).
+    A single string counts as a one-element list.
+
+    Raises:
+        TrackValidationError: nothing matches (the message lists what there is).
+    """
+
+    def as_set(value: Sequence[str] | str | None) -> set[str] | None:
+        if value is None:
+            return None
+        return {value} if isinstance(value, str) else set(value)
+
+    want_corpora, want_indices, want_streams = as_set(corpora), as_set(indices), as_set(data_streams)
+    selected = tuple(
+        f
+        for f in files
+        if (want_corpora is None or f.corpus in want_corpora)
+        and (not want_indices or f.target_index in want_indices)
+        and (not want_streams or f.target_data_stream in want_streams)
+    )
+    if files and not selected:
+        have = sorted({f.corpus for f in files})
+        raise TrackValidationError(
+            f"The bulk operation's corpora {sorted(want_corpora or [])}, "
+            f"indices {sorted(want_indices or [])} "
+            f"and data streams {sorted(want_streams or [])} match no document file of the corpora {have}. "
+            f"Fix the 'corpora', 'indices' or 'data-streams' parameter of the bulk operation."
+        )
+    return selected
+
+
+class BulkSource:
+    """The bulk bodies of one client: its 1/N slice of each file, ``bulk_size`` documents per body.
+
+    Args:
+        files: prepared files to index (usually ``CorpusSet.all()`` or :func:`select_files`).
+        client_index: this client, in ``[0, num_clients)``.
+        num_clients: clients of the bulk task.
+        bulk_size: documents per body (the last body of each file slice may hold fewer).
+        index: write into this index instead of each file's target (an esbench extension; a file
+            targeting a data stream keeps ``create`` actions). Ignored for files that carry their
+            own action lines.
+        looped: start over with the first body after the last one (Rally's ``looped``).
+        id_conflicts: Rally's simulated id conflicts, or None for append-only bodies without ids.
+        pipeline: ingest pipeline name; not part of the body, exposed for the bulk runner.
+        ingest_percentage: only the first ``ceil(bulks * p / 100)`` bodies of the client
+            (Rally's ``ingest-percentage``, counted over all its file slices in reading order).
+
+    Iterating yields ``(body: bytes, doc_count: int)``; :meth:`requests` yields
+    :class:`BulkRequest` with the target index too. Memory is bounded by about one body plus one
+    4 MB read block, whatever the file size.
+
+    Raises:
+        TrackValidationError: bad sizes, percentages, or conflicts requested for files with their
+            own action lines or for data streams (Rally rejects both).
+        DataError: a file has no target index/data stream and no ``index`` is given.
+    """
+
+    def __init__(
+        self,
+        files: Sequence[PreparedDocuments],
+        *,
+        client_index: int,
+        num_clients: int,
+        bulk_size: int,
+        index: str | None = None,
+        looped: bool = False,
+        id_conflicts: IdConflicts | None = None,
+        pipeline: str | None = None,
+        ingest_percentage: float = 100.0,
+    ) -> None:
+        if bulk_size <= 0:
+            raise TrackValidationError(f"'bulk-size' must be positive but was {bulk_size}.")
+        if not 0.0 <= ingest_percentage <= 100.0:
+            raise TrackValidationError(
+                f"'ingest-percentage' must be in the range [0.0, 100.0] but was {ingest_percentage:.1f}."
+            )
+        if num_clients <= 0 or not 0 <= client_index < num_clients:
+            raise ValueError(f"client_index {client_index} not in [0, {num_clients})")
+        for f in files:
+            if id_conflicts is not None and f.includes_action_and_meta_data:
+                raise TrackValidationError(
+                    f"Cannot generate id conflicts [{id_conflicts.kind}] as [{f.documents.source_file}] in "
+                    f"document corpus [{f.corpus}] already contains an action and meta-data line. "
+                    f"Remove 'conflicts' from the bulk operation."
+                )
+            if id_conflicts is not None and f.target_data_stream and not f.target_index:
+                raise TrackValidationError(
+                    f"Conflicts cannot be generated with append-only data streams (corpus [{f.corpus}] "
+                    f"targets data stream [{f.target_data_stream}]). "
+                    f"Remove 'conflicts' from the bulk operation."
+                )
+            if not f.includes_action_and_meta_data and not (index or f.target_index or f.target_data_stream):
+                raise DataError(
+                    f"Document file [{f.documents.source_file}] of corpus [{f.corpus}] has no target index "
+                    f"or data stream. Set 'target-index' in the corpus definition of the track."
+                )
+        self.client_index = client_index
+        self.num_clients = num_clients
+        self.bulk_size = bulk_size
+        self.index = index
+        self.looped = looped
+        self.id_conflicts = id_conflicts
+        self.pipeline = pipeline
+        self.ingest_percentage = ingest_percentage
+        self.slices: tuple[FileSlice, ...] = tuple(client_slices(files, client_index, num_clients))
+        all_bulks = number_of_bulks(self.slices, bulk_size)
+        #: Bodies per pass over the slices (after ``ingest_percentage``).
+        self.bulks_per_pass = math.ceil(all_bulks * ingest_percentage / 100)
+        #: Documents per pass over the slices (after ``ingest_percentage``).
+        self.docs_per_pass = self._docs_in_first_bulks(self.bulks_per_pass)
+
+    def _docs_in_first_bulks(self, bulks: int) -> int:
+        docs = 0
+        for s in self.slices:
+            if bulks <= 0:
+                break
+            full, rest = divmod(s.docs, self.bulk_size)
+            slice_bulks = full + (1 if rest else 0)
+            if bulks >= slice_bulks:
+                docs += s.docs
+            else:
+                docs += bulks * self.bulk_size
+            bulks -= slice_bulks
+        return docs
+
+    def __iter__(self) -> Iterator[tuple[bytes, int]]:
+        for request in self.requests():
+            yield request.body, request.doc_count
+
+    def requests(self) -> Iterator[BulkRequest]:
+        """Yield the client's bulk requests (forever when ``looped`` and there is anything to send)."""
+        passes = 0
+        while True:
+            remaining = self.bulks_per_pass
+            for slice_index, s in enumerate(self.slices):
+                if remaining <= 0:
+                    break
+                for request in self._slice_requests(s, slice_index, passes):
+                    yield request
+                    remaining -= 1
+                    if remaining <= 0:
+                        break
+            passes += 1
+            if not self.looped or self.bulks_per_pass == 0:
+                return
+
+    def _target(self, f: PreparedDocuments) -> tuple[str | None, bool]:
+        """(target name, use ``create``) for generated action lines."""
+        if f.includes_action_and_meta_data:
+            return self.index or f.target_index or f.target_data_stream, False
+        if f.target_data_stream and not f.target_index:
+            return self.index or f.target_data_stream, True
+        return self.index or f.target_index, False
+
+    def _slice_requests(self, s: FileSlice, slice_index: int, passes: int) -> Iterator[BulkRequest]:
+        f = s.file
+        index = _load_index(f)
+        start = index.locate(f.path, s.offset_lines)
+        end = index.locate(f.path, s.offset_lines + s.lines)
+        target, use_create = self._target(f)
+        if f.includes_action_and_meta_data:
+            for chunk, lines in iter_line_groups(f.path, start, end, 2 * self.bulk_size):
+                yield BulkRequest(body=chunk, doc_count=lines // 2, index=target, file=f)
+            return
+        assert target is not None
+        if self.id_conflicts is not None:
+            seed = self.id_conflicts.seed
+            rng = random.Random(
+                f"{seed if seed is not None else 'esbench'}:{self.client_index}:{slice_index}:{passes}"
+            )
+            actions = ConflictingActions(
+                self.id_conflicts, index=target, offset=s.offset_lines, docs=s.docs, rng=rng
+            )
+            for chunk, lines in iter_line_groups(f.path, start, end, self.bulk_size):
+                body = actions.body(chunk[:-1].split(b"\n"))
+                yield BulkRequest(body=body, doc_count=lines, index=target, file=f)
+            return
+        action = action_line(target, create=use_create)
+        nl_action = b"\n" + action
+        for chunk, lines in iter_line_groups(f.path, start, end, self.bulk_size):
+            body = action + chunk[:-1].replace(b"\n", nl_action) + b"\n"
+            yield BulkRequest(body=body, doc_count=lines, index=target, file=f)
+
+
+def action_line(target: str, *, create: bool = False) -> bytes:
+    """Rally's constant action line: ``{"index": {"_index": "NAME"}}\\n`` (or ``create``)."""
+    op = "create" if create else "index"
+    return f'{{"{op}": {{"_index": {json.dumps(target)}}}}}\n'.encode()
+
+
+def _load_index(f: PreparedDocuments) -> OffsetIndex:
+    index = read_offset_index(f.offsets_path)
+    if index is None or not index.matches(f.path):
+        raise DataError(
+            f"The offset index [{f.offsets_path}] of corpus file [{f.path}] is missing or stale. "
+            f"Prepare the corpora again (esbench does this at the start of every race)."
+        )
+    return index
