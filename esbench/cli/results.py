@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 import tabulate
@@ -20,10 +20,12 @@ from esbench.cli import list_group, main
 from esbench.exceptions import UserError
 from esbench.reporting import compare as cmp
 from esbench.reporting.formats import FORMATS
+from esbench.results.es_export import DEFAULT_PREFIX, MetricsStoreSettings
 from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, RaceResult
 from esbench.results.store import ResultsStore, parse_tag_ref
 
 DEFAULT_LIST_LIMIT = 10
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def parse_user_tags(values: Sequence[str], *, option: str = "--user-tag") -> dict[str, str]:
@@ -335,57 +337,102 @@ def delete_race(race_ids: tuple[str, ...], results_db: Path | None) -> None:
 # ------------------------------------------------------------------------------------ export
 
 
-@main.command("export")
-@click.argument("races", nargs=-1, required=True, metavar="RACE...")
-@click.option(
-    "--metrics-store",
-    "metrics_store",
-    envvar="ESBENCH_METRICS_STORE",
-    required=True,
-    metavar="URL",
-    help="Elasticsearch metrics store, e.g. https://user:pass@host:9200 (env ESBENCH_METRICS_STORE).",
-)
-@click.option(
-    "--metrics-store-user",
-    envvar="ESBENCH_METRICS_STORE_USER",
-    default=None,
-    help="User name (env ESBENCH_METRICS_STORE_USER).",
-)
-@click.option(
-    "--metrics-store-password",
-    envvar="ESBENCH_METRICS_STORE_PASSWORD",
-    default=None,
-    help="Password (env ESBENCH_METRICS_STORE_PASSWORD; prefer the env var to keep it out of shell history).",
-)
-@click.option(
-    "--metrics-store-ca-certs",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    default=None,
-    help="CA bundle to verify the metrics store's TLS certificate.",
-)
-@click.option(
-    "--metrics-store-insecure", is_flag=True, help="Do not verify the metrics store's TLS certificate."
-)
-@_store_option
-def export_command(
-    races: tuple[str, ...],
-    metrics_store: str,
-    metrics_store_user: str | None,
-    metrics_store_password: str | None,
-    metrics_store_ca_certs: Path | None,
-    metrics_store_insecure: bool,
-    results_db: Path | None,
-) -> None:
-    """Export stored RACEs (ids, prefixes or tag:KEY:VALUE) to an Elasticsearch metrics store for Kibana."""
-    from esbench.results.es_export import MetricsStoreSettings, export_races
+def metrics_store_options(func: F) -> F:
+    """Click options ``--metrics-store`` (env ``ESBENCH_METRICS_STORE``), ``--metrics-store-user``,
+    ``--metrics-store-password``, ``--metrics-store-api-key``, ``--metrics-store-ca-certs``,
+    ``--metrics-store-insecure`` and ``--metrics-store-prefix``; turn their values into settings
+    with :func:`metrics_store_settings`. Shared by ``export`` and ``race``.
+    """
+    options = (
+        click.option(
+            "--metrics-store",
+            "metrics_store",
+            envvar="ESBENCH_METRICS_STORE",
+            default=None,
+            metavar="URL",
+            help="Also export races to this Elasticsearch metrics store, e.g. https://user:pass@host:9200 "
+            "(env ESBENCH_METRICS_STORE).",
+        ),
+        click.option(
+            "--metrics-store-user",
+            envvar="ESBENCH_METRICS_STORE_USER",
+            default=None,
+            help="Metrics store user name (env ESBENCH_METRICS_STORE_USER).",
+        ),
+        click.option(
+            "--metrics-store-password",
+            envvar="ESBENCH_METRICS_STORE_PASSWORD",
+            default=None,
+            help="Metrics store password (prefer env ESBENCH_METRICS_STORE_PASSWORD: not in shell history).",
+        ),
+        click.option(
+            "--metrics-store-api-key",
+            envvar="ESBENCH_METRICS_STORE_API_KEY",
+            default=None,
+            help="Metrics store API key (env ESBENCH_METRICS_STORE_API_KEY).",
+        ),
+        click.option(
+            "--metrics-store-ca-certs",
+            type=click.Path(exists=True, dir_okay=False, path_type=Path),
+            default=None,
+            help="CA bundle to verify the metrics store's TLS certificate.",
+        ),
+        click.option(
+            "--metrics-store-insecure",
+            is_flag=True,
+            help="Do not verify the metrics store's TLS certificate.",
+        ),
+        click.option(
+            "--metrics-store-prefix",
+            default=DEFAULT_PREFIX,
+            show_default=True,
+            help="Prefix of the metrics store's index and template names.",
+        ),
+    )
+    for option in reversed(options):
+        func = option(func)
+    return func
 
-    settings = MetricsStoreSettings.from_url(
+
+def metrics_store_settings(
+    *,
+    metrics_store: str | None,
+    metrics_store_user: str | None = None,
+    metrics_store_password: str | None = None,
+    metrics_store_api_key: str | None = None,
+    metrics_store_ca_certs: Path | None = None,
+    metrics_store_insecure: bool = False,
+    metrics_store_prefix: str = DEFAULT_PREFIX,
+) -> MetricsStoreSettings | None:
+    """The settings of :func:`metrics_store_options` values; None when no metrics store is configured.
+
+    Raises:
+        ConfigError: malformed URL (the message never shows credentials).
+    """
+    if not metrics_store:
+        return None
+    return MetricsStoreSettings.from_url(
         metrics_store,
         username=metrics_store_user,
         password=metrics_store_password,
+        api_key=metrics_store_api_key,
         ca_certs=metrics_store_ca_certs,
         verify_certs=not metrics_store_insecure,
+        index_prefix=metrics_store_prefix,
     )
+
+
+@main.command("export")
+@click.argument("races", nargs=-1, required=True, metavar="RACE...")
+@metrics_store_options
+@_store_option
+def export_command(races: tuple[str, ...], results_db: Path | None, **store_options: Any) -> None:
+    """Export stored RACEs (ids, prefixes or tag:KEY:VALUE) to an Elasticsearch metrics store for Kibana."""
+    from esbench.results.es_export import export_races
+
+    settings = metrics_store_settings(**store_options)
+    if settings is None:
+        raise UserError("esbench export needs --metrics-store=URL (or the ESBENCH_METRICS_STORE variable).")
     with _open_store(results_db) as store:
         selected: dict[str, RaceResult] = {}
         for ref in races:
@@ -393,7 +440,7 @@ def export_command(
                 selected[race.race_id] = race
     counts = export_races(list(selected.values()), settings)
     click.echo(
-        f"Exported {len(selected)} race(s) to {settings.display_url}: {counts.results} task result docs, "
+        f"Exported {len(selected)} race(s) to {settings.display_url}: {counts.results} result docs, "
         f"{counts.metrics} throughput samples.",
         err=True,
     )

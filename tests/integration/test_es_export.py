@@ -124,3 +124,39 @@ def test_unreachable_metrics_store_is_a_store_error_without_credentials(prefix: 
     with pytest.raises(StoreError, match=r"Cannot reach the metrics store http://127\.0\.0\.1:1") as info:
         export_race(racefactory.make_race(seed=3), settings)
     assert "topsecret" not in str(info.value)
+
+
+def test_export_command_exports_stored_races_by_tag(
+    es_hosts: list[str], prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from esbench.cli import main
+    from esbench.results.store import ResultsStore
+
+    races = [racefactory.make_race(seed=10 + i, tags={"setup": "x"}) for i in range(2)]
+    with ResultsStore.open() as store:
+        for race in races:
+            store.save(race)
+        store.save(racefactory.make_race(seed=12, tags={"setup": "y"}))
+    monkeypatch.setenv("ESBENCH_METRICS_STORE_PASSWORD", "never-shown")
+    result = CliRunner().invoke(
+        main,
+        [
+            "export",
+            "tag:setup:x",
+            f"--metrics-store=http://bench@{es_hosts[0]}",
+            f"--metrics-store-prefix={prefix}",
+        ],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    assert f"Exported 2 race(s) to http://{es_hosts[0]}" in result.stderr
+    assert "never-shown" not in result.output and "bench@" not in result.output
+    es = Elasticsearch(f"http://{es_hosts[0]}")
+    try:
+        es.indices.refresh(index=f"{prefix}-races-*")
+        hits = es.search(index=f"{prefix}-races-*", query={"match_all": {}})["hits"]["hits"]
+        assert {h["_id"] for h in hits} == {r.race_id for r in races}
+    finally:
+        es.close()

@@ -247,3 +247,11 @@ def test_corrupt_store_is_a_clean_error(isolated_home: Path) -> None:
     code, _, err = run("list", "races")
     assert code == 64 and "not a readable esbench results store" in err and "Traceback" not in err
     assert (isolated_home / "results.db").read_bytes() == b"garbage" * 1000
+
+
+def test_export_needs_a_metrics_store(races: dict[str, RaceResult], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ESBENCH_METRICS_STORE", raising=False)
+    code, _, err = run("export", "tag:setup:1node")
+    assert code == 64 and "--metrics-store=URL" in err
+    code, _, err = run("export", "tag:setup:1node", "--metrics-store=ftp://u:secret@h")
+    assert code == 64 and "secret" not in err and "http://" in err
