@@ -137,3 +137,10 @@ def test_ctrl_c_during_start_leaves_nothing_running(dist_cache_env: dict[str, st
     assert _marker_pids(inst.id, 1) == []
     assert not Path(inst.root).exists()
     assert installation.list_installations() == []
+
+
+def test_unknown_version_reported_by_real_maven(dist_cache_env: dict[str, str]) -> None:
+    result = _esbench(dist_cache_env, "download", "--distribution-version=8.99.0", timeout=120)
+    assert result.returncode == 64
+    assert "[ERROR] Elasticsearch 8.99.0 was not found in the Maven repositories" in result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
