@@ -1069,12 +1069,14 @@ def render_comparison(
     baseline_line = f"Baseline: {_side_description(comparison.baseline)}"
     if fmt == "markdown":
         parts = [f"**{baseline_line}**"]
+        if table == "seed":
+            parts += [f"**Contender: {_side_description(c.contender)}**" for c in comparison.contenders]
         for title, rows in blocks:
             if title:
                 parts.append(f"### {title}")
             parts.append(_pipe(headers, rows))
         if comparison.has_statistics:
-            parts.append(_stats_note(comparison))
+            parts.append(_stats_note(comparison, table))
         if warnings:
             parts.append("**Warnings**\n\n" + "\n".join(f"- {w}" for w in warnings))
         if verdict:
@@ -1086,7 +1088,7 @@ def render_comparison(
     for title, rows in blocks:
         parts.append((title + "\n\n" if title else "") + _pipe(headers, rows))
     if comparison.has_statistics:
-        parts.append(_stats_note(comparison))
+        parts.append(_stats_note(comparison, table))
     if warnings:
         parts.append("\n".join(f"[WARNING] {w}" for w in warnings))
     if verdict:
@@ -1094,9 +1096,14 @@ def render_comparison(
     return "\n\n".join(parts) + "\n"
 
 
-def _stats_note(comparison: Comparison) -> str:
-    return (
+def _stats_note(comparison: Comparison, table: str) -> str:
+    note = (
         "Several races per side: throughput = mean of the races' values, percentiles = recomputed from "
-        "the merged HDR histograms, error rate = pooled; RSD = relative standard deviation of the "
-        f"per-race values; Significant = Welch's t-test on the per-race values, p < {comparison.alpha:g}."
+        "the merged HDR histograms, error rate = pooled"
+    )
+    if table == "seed":
+        return note + "; use --table=rally for the relative standard deviations and significance tests."
+    return note + (
+        "; RSD = relative standard deviation of the per-race values; Significant = Welch's t-test on the "
+        f"per-race values, p < {comparison.alpha:g}."
     )
