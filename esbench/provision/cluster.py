@@ -9,11 +9,14 @@ start stops whatever it launched.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import shutil
+import signal
 import subprocess
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
@@ -108,6 +111,23 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
     return installed
 
 
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Treat SIGTERM (e.g. a CI timeout) like Ctrl-C while nodes are starting, so they get stopped."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 class _PortTaken(Exception):
     """A node could not bind its port: someone took it between choosing and binding."""
 
@@ -189,7 +209,7 @@ def start(
 
     Raises:
         LaunchError: a node failed, died or the cluster was not green in time (message has log tails).
-        KeyboardInterrupt: after stopping every launched process.
+        KeyboardInterrupt: Ctrl-C or SIGTERM during start, after stopping every launched process.
     """
     if inst.status == "started" and any(_node_pids(inst, n) for n in inst.nodes):
         raise ProvisionError(
@@ -210,12 +230,15 @@ def start(
         inst_mod.save(current)
         launchers: list[subprocess.Popen[bytes]] = []
         try:
-            for node in current.nodes:
-                launchers.append(
-                    launch(node, es_home=Path(current.es_home), java_home=Path(current.java_home), user=user)
-                )
-            began = clock()
-            _await_green(current, launchers, timeout=timeout, clock=clock)
+            with _sigterm_as_interrupt():
+                for node in current.nodes:
+                    launchers.append(
+                        launch(
+                            node, es_home=Path(current.es_home), java_home=Path(current.java_home), user=user
+                        )
+                    )
+                began = clock()
+                _await_green(current, launchers, timeout=timeout, clock=clock)
             logger.info("Cluster %s green after %.1f s", current.cluster_name, clock() - began)
         except _PortTaken as e:
             logger.warning("Node %s lost its port to another process (attempt %d); retrying", e, attempt)

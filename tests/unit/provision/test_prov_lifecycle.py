@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import urllib.request
 from collections.abc import Callable
@@ -172,3 +173,23 @@ def test_install_start_stop_preserve_restart(fake_dist: Callable[..., Path]) -> 
     assert all(_health(h)["status"] == "green" for h in again.hosts)
     cluster.stop(again)
     assert not Path(kept.root).exists() and installation.list_installations() == []
+
+
+def test_sigterm_during_start_is_treated_like_ctrl_c(
+    fake_dist: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[int] = []
+
+    def terminated(host: str, **_: object) -> None:
+        inst = installation.list_installations()[0]
+        seen.extend(_all_marker_pids(inst.id, 1))
+        os.kill(os.getpid(), signal.SIGTERM)
+        return None
+
+    monkeypatch.setattr(cluster, "cluster_health", terminated)
+    previous = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt):
+        cluster.provision_cluster(_settings(fake_dist()), race_dir=None)
+    assert signal.getsignal(signal.SIGTERM) == previous
+    assert seen and not any(pid_alive(p) for p in seen)
+    assert installation.list_installations() == []
