@@ -11,9 +11,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 _NL = b"\n"
-# Count newlines block-wise before pinpointing one: ``count`` runs at memory speed, so only the
-# final block is walked with ``find``.
-_COUNT_BLOCK = 1 << 16
 #: Bytes read from disk per ``read`` call by :func:`iter_line_groups`.
 READ_BLOCK = 4 << 20
 
@@ -28,19 +25,54 @@ def nth_newline(buf: bytes, start: int, n: int, end: int | None = None) -> tuple
     if n <= 0:
         return start - 1, 0
     stop = len(buf) if end is None else end
-    pos = start
-    remaining = n
-    while pos < stop:
-        block_end = min(pos + _COUNT_BLOCK, stop)
-        found = buf.count(_NL, pos, block_end)
-        if found >= remaining:
-            p = pos - 1
-            for _ in range(remaining):
-                p = buf.find(_NL, p + 1, block_end)
-            return p, 0
-        remaining -= found
-        pos = block_end
-    return -1, remaining
+    find = buf.find
+    p = start - 1
+    # ``find`` is memchr; it beats ``count`` (a plain byte loop) for lines of a few hundred bytes.
+    for i in range(n):
+        p = find(_NL, p + 1, stop)
+        if p < 0:
+            return -1, n - i
+    return p, 0
+
+
+def iter_line_lists(
+    path: Path, start: int, end: int, lines_per_group: int, *, block_size: int = READ_BLOCK
+) -> Iterator[list[bytes]]:
+    """Read the byte range ``[start, end)`` of ``path`` as lists of lines without their ``\\n``.
+
+    Each list holds ``lines_per_group`` lines except the last, which may hold fewer. Blocks are
+    split with ``bytes.split`` (C speed, small objects); memory stays around one group plus one
+    block. ``start``/``end`` must be line boundaries (or the file size).
+    """
+    if lines_per_group <= 0:
+        raise ValueError(f"lines_per_group must be positive, got {lines_per_group}")
+    pending: list[bytes] = []
+    tail = b""
+    with open(path, "rb") as f:
+        f.seek(start)
+        left = end - start
+        while left > 0:
+            block = f.read(min(block_size, left))
+            if not block:
+                break
+            left -= len(block)
+            lines = block.split(_NL)
+            if tail:
+                lines[0] = tail + lines[0]
+            tail = lines.pop()  # the unterminated rest (b"" when the block ends with a newline)
+            if pending:
+                pending.extend(lines)
+            else:
+                pending = lines
+            if len(pending) >= lines_per_group:
+                full = len(pending) - len(pending) % lines_per_group
+                for i in range(0, full, lines_per_group):
+                    yield pending[i : i + lines_per_group]
+                pending = pending[full:]
+    if tail:
+        pending.append(tail)
+    if pending:
+        yield pending
 
 
 def iter_line_groups(

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from corpus_helpers import write_docs
 
-from esbench.corpus.lines import iter_line_groups, nth_newline
+from esbench.corpus.lines import iter_line_groups, iter_line_lists, nth_newline
 from esbench.corpus.offsets import (
     OffsetIndexBuilder,
     build_offset_index,
@@ -124,3 +124,18 @@ def test_line_groups_add_the_missing_final_newline(tmp_path: Path) -> None:
     groups = list(iter_line_groups(path, 0, path.stat().st_size, 2))
     assert [n for _, n in groups] == [2, 2, 1]
     assert groups[-1][0].endswith(b"}\n")
+
+
+@pytest.mark.parametrize("group", [1, 3, 10, 1000])
+@pytest.mark.parametrize("block_size", [7, 4096, 1 << 20])
+def test_line_lists_cover_a_byte_range_exactly(tmp_path: Path, group: int, block_size: int) -> None:
+    path = write_docs(tmp_path / "d.json", 333, newline_at_end=False)
+    data = path.read_bytes()
+    starts = _line_starts(data)
+    for start, end in ((starts[17], starts[300]), (starts[300], len(data))):
+        lists = list(iter_line_lists(path, start, end, group, block_size=block_size))
+        expected = data[start:end].split(b"\n")
+        if expected[-1] == b"":
+            expected.pop()
+        assert [line for lines in lists for line in lines] == expected
+        assert all(len(lines) == group for lines in lists[:-1]) and 0 < len(lists[-1]) <= group
