@@ -4,8 +4,9 @@ Where a document file is looked for (Rally's order, ``esrally/track/loader.py``:
 ``DefaultTrackPreparator``/``DocumentSetPreparator``), for ``source-file: NAME.json.bz2``:
 
 1. the uncompressed ``NAME.json`` in the track's data directory (the corpus ``root``, else the
-   track directory), then in ``corpora/<corpus>/`` of the esbench home — used if its size matches
-   ``uncompressed-bytes`` (when given);
+   track directory), then in ``corpora/<corpus>/`` of the esbench home, then in Rally's data
+   directory ``~/.rally/benchmarks/data/<corpus>/`` (read only, so corpora Rally downloaded
+   before are reused) — used if its size matches ``uncompressed-bytes`` (when given);
 2. the archive ``NAME.json.bz2`` in the same places (size checked against ``compressed-bytes``):
    decompressed once into the cache (:mod:`esbench.corpus.cache`);
 3. a download of ``base-url/NAME.json.bz2`` into ``corpora/<corpus>/``, then decompression.
@@ -178,6 +179,12 @@ def _prepare_documents(
     )
 
 
+def _rally_data_dir(corpus_name: str) -> list[Path]:
+    """Rally's default ``local.dataset.cache`` directory of a corpus, if it exists."""
+    path = Path.home() / ".rally" / "benchmarks" / "data" / corpus_name
+    return [path] if path.is_dir() else []
+
+
 def _size_ok(path: Path, expected: int | None) -> bool:
     return expected is None or path.stat().st_size == expected
 
@@ -202,7 +209,8 @@ def _prepare_file(
     looked: list[Path] = []
     wrong_size: list[tuple[Path, int]] = []
 
-    for root in [*roots, cache]:
+    places = [*roots, cache, *_rally_data_dir(corpus.name)]
+    for root in places:
         candidate = root / doc_name
         looked.append(candidate)
         if candidate.is_file():
@@ -211,7 +219,7 @@ def _prepare_file(
             wrong_size.append((candidate, documents.uncompressed_bytes or 0))
 
     if suffix:
-        for root in [*roots, cache]:
+        for root in places:
             archive = root / documents.source_file
             looked.append(archive)
             if not archive.is_file():

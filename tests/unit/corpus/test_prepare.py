@@ -280,3 +280,19 @@ def test_eventdata_test_mode_corpus_is_generated_without_the_full_one(tmp_path: 
     assert prepared.path.name == "eventdata-1k.json"
     assert prepared.path.read_bytes().count(b"\n") == 1000
     assert not (prepared.path.parent / "eventdata.json").exists()
+
+
+def test_corpora_downloaded_by_rally_are_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "user"
+    monkeypatch.setenv("HOME", str(home))
+    rally_dir = home / ".rally" / "benchmarks" / "data" / "c"
+    original = write_docs(tmp_path / "src.json", 15).read_bytes()
+    rally_dir.mkdir(parents=True)
+    (rally_dir / "docs.json.bz2").write_bytes(bz2.compress(original))
+    track = make_track(
+        tmp_path / "track", corpus("c", _docs("docs.json.bz2", 15, base_url="http://127.0.0.1:9/x"))
+    )
+    prepared = prepare_corpora(track, offline=True).all()[0]
+    assert prepared.path.read_bytes() == original
+    assert prepared.path.is_relative_to(corpora_home() / "_local")  # Rally's directory is only read
+    assert sorted(p.name for p in rally_dir.iterdir()) == ["docs.json.bz2"]
