@@ -1,0 +1,232 @@
+"""Summary of a side-by-side benchmark: medians over repetitions, ratios, resource use.
+
+Shapes (also the JSON file's):
+
+- ``rows``: one per (case, task, metric): ``{"case", "task", "metric", "unit", "higher_is_better",
+  "esbench", "rally", "wrk"`` (median over the successful repetitions, or null), ``"n"`` (successful
+  runs per tool), ``"spread"`` (``{tool: [min, max]}``), ``"esbench/rally"``, ``"esbench/wrk"``,
+  ``"rally/wrk"`` (ratios of the medians, or null)}``;
+- ``resources``: one per (case, tool): medians of ``wall_s``, ``cpu_s``, ``peak_rss_mib``
+  (sum over the tool's process tree), ``peak_pss_mib`` and the runs ok / total.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+from sidebyside.cases import Case
+from sidebyside.tools import ToolRun
+
+TOOL_LABELS = {"esbench": "esbench", "rally": "Rally", "wrk": "wrk"}
+METRIC_LABELS = {
+    "throughput": "median throughput",
+    "service_time_p50_ms": "p50 service time",
+    "service_time_p90_ms": "p90 service time",
+    "latency_p50_ms": "p50 latency",
+    "error_rate_pct": "error rate",
+}
+PENDING = "pending: esbench race not yet available"
+
+
+def _median(values: Sequence[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a is not None and b else None
+
+
+def summarize(cases: Sequence[Case], runs: Sequence[ToolRun], tools: Sequence[str]) -> dict[str, Any]:
+    """``{"rows": [...], "resources": [...], "warnings": [...]}`` (see the module docstring)."""
+    rows: list[dict[str, Any]] = []
+    resources: list[dict[str, Any]] = []
+    warnings: list[str] = []
+    for case in cases:
+        case_runs = [r for r in runs if r.case == case.name]
+        for task, metric in case.shown:
+            row: dict[str, Any] = {
+                "case": case.name,
+                "task": task,
+                "metric": metric,
+                "higher_is_better": metric == "throughput",
+                # Until a run reports it: bulk tasks count documents, the others operations.
+                "unit": ("docs/s" if task == "index-append" else "ops/s") if metric == "throughput" else "ms",
+                "n": {},
+                "spread": {},
+            }
+            for tool in ("esbench", "rally", "wrk"):
+                values = [
+                    r.metrics[task][metric]
+                    for r in case_runs
+                    if r.tool == tool and r.ok and metric in r.metrics.get(task, {})
+                ]
+                if metric == "throughput":
+                    unit = next((r.units[task] for r in case_runs if r.ok and task in r.units), None)
+                    if unit:
+                        row["unit"] = unit
+                row[tool] = _median(values)
+                row["n"][tool] = len(values)
+                row["spread"][tool] = [min(values), max(values)] if values else None
+            row["esbench/rally"] = _ratio(row["esbench"], row["rally"])
+            row["esbench/wrk"] = _ratio(row["esbench"], row["wrk"])
+            row["rally/wrk"] = _ratio(row["rally"], row["wrk"])
+            rows.append(row)
+        for tool in tools:
+            tool_runs = [r for r in case_runs if r.tool == tool]
+            if not tool_runs:
+                continue
+            ok = [r for r in tool_runs if r.ok]
+            pending = any(r.error == PENDING for r in tool_runs)
+
+            def med(key: str, scale: float = 1.0, _ok: list[ToolRun] = ok) -> float | None:
+                vals = [r.usage[key] / scale for r in _ok if key in r.usage]
+                return _median(vals)
+
+            resources.append(
+                {
+                    "case": case.name,
+                    "tool": tool,
+                    "runs_ok": len(ok),
+                    "runs": len(tool_runs),
+                    "pending": pending,
+                    "wall_s": med("wall_s"),
+                    "cpu_s": med("cpu_s"),
+                    "peak_rss_mib": med("peak_rss_bytes", 2**20),
+                    "peak_pss_mib": med("peak_pss_bytes", 2**20),
+                    "processes": med("processes_seen"),
+                }
+            )
+            for r in tool_runs:
+                if not r.ok and r.error != PENDING:
+                    first = (r.error or "").strip().splitlines()[0] if r.error else "failed"
+                    warnings.append(f"{case.name} / {tool} / rep {r.rep}: {first} (log: {r.log})")
+                for task, m in r.metrics.items():
+                    if m.get("error_rate_pct"):
+                        warnings.append(
+                            f"{case.name} / {tool} / rep {r.rep}: error rate {m['error_rate_pct']:.2f} % "
+                            f"in task {task}"
+                        )
+    busy = [r for r in runs if r.loadavg_before > 1.5]
+    if busy:
+        worst = max(r.loadavg_before for r in busy)
+        warnings.append(
+            f"{len(busy)} of {len(runs)} runs started with a 1-minute load average above 1.5 (max "
+            f"{worst:.1f}): other processes were using the CPU; numbers are lower than on an idle machine."
+        )
+    return {"rows": rows, "resources": resources, "warnings": warnings}
+
+
+def _fmt(value: float | None, *, pending: bool = False) -> str:
+    if value is None:
+        return "pending" if pending else "-"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    if abs(value) >= 100:
+        return f"{value:.1f}"
+    if abs(value) >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3f}"
+
+
+def _fmt_ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}x"
+
+
+def metric_table(summary: dict[str, Any], *, esbench_pending: bool) -> tuple[list[str], list[list[str]]]:
+    """(headers, rows) of the main table."""
+    headers = [
+        "case",
+        "task",
+        "metric",
+        "unit",
+        "esbench",
+        "Rally",
+        "wrk",
+        "esbench/Rally",
+        "esbench/wrk",
+        "Rally/wrk",
+    ]
+    out = []
+    for r in summary["rows"]:
+        out.append(
+            [
+                r["case"],
+                r["task"],
+                METRIC_LABELS.get(r["metric"], r["metric"]),
+                r["unit"],
+                _fmt(r["esbench"], pending=esbench_pending),
+                _fmt(r["rally"]),
+                _fmt(r["wrk"]),
+                _fmt_ratio(r["esbench/rally"]),
+                _fmt_ratio(r["esbench/wrk"]),
+                _fmt_ratio(r["rally/wrk"]),
+            ]
+        )
+    return headers, out
+
+
+def resource_table(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """(headers, rows) of the load-driver resource table."""
+    headers = ["case", "tool", "runs ok", "wall s", "CPU s", "peak RSS MiB", "peak PSS MiB", "processes"]
+    out = []
+    for r in summary["resources"]:
+        if r["pending"]:
+            out.append([r["case"], TOOL_LABELS[r["tool"]], "pending", "", "", "", "", ""])
+            continue
+        out.append(
+            [
+                r["case"],
+                TOOL_LABELS[r["tool"]],
+                f"{r['runs_ok']}/{r['runs']}",
+                _fmt(r["wall_s"]),
+                _fmt(r["cpu_s"]),
+                _fmt(r["peak_rss_mib"]),
+                _fmt(r["peak_pss_mib"]),
+                _fmt(r["processes"]),
+            ]
+        )
+    return headers, out
+
+
+def pipe_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A GitHub-markdown pipe table (also readable on a terminal)."""
+    widths = [max([len(str(h)), *(len(str(r[i])) for r in rows)]) for i, h in enumerate(headers)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
+
+    sep = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+    return "\n".join([line(headers), sep, *(line(r) for r in rows)])
+
+
+def render_markdown(doc: dict[str, Any]) -> str:
+    """The markdown report: machine, versions, command, cases, both tables, warnings."""
+    s = doc["summary"]
+    pending = doc.get("esbench_pending", False)
+    parts = [f"# Side-by-side benchmark {doc['started']}", ""]
+    m = doc["machine"]
+    parts += [
+        f"- machine: {m['nproc']} cores ({m['cpu_model']}), {m['memory']} RAM, {m['kernel']}",
+        f"- load average at start / end: {m['loadavg_start']} / {m.get('loadavg_end', '?')}",
+        "- versions: " + "; ".join(f"{k}: {v}" for k, v in doc["versions"].items()),
+        f"- repetitions: {doc['settings']['repetitions']} (medians shown; tools alternate)",
+        f"- command: `{doc['command']}`",
+        "",
+        "Cases:",
+        "",
+        *(f"- `{c['name']}`: {c['description']}" for c in doc["cases"]),
+        "",
+    ]
+    if doc.get("interrupted"):
+        parts += ["**Interrupted**: the tables cover only the runs that finished.", ""]
+    h, rows = metric_table(s, esbench_pending=pending)
+    parts += [pipe_table(h, rows), ""]
+    h, rows = resource_table(s)
+    parts += ["Load-driver resources (whole process tree, medians):", "", pipe_table(h, rows), ""]
+    if pending:
+        parts += [f"esbench: {PENDING}.", ""]
+    if s["warnings"]:
+        parts += ["Warnings:", "", *(f"- {w}" for w in s["warnings"]), ""]
+    return "\n".join(parts)
