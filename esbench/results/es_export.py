@@ -418,11 +418,13 @@ def _actions(races: Sequence[RaceResult], prefix: str, counts: dict[str, int]) -
 
 
 def export_races(
-    races: Iterable[RaceResult], settings: MetricsStoreSettings, *, refresh: bool = False
+    races: Iterable[RaceResult], settings: MetricsStoreSettings | str, *, refresh: bool = False
 ) -> ExportCounts:
     """Install the index templates (idempotent) and index the documents of ``races``.
 
     Args:
+        settings: the metrics store, or its URL (credentials then come from the URL userinfo or the
+            ``ESBENCH_METRICS_STORE_*`` variables, see :meth:`MetricsStoreSettings.from_env`).
         refresh: refresh the written indices before returning (tests, immediate dashboards).
 
     Raises:
@@ -431,6 +433,11 @@ def export_races(
     """
     from elasticsearch import ApiError, TransportError, helpers
 
+    if isinstance(settings, str):
+        resolved = MetricsStoreSettings.from_env(settings)
+        if resolved is None:
+            raise ConfigError("The metrics store URL is empty (--metrics-store / ESBENCH_METRICS_STORE).")
+        settings = resolved
     races = list(races)
     counts = {"races": 0, "results": 0, "metrics": 0}
     where = f"the metrics store {settings.display_url}"
@@ -459,6 +466,8 @@ def export_races(
     return ExportCounts(**counts)
 
 
-def export_race(race: RaceResult, settings: MetricsStoreSettings, *, refresh: bool = False) -> ExportCounts:
-    """Export one race (see :func:`export_races`)."""
+def export_race(
+    race: RaceResult, settings: MetricsStoreSettings | str, *, refresh: bool = False
+) -> ExportCounts:
+    """Export one race (see :func:`export_races`; ``settings`` may be the URL)."""
     return export_races([race], settings, refresh=refresh)

@@ -92,3 +92,13 @@ def test_templates_map_every_document_field() -> None:
         for doc in docs:
             assert set(doc) <= set(props), set(doc) - set(props)
         assert props["race-timestamp"]["type"] == "date"
+
+
+def test_export_accepts_a_url_and_never_shows_its_password(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Port 1 on loopback refuses at once: the error path, without any Elasticsearch.
+    from esbench.exceptions import StoreError
+
+    monkeypatch.delenv("ESBENCH_METRICS_STORE_USER", raising=False)
+    with pytest.raises(StoreError, match=r"Cannot reach the metrics store http://127\.0\.0\.1:1\b") as info:
+        es_export.export_race(make_race(seed=4), "http://bench:hunter2@127.0.0.1:1")
+    assert "hunter2" not in str(info.value) and "bench" not in str(info.value)
