@@ -1,0 +1,339 @@
+"""Elasticsearch client options (Rally's ``--client-options``) and the per-client factory.
+
+``--client-options`` is Rally's ``k:v,k:v`` list (``timeout:60,use_ssl:true,basic_auth_user:'elastic'``;
+a value in single quotes is a string, else int, float, true/false, none, else a string), inline
+JSON (``{"default": {...}}`` as Rally's multi-cluster form, or a flat object) or a ``.json`` file.
+
+Credentials come from the options or, when absent there, from the environment:
+``ESBENCH_USERNAME``/``ESBENCH_PASSWORD`` (basic auth) and ``ESBENCH_API_KEY``. They are never
+part of ``repr``/``str``, logs or messages. TLS certificate verification is on unless
+``verify_certs:false``.
+
+Every client of the driver gets its own :class:`EsbenchClient`: an ``AsyncElasticsearch`` whose
+nodes are :class:`esbench.driver.http.TimedAiohttpNode` (one keep-alive connection per client,
+like Rally) plus ``client.http``, the :class:`esbench.driver.http.HttpTransport` the built-in
+runners send through. Clients live for the whole race in their worker, so connections are reused
+from task to task.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from elasticsearch import AsyncElasticsearch
+
+from esbench.driver.http import HttpTransport, NodeHttpTransport, TimedAiohttpNode
+from esbench.exceptions import ConfigError
+
+ENV_USERNAME = "ESBENCH_USERNAME"
+ENV_PASSWORD = "ESBENCH_PASSWORD"
+ENV_API_KEY = "ESBENCH_API_KEY"
+
+#: Rally's default client timeout in seconds.
+DEFAULT_TIMEOUT = 60.0
+
+_SECRET = "*****"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClientOptions:
+    """How the driver talks to Elasticsearch.
+
+    Attributes:
+        timeout: client-side request timeout in seconds (Rally's default: 60).
+        use_ssl: connect with TLS (``https``) to hosts given without a scheme.
+        verify_certs: verify the server certificate (default True).
+        ca_certs: CA bundle file or directory for verification.
+        client_cert / client_key: client certificate and key files (mutual TLS).
+        basic_auth_user / basic_auth_password: basic authentication.
+        api_key: API key (``id:key`` or the encoded form).
+        http_compress: gzip request bodies (and accept compressed responses).
+        max_connections: connections per node and client (default: elasticsearch-py's).
+    """
+
+    timeout: float = DEFAULT_TIMEOUT
+    use_ssl: bool = False
+    verify_certs: bool = True
+    ca_certs: str | None = None
+    client_cert: str | None = None
+    client_key: str | None = None
+    basic_auth_user: str | None = None
+    basic_auth_password: str | None = field(default=None, repr=False)
+    api_key: str | None = field(default=None, repr=False)
+    http_compress: bool = False
+    max_connections: int | None = None
+
+    def __str__(self) -> str:
+        return repr(self)
+
+    def describe(self) -> dict[str, Any]:
+        """The options as a dict safe to show or store: secrets replaced by ``*****``."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        for secret in ("basic_auth_password", "api_key"):
+            if out[secret] is not None:
+                out[secret] = _SECRET
+        return out
+
+
+_BOOL_KEYS = {"use_ssl", "verify_certs", "http_compress"}
+_ALIASES = {"compressed": "http_compress", "request_timeout": "timeout"}
+#: Rally options that esbench accepts and ignores (they tune Rally's own client).
+_IGNORED = {"enable_cleanup_closed", "ssl_show_warn", "max_retries", "retry_on_timeout", "trace"}
+
+
+def _scalar(text: str) -> Any:
+    if text.startswith("'") and text.endswith("'") and len(text) >= 2:
+        return text[1:-1]
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered == "none":
+        return None
+    return text
+
+
+def _parse_kv(text: str) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        key, sep, value = part.partition(":")
+        if not sep or not key.strip():
+            raise ConfigError(
+                f"Invalid --client-options entry '{part}': expected 'key:value' pairs separated by commas, "
+                f'e.g. --client-options="timeout:60,use_ssl:true,verify_certs:true".'
+            )
+        values[key.strip()] = _scalar(value.strip())
+    return values
+
+
+def _as_bool(key: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise ConfigError(f"--client-options: '{key}' must be true or false, got {value!r}.")
+
+
+def client_options_from_mapping(values: Mapping[str, Any]) -> ClientOptions:
+    """Build :class:`ClientOptions` from already parsed key/values (Rally's option names).
+
+    Raises:
+        esbench.exceptions.ConfigError: unknown keys (listed with the known ones) or bad values.
+    """
+    known = {f.name for f in fields(ClientOptions)}
+    kwargs: dict[str, Any] = {}
+    unknown = []
+    for raw_key, value in values.items():
+        key = _ALIASES.get(raw_key, raw_key)
+        if key in _IGNORED:
+            continue
+        if key == "basic_auth" and isinstance(value, list | tuple) and len(value) == 2:
+            kwargs["basic_auth_user"], kwargs["basic_auth_password"] = (str(v) for v in value)
+            continue
+        if key not in known:
+            unknown.append(raw_key)
+            continue
+        if key in _BOOL_KEYS:
+            value = _as_bool(key, value)
+        elif key == "timeout":
+            try:
+                value = float(value)
+            except (TypeError, ValueError):
+                raise ConfigError(
+                    f"--client-options: 'timeout' must be a number of seconds, got {value!r}."
+                ) from None
+        elif key == "max_connections":
+            try:
+                value = int(value)
+            except (TypeError, ValueError):
+                raise ConfigError(
+                    f"--client-options: 'max_connections' must be a number, got {value!r}."
+                ) from None
+        elif value is not None:
+            value = str(value)
+        kwargs[key] = value
+    if unknown:
+        raise ConfigError(
+            f"Unknown --client-options {', '.join(sorted(unknown))}. Known options: "
+            f"{', '.join(sorted(known | set(_ALIASES) | _IGNORED))}."
+        )
+    return ClientOptions(**kwargs)
+
+
+def parse_client_options(text: str | None) -> ClientOptions:
+    """Parse Rally's ``--client-options`` (see module doc); empty text gives the defaults.
+
+    Raises:
+        esbench.exceptions.ConfigError: unreadable file, invalid JSON, bad ``k:v`` syntax, unknown
+            keys or bad values; the message names the option.
+    """
+    if text is None or not text.strip():
+        return ClientOptions()
+    text = text.strip()
+    values: Any
+    if text.endswith(".json"):
+        path = Path(text).expanduser()
+        try:
+            values = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as e:
+            raise ConfigError(f"Cannot read the --client-options file '{path}': {e.strerror}.") from e
+        except ValueError as e:
+            raise ConfigError(f"The --client-options file '{path}' is not valid JSON: {e}.") from e
+    elif text.startswith("{"):
+        try:
+            values = json.loads(text)
+        except ValueError as e:
+            raise ConfigError(f"--client-options is not valid JSON: {e}.") from e
+    else:
+        values = _parse_kv(text)
+    if not isinstance(values, Mapping):
+        raise ConfigError("--client-options must be key:value pairs or a JSON object.")
+    if isinstance(values.get("default"), Mapping):
+        values = values["default"]
+    return client_options_from_mapping(values)
+
+
+# --------------------------------------------------------------------------------- credentials
+
+
+@dataclass(frozen=True, kw_only=True)
+class Credentials:
+    """Resolved credentials (options first, then environment). Never printed."""
+
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    api_key: str | None = field(default=None, repr=False)
+
+    def headers(self) -> dict[str, str]:
+        """The ``authorization`` header for these credentials (empty without credentials)."""
+        if self.api_key:
+            key = self.api_key
+            if ":" in key:
+                key = base64.b64encode(key.encode("utf-8")).decode("ascii")
+            return {"authorization": f"ApiKey {key}"}
+        if self.username is not None:
+            token = base64.b64encode(f"{self.username}:{self.password or ''}".encode()).decode("ascii")
+            return {"authorization": f"Basic {token}"}
+        return {}
+
+
+def resolve_credentials(options: ClientOptions, environ: Mapping[str, str] | None = None) -> Credentials:
+    """Credentials from the options, falling back to ``ESBENCH_USERNAME``/``ESBENCH_PASSWORD``/
+    ``ESBENCH_API_KEY`` (an API key wins over basic auth)."""
+    env = os.environ if environ is None else environ
+    api_key = options.api_key or env.get(ENV_API_KEY) or None
+    username = options.basic_auth_user or env.get(ENV_USERNAME) or None
+    password = (
+        options.basic_auth_password if options.basic_auth_password is not None else env.get(ENV_PASSWORD)
+    )
+    return Credentials(username=username, password=password, api_key=api_key)
+
+
+# ------------------------------------------------------------------------------------- hosts
+
+
+def host_urls(hosts: Sequence[str], *, use_ssl: bool) -> tuple[str, ...]:
+    """``host:port`` strings as URLs (``https`` when ``use_ssl``); URLs with a scheme are kept.
+
+    Raises:
+        esbench.exceptions.ConfigError: no hosts, or a host without a port.
+    """
+    if not hosts:
+        raise ConfigError("No target hosts. Give --target-hosts=HOST:PORT[,HOST:PORT...].")
+    scheme = "https" if use_ssl else "http"
+    urls = []
+    for raw in hosts:
+        host = raw.strip()
+        if "://" in host:
+            urls.append(host.rstrip("/"))
+            continue
+        _, sep, port = host.rpartition(":")
+        if not sep or not port.isdigit():
+            raise ConfigError(f"Target host '{raw}' has no port. Write it as HOST:PORT, e.g. 127.0.0.1:9200.")
+        urls.append(f"{scheme}://{host}")
+    return tuple(urls)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConnectionSettings:
+    """Everything a worker needs to open clients (picklable; holds credentials, never printed)."""
+
+    urls: tuple[str, ...]
+    options: ClientOptions
+    credentials: Credentials = field(repr=False)
+
+    @classmethod
+    def create(cls, hosts: Sequence[str], options: ClientOptions) -> ConnectionSettings:
+        """Resolve hosts and credentials (environment read here, in the coordinator)."""
+        return cls(
+            urls=host_urls(hosts, use_ssl=options.use_ssl),
+            options=options,
+            credentials=resolve_credentials(options),
+        )
+
+
+class EsbenchClient(AsyncElasticsearch):
+    """``AsyncElasticsearch`` plus ``http``, the transport built-in runners use (see module doc)."""
+
+    http: HttpTransport
+
+
+#: Headers of the fast path (elasticsearch-py negotiates its own for API calls).
+BASE_HEADERS = {"content-type": "application/json", "accept": "application/json"}
+
+
+def create_client(settings: ConnectionSettings, *, http: HttpTransport | None = None) -> EsbenchClient:
+    """A new client for one driver client.
+
+    Args:
+        settings: hosts, options and credentials.
+        http: a transport to use instead of the client's nodes (e.g. static responses).
+    """
+    options = settings.options
+    kwargs: dict[str, Any] = {
+        "request_timeout": options.timeout,
+        "node_class": TimedAiohttpNode,
+        # A benchmark must see every failure: no transparent retries.
+        "max_retries": 0,
+        "retry_on_timeout": False,
+        "http_compress": options.http_compress,
+    }
+    if options.max_connections:
+        kwargs["connections_per_node"] = options.max_connections
+    if any(url.startswith("https://") for url in settings.urls):
+        kwargs["verify_certs"] = options.verify_certs
+        if not options.verify_certs:
+            kwargs["ssl_show_warn"] = False
+        if options.ca_certs:
+            kwargs["ca_certs"] = options.ca_certs
+        if options.client_cert:
+            kwargs["client_cert"] = options.client_cert
+        if options.client_key:
+            kwargs["client_key"] = options.client_key
+    credentials = settings.credentials
+    if credentials.api_key:
+        key = credentials.api_key
+        kwargs["api_key"] = tuple(key.split(":", 1)) if ":" in key else key
+    elif credentials.username is not None:
+        kwargs["basic_auth"] = (credentials.username, credentials.password or "")
+    client = EsbenchClient(list(settings.urls), **kwargs)
+    if http is None:
+        headers = {**BASE_HEADERS, **credentials.headers()}
+        if options.http_compress:
+            headers["accept-encoding"] = "gzip"
+        http = NodeHttpTransport(client.transport.node_pool.all(), headers)
+    client.http = http
+    return client

@@ -1,0 +1,705 @@
+"""The coordinator: run a challenge's schedule on worker processes and return the task results.
+
+:func:`run_challenge` filters the schedule (``--include-tasks``/``--exclude-tasks``), plans each
+step (:mod:`esbench.driver.allocator`), checks every task before the first request (runner,
+param source, schedule), starts the worker pool (one process per core by default, never more than
+the largest step needs; forkserver, else spawn - never fork, which is unsafe with threads and
+event loops) and walks the steps:
+
+1. ``PrepareStep`` to the workers of the step, wait for ``Ready``;
+2. ``StartStep`` with a common start time (``perf_counter``, at least Rally's 1 s pause after the
+   previous join point outside test mode), so ramp-up and throughput windows line up;
+3. forward ``completed-by`` (all clients of the named task ended, or any client with ``any``) as
+   ``CompleteStep``; report progress about once a second;
+4. at the join point merge the workers' recorder states per task and compute the
+   :class:`~esbench.results.model.TaskResult` (``esbench.metrics.stats.task_result``).
+
+A failed request with ``--on-error=abort``, a connection that Elasticsearch refuses, a runner bug,
+a dead worker or Ctrl-C stop the race: the other workers are cancelled, and the outcome has every
+task that started (the interrupted one included) with status ``failed`` or ``interrupted``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing
+import os
+import pickle
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from esbench import exceptions
+from esbench.driver.allocator import COMPLETED_BY_ANY, Step, plan_schedule
+from esbench.driver.client import ClientOptions, ConnectionSettings
+from esbench.driver.executor import ON_ERROR_ABORT, ON_ERROR_CONTINUE, loop_limits
+from esbench.driver.filters import filter_schedule
+from esbench.driver.registry import Registry, default_registry
+from esbench.driver.scheduler import scheduler_for
+from esbench.driver.worker import (
+    CancelStep,
+    ClientEnded,
+    CompleteStep,
+    InitWorker,
+    PrepareStep,
+    ProgressReport,
+    Ready,
+    Shutdown,
+    StartStep,
+    StepDone,
+    WorkerError,
+    run_in_thread,
+    worker_main,
+)
+from esbench.exceptions import ConfigError, DriverError, EsbenchError
+from esbench.metrics.recorder import RecorderState
+from esbench.metrics.stats import task_result
+from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, TaskResult
+from esbench.track.model import Challenge, Track
+
+logger = logging.getLogger(__name__)
+
+#: Seconds between StartStep and the common start time (lets every worker get the message first).
+START_LEAD = 0.02
+#: Rally's pause between a join point and the next task (0 in test mode).
+DEFAULT_TASK_PAUSE = 1.0
+#: Seconds to wait for workers to report their partial results after a cancellation.
+CANCEL_GRACE = 10.0
+#: Seconds to wait for a worker to exit at shutdown before terminating it.
+SHUTDOWN_GRACE = 5.0
+#: The ``errors_by_type`` key of samples whose failed items are counted separately (bulk).
+ITEM_ERRORS_KEY = "bulk"
+
+
+@dataclass(frozen=True, kw_only=True)
+class DriverSettings:
+    """Load-driver settings.
+
+    Attributes:
+        on_error: ``continue`` (record failed requests and go on) or ``abort`` (stop the race at
+            the first failed request).
+        include_tasks / exclude_tasks: task filters (``name``, ``type:<op-type>``, ``tag:<tag>``).
+        workers: worker processes; None = one per core. Never more than a step's clients.
+            0 runs one worker in a thread of the calling process (tests, debugging).
+        test_mode: Rally's ``--test-mode`` (no pause between tasks).
+        task_pause_s: pause between a join point and the next task; None = Rally's 1 s (0 in
+            test mode).
+        progress_interval_s: seconds between progress callbacks.
+    """
+
+    on_error: str = ON_ERROR_CONTINUE
+    include_tasks: tuple[str, ...] = ()
+    exclude_tasks: tuple[str, ...] = ()
+    workers: int | None = None
+    test_mode: bool = False
+    task_pause_s: float | None = None
+    progress_interval_s: float = 1.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Progress:
+    """A live progress report of one running task.
+
+    Attributes:
+        task: task name.
+        percent_done: 0-100, or None when the task ends by itself at an unknown point.
+        elapsed_s: seconds since the task's step started.
+        throughput: weight per second over the last progress interval (warmup included).
+        unit: throughput unit (``ops/s``, ``docs/s``...).
+        samples: requests so far; errors: failed requests so far.
+    """
+
+    task: str
+    percent_done: float | None
+    elapsed_s: float
+    throughput: float | None
+    unit: str
+    samples: int = 0
+    errors: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class DriverOutcome:
+    """What :func:`run_challenge` returns.
+
+    Attributes:
+        tasks: results of every task that started, in schedule order.
+        status: ``completed``, ``failed`` or ``interrupted``.
+        error: the message of what stopped the race, or None.
+        exception: the esbench exception behind ``error`` (e.g. ``RaceAborted``), to re-raise.
+    """
+
+    tasks: tuple[TaskResult, ...]
+    status: str
+    error: str | None = None
+    exception: EsbenchError | None = field(default=None, compare=False, repr=False)
+
+
+# ------------------------------------------------------------------------------------- workers
+
+
+class _WorkerHandle:
+    """The coordinator's end of one worker (process or thread)."""
+
+    def __init__(self, worker_id: int, conn: Connection, proc: Any, thread: threading.Thread | None) -> None:
+        self.worker_id = worker_id
+        self.conn = conn
+        self.proc = proc
+        self.thread = thread
+        self.dead = False
+
+    def send(self, message: Any) -> None:
+        if self.dead:
+            return
+        try:
+            self.conn.send(message)
+        except (BrokenPipeError, EOFError, OSError):
+            self.dead = True
+
+    def waitables(self) -> list[Any]:
+        items: list[Any] = [self.conn]
+        if self.proc is not None:
+            items.append(self.proc.sentinel)
+        return items
+
+    def alive(self) -> bool:
+        if self.proc is not None:
+            return self.proc.is_alive()
+        return self.thread is not None and self.thread.is_alive()
+
+    def describe_death(self) -> str:
+        if self.proc is not None:
+            if self.proc.exitcode is None:
+                # The pipe closes a moment before the process can be reaped.
+                self.proc.join(1.0)
+            return f"worker process {self.worker_id} exited unexpectedly (exit code {self.proc.exitcode})"
+        return f"worker thread {self.worker_id} ended unexpectedly"
+
+    def stop(self) -> None:
+        self.send(Shutdown())
+        if self.proc is not None:
+            self.proc.join(SHUTDOWN_GRACE)
+            if self.proc.is_alive():
+                self.proc.terminate()
+                self.proc.join(SHUTDOWN_GRACE)
+        elif self.thread is not None:
+            self.thread.join(SHUTDOWN_GRACE)
+        with contextlib.suppress(OSError):
+            self.conn.close()
+
+
+def _mp_context() -> Any:
+    methods = multiprocessing.get_all_start_methods()
+    if "forkserver" in methods:
+        ctx = multiprocessing.get_context("forkserver")
+        # Workers forked from a server that already imported the driver start in milliseconds.
+        ctx.set_forkserver_preload(["esbench.driver.worker"])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def _start_process(worker_id: int, init: InitWorker) -> _WorkerHandle:
+    ctx = _mp_context()
+    parent, child = ctx.Pipe()
+    proc = ctx.Process(target=worker_main, args=(child,), name=f"esbench-worker-{worker_id}", daemon=True)
+    proc.start()
+    child.close()
+    handle = _WorkerHandle(worker_id, parent, proc, None)
+    handle.send(init)
+    return handle
+
+
+def _start_thread(worker_id: int, init: InitWorker, runtime_kwargs: dict[str, Any]) -> _WorkerHandle:
+    parent, child = multiprocessing.Pipe()
+    thread = threading.Thread(
+        target=run_in_thread,
+        args=(child, init),
+        kwargs={"runtime_kwargs": runtime_kwargs},
+        name=f"esbench-worker-{worker_id}",
+        daemon=True,
+    )
+    thread.start()
+    return _WorkerHandle(worker_id, parent, None, thread)
+
+
+# ----------------------------------------------------------------------------------- checks
+
+
+def _check_tasks(steps: Sequence[Step], registry: Registry, track: Track, corpora: Any) -> None:
+    """Fail before the first request for what can be checked up front."""
+    for step in steps:
+        for task in step.tasks:
+            runner = registry.runner(task.operation.operation_type)
+            scheduler_for(task, registry.schedulers)
+            if task.operation.param_source:
+                # Plugin sources are built in the workers only (they may be costly to build).
+                continue
+            source = registry.param_source(task, track, corpora=corpora)
+            loop_limits(task, runner, source.partition(0, task.clients))
+
+
+def _registry_blob(registry: Registry) -> bytes | None:
+    try:
+        return pickle.dumps(registry)
+    except Exception as exc:
+        logger.debug("Registry cannot be pickled (%s); workers register the track plugins themselves.", exc)
+        return None
+
+
+def _exception(error: WorkerError) -> EsbenchError:
+    cls = getattr(exceptions, error.kind, None)
+    if isinstance(cls, type) and issubclass(cls, EsbenchError):
+        return cls(error.message)
+    return DriverError(error.message)
+
+
+# -------------------------------------------------------------------------------- coordinator
+
+
+@dataclass
+class _StepOutcome:
+    results: list[TaskResult]
+    end: float
+    error: EsbenchError | None = None
+    interrupted: bool = False
+
+
+class _StepState:
+    """What the coordinator learns about a running step from its workers."""
+
+    def __init__(self, step: Step, handles: Sequence[_WorkerHandle]) -> None:
+        self.step = step
+        self.handles = handles
+        self.done: dict[int, StepDone] = {}
+        self.reports: dict[int, ProgressReport] = {}
+        self.last_weights: dict[str, tuple[float, float]] = {}
+        self.ended: dict[str, int] = {}
+        self.completion_sent = False
+        self.cancelled = False
+        self.error: EsbenchError | None = None
+
+    def cancel_all(self) -> None:
+        self.cancelled = True
+        for h in self.handles:
+            if h.worker_id not in self.done:
+                h.send(CancelStep(step=self.step.index))
+
+    def fail(self, error: EsbenchError) -> None:
+        if self.error is None:
+            self.error = error
+        if not self.cancelled:
+            self.cancel_all()
+
+    def handle(self, handle: _WorkerHandle, message: Any) -> None:
+        step = self.step
+        if getattr(message, "step", None) != step.index:
+            return
+        if isinstance(message, StepDone):
+            self.done[handle.worker_id] = message
+            if message.error is not None:
+                self.fail(_exception(message.error))
+        elif isinstance(message, ProgressReport):
+            self.reports[handle.worker_id] = message
+        elif isinstance(message, ClientEnded) and not self.completion_sent:
+            self.ended[message.task] = self.ended.get(message.task, 0) + 1
+            if (
+                step.completed_by == COMPLETED_BY_ANY
+                or self.ended[message.task] >= step.task(message.task).clients
+            ):
+                self.completion_sent = True
+                for h in self.handles:
+                    h.send(CompleteStep(step=step.index))
+
+    def worker_died(self, handle: _WorkerHandle) -> None:
+        handle.dead = True
+        self.done[handle.worker_id] = StepDone(
+            worker_id=handle.worker_id,
+            step=self.step.index,
+            end=time.perf_counter(),
+            states={},
+            item_errors={},
+            context_changes={},
+        )
+        self.fail(
+            DriverError(
+                f"{handle.describe_death()} during task '{self.step.name}'. The race stops; "
+                f"results up to this point are kept."
+            )
+        )
+
+
+class _Coordinator:
+    def __init__(
+        self,
+        *,
+        track: Track,
+        steps: Sequence[Step],
+        connection: ConnectionSettings,
+        settings: DriverSettings,
+        corpora: Any,
+        registry_blob: bytes | None,
+        registry: Registry,
+        progress: Callable[[Progress], None] | None,
+        pool_size: int,
+        in_thread: bool,
+        thread_kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        self.track = track
+        self.steps = steps
+        self.connection = connection
+        self.settings = settings
+        self.corpora = corpora
+        self.registry_blob = registry_blob
+        self.registry = registry
+        self.progress = progress
+        self.pool_size = pool_size
+        self.in_thread = in_thread
+        self.thread_kwargs = thread_kwargs
+        self.handles: list[_WorkerHandle] = []
+        self.context: dict[str, Any] = {}
+        if settings.task_pause_s is not None:
+            self.pause = settings.task_pause_s
+        else:
+            self.pause = 0.0 if settings.test_mode else DEFAULT_TASK_PAUSE
+        self._progress_failed = False
+
+    # ------------------------------------------------------------------------- lifecycle
+
+    def run(self) -> DriverOutcome:
+        results: list[TaskResult] = []
+        status = STATUS_COMPLETED
+        error: EsbenchError | None = None
+        try:
+            try:
+                self._start_pool()
+            except KeyboardInterrupt:
+                return DriverOutcome(tasks=(), status=STATUS_INTERRUPTED, error="interrupted by the user")
+            except EsbenchError as exc:
+                return DriverOutcome(tasks=(), status=STATUS_FAILED, error=str(exc), exception=exc)
+            previous_end: float | None = None
+            for step in self.steps:
+                outcome = self._run_step(step, previous_end)
+                results.extend(outcome.results)
+                previous_end = outcome.end
+                if outcome.interrupted:
+                    status = STATUS_INTERRUPTED
+                    break
+                if outcome.error is not None:
+                    status = STATUS_FAILED
+                    error = outcome.error
+                    break
+        finally:
+            self._stop_pool()
+        message = (
+            str(error)
+            if error is not None
+            else ("interrupted by the user" if status == STATUS_INTERRUPTED else None)
+        )
+        return DriverOutcome(tasks=tuple(results), status=status, error=message, exception=error)
+
+    def _start_pool(self) -> None:
+        for worker_id in range(self.pool_size):
+            init = InitWorker(
+                worker_id=worker_id,
+                track=self.track,
+                corpora=self.corpora,
+                registry_blob=self.registry_blob,
+                connection=self.connection,
+                on_error=self.settings.on_error,
+                progress_interval=self.settings.progress_interval_s,
+            )
+            if self.in_thread:
+                kwargs = {"registry": self.registry, **(self.thread_kwargs or {})}
+                self.handles.append(_start_thread(worker_id, init, kwargs))
+            else:
+                self.handles.append(_start_process(worker_id, init))
+        self._await_ready(self.handles, step=-1)
+
+    def _stop_pool(self) -> None:
+        for handle in self.handles:
+            try:
+                handle.stop()
+            except KeyboardInterrupt:
+                if handle.proc is not None and handle.proc.is_alive():
+                    handle.proc.terminate()
+
+    def _await_ready(self, handles: Sequence[_WorkerHandle], *, step: int) -> None:
+        pending = {h.worker_id: h for h in handles}
+        while pending:
+            ready = wait([w for h in pending.values() for w in h.waitables()], timeout=1.0)
+            for handle in list(pending.values()):
+                if handle.conn in ready or handle.conn.poll():
+                    try:
+                        message = handle.conn.recv()
+                    except (EOFError, OSError):
+                        raise DriverError(handle.describe_death()) from None
+                    if isinstance(message, Ready) and message.step == step:
+                        if message.error is not None:
+                            raise _exception(message.error)
+                        del pending[handle.worker_id]
+                elif not handle.alive():
+                    raise DriverError(handle.describe_death())
+
+    # ------------------------------------------------------------------------------ steps
+
+    def _run_step(self, step: Step, previous_end: float | None) -> _StepOutcome:
+        handles = self.handles[: len(step.workers)]
+        completing_task = step.completed_by if step.completed_by not in (None, COMPLETED_BY_ANY) else None
+        for handle, plan in zip(handles, step.workers, strict=True):
+            handle.send(
+                PrepareStep(
+                    step=step.index,
+                    clients=plan.clients,
+                    context=dict(self.context),
+                    completing_task=completing_task,
+                    completed_by_any=step.completed_by == COMPLETED_BY_ANY,
+                )
+            )
+        try:
+            self._await_ready(handles, step=step.index)
+        except KeyboardInterrupt:
+            return self._abandon(step, handles, interrupted=True)
+        except EsbenchError as exc:
+            outcome = self._abandon(step, handles, interrupted=False)
+            outcome.error = exc
+            return outcome
+
+        start_at = time.perf_counter() + START_LEAD
+        if previous_end is not None:
+            start_at = max(start_at, previous_end + self.pause)
+        for handle in handles:
+            handle.send(StartStep(step=step.index, start_at=start_at))
+        return self._monitor(step, handles, start_at)
+
+    def _abandon(self, step: Step, handles: Sequence[_WorkerHandle], *, interrupted: bool) -> _StepOutcome:
+        for handle in handles:
+            handle.send(CancelStep(step=step.index))
+        self._collect(step, handles, deadline=time.perf_counter() + CANCEL_GRACE)
+        return _StepOutcome(results=[], end=time.perf_counter(), interrupted=interrupted)
+
+    def _collect(
+        self, step: Step, handles: Sequence[_WorkerHandle], *, deadline: float
+    ) -> dict[int, StepDone]:
+        """Receive StepDone from every live worker until ``deadline``."""
+        done: dict[int, StepDone] = {}
+        while len(done) < len(handles):
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                break
+            live = [h for h in handles if h.worker_id not in done and not h.dead]
+            if not live:
+                break
+            ready = wait([w for h in live for w in h.waitables()], timeout=min(remaining, 0.5))
+            for handle in live:
+                if handle.conn in ready or handle.conn.poll():
+                    message = self._receive(handle)
+                    if isinstance(message, StepDone) and message.step == step.index:
+                        done[handle.worker_id] = message
+                elif not handle.alive():
+                    handle.dead = True
+        return done
+
+    def _receive(self, handle: _WorkerHandle) -> Any:
+        try:
+            return handle.conn.recv()
+        except (EOFError, OSError):
+            handle.dead = True
+            return None
+
+    def _monitor(self, step: Step, handles: Sequence[_WorkerHandle], start_at: float) -> _StepOutcome:
+        state = _StepState(step, handles)
+        interrupted = False
+        interval = max(self.settings.progress_interval_s, 0.05)
+        next_progress = start_at + interval
+        try:
+            while len(state.done) < len(handles):
+                live = [h for h in handles if h.worker_id not in state.done]
+                timeout = max(0.0, next_progress - time.perf_counter())
+                ready = wait([w for h in live for w in h.waitables()], timeout=timeout)
+                for handle in live:
+                    if not handle.dead and (handle.conn in ready or (ready and handle.conn.poll())):
+                        message = self._receive(handle)
+                        if message is not None:
+                            state.handle(handle, message)
+                    if handle.worker_id in state.done:
+                        continue
+                    exited = handle.proc is not None and handle.proc.sentinel in ready
+                    if handle.dead or exited or not handle.alive():
+                        if not handle.dead and handle.conn.poll():
+                            continue  # read what it sent before it went away first
+                        state.worker_died(handle)
+                if time.perf_counter() >= next_progress:
+                    self._report(step, start_at, state.reports, state.last_weights)
+                    next_progress = time.perf_counter() + interval
+        except KeyboardInterrupt:
+            interrupted = True
+            state.cancel_all()
+            with contextlib.suppress(KeyboardInterrupt):
+                rest = [h for h in handles if h.worker_id not in state.done]
+                state.done.update(self._collect(step, rest, deadline=time.perf_counter() + CANCEL_GRACE))
+        done = list(state.done.values())
+        end = max((d.end for d in done), default=time.perf_counter())
+        for message in done:
+            for key, value in message.context_changes.items():
+                if value is None:
+                    self.context.pop(key, None)
+                else:
+                    self.context[key] = value
+        results = self._results(step, done, start_at, end)
+        return _StepOutcome(results=results, end=end, error=state.error, interrupted=interrupted)
+
+    def _results(self, step: Step, done: Sequence[StepDone], start_at: float, end: float) -> list[TaskResult]:
+        results = []
+        for task in step.tasks:
+            states = [d.states[task.name] for d in done if task.name in d.states]
+            if not states:
+                states = [
+                    RecorderState(
+                        task=task.name,
+                        operation=task.operation.name,
+                        operation_type=task.operation.operation_type,
+                    )
+                ]
+            merged = RecorderState.merge(states)
+            result = task_result(
+                merged,
+                task_start=start_at,
+                task_end=end,
+                include_in_reporting=task.operation.include_in_reporting,
+            )
+            items: dict[str, int] = {}
+            for d in done:
+                for key, count in d.item_errors.get(task.name, {}).items():
+                    items[key] = items.get(key, 0) + count
+            if items:
+                errors = dict(result.errors_by_type)
+                errors.pop(ITEM_ERRORS_KEY, None)
+                for key, count in items.items():
+                    errors[key] = errors.get(key, 0) + count
+                result = replace(result, errors_by_type=errors)
+            results.append(result)
+        return results
+
+    def _report(
+        self,
+        step: Step,
+        start_at: float,
+        reports: dict[int, ProgressReport],
+        last: dict[str, tuple[float, float]],
+    ) -> None:
+        if self.progress is None or self._progress_failed or not reports:
+            return
+        now = time.perf_counter()
+        for task in step.tasks:
+            counters = [r.tasks[task.name] for r in reports.values() if task.name in r.tasks]
+            if not counters:
+                continue
+            weight = sum(c.weight for c in counters)
+            percents = [c.percent for c in counters if c.percent is not None]
+            previous = last.get(task.name)
+            at = max(r.at for r in reports.values())
+            throughput = None
+            if previous is not None and at > previous[1]:
+                throughput = (weight - previous[0]) / (at - previous[1])
+            elif at > start_at:
+                throughput = weight / (at - start_at)
+            last[task.name] = (weight, at)
+            report = Progress(
+                task=task.name,
+                percent_done=100.0 * sum(percents) / len(percents) if percents else None,
+                elapsed_s=max(0.0, now - start_at),
+                throughput=throughput,
+                unit=counters[0].unit,
+                samples=sum(c.count for c in counters),
+                errors=sum(c.errors for c in counters),
+            )
+            try:
+                self.progress(report)
+            except Exception:
+                logger.exception("The progress callback failed; progress reports are turned off.")
+                self._progress_failed = True
+                return
+
+
+# ------------------------------------------------------------------------------------ entry
+
+
+def _load_plugins(track: Track, registry: Registry) -> None:
+    from esbench.track.plugins import load_plugins
+
+    load_plugins(track, registry)
+
+
+def run_challenge(
+    *,
+    track: Track,
+    challenge: Challenge,
+    hosts: Sequence[str],
+    client_options: ClientOptions,
+    settings: DriverSettings,
+    corpora: Any,
+    registry: Registry | None = None,
+    progress: Callable[[Progress], None] | None = None,
+    _thread_runtime: dict[str, Any] | None = None,
+) -> DriverOutcome:
+    """Run ``challenge`` against ``hosts`` and return the results of every task that started.
+
+    Args:
+        track: the loaded track (plugins already registered in ``registry``, if given).
+        challenge: the challenge to run (its schedule is filtered by ``settings``).
+        hosts: ``host:port`` strings or URLs.
+        client_options: client options (credentials, TLS, timeout).
+        settings: driver settings.
+        corpora: the prepared corpora (``esbench.corpus.prepare.prepare_corpora``) or None if the
+            challenge has no bulk operation.
+        registry: runners, param sources and schedulers; default: the built-ins plus the track's
+            plugins.
+        progress: called about once a second per running task with a :class:`Progress`.
+
+    Returns:
+        The outcome; its status is ``failed`` or ``interrupted`` if the race stopped early.
+
+    Raises:
+        esbench.exceptions.ConfigError: bad settings, filters, hosts, or a task that cannot run
+            (unknown operation type, param source or schedule; invalid operation parameters).
+        esbench.exceptions.TrackError: the track's plugins cannot be loaded.
+    """
+    if settings.on_error not in (ON_ERROR_CONTINUE, ON_ERROR_ABORT):
+        raise ConfigError(f"--on-error must be 'continue' or 'abort', got '{settings.on_error}'.")
+    if settings.workers is not None and settings.workers < 0:
+        raise ConfigError(f"The number of worker processes must be positive, got {settings.workers}.")
+    challenge = filter_schedule(challenge, include=settings.include_tasks, exclude=settings.exclude_tasks)
+    if registry is None:
+        registry = default_registry()
+        _load_plugins(track, registry)
+    connection = ConnectionSettings.create(hosts, client_options)
+    in_thread = settings.workers == 0
+    max_workers = 1 if in_thread else (settings.workers or os.cpu_count() or 1)
+    steps = plan_schedule(challenge.schedule, max_workers=max_workers)
+    _check_tasks(steps, registry, track, corpora)
+    if not steps:
+        return DriverOutcome(tasks=(), status=STATUS_COMPLETED)
+    pool_size = max(len(step.workers) for step in steps)
+    coordinator = _Coordinator(
+        track=track,
+        steps=steps,
+        connection=connection,
+        settings=settings,
+        corpora=corpora,
+        registry_blob=None if in_thread else _registry_blob(registry),
+        registry=registry,
+        progress=progress,
+        pool_size=pool_size,
+        in_thread=in_thread,
+        thread_kwargs=_thread_runtime,
+    )
+    return coordinator.run()
+
+
+def tasks_of(outcome: DriverOutcome) -> dict[str, TaskResult]:
+    """The outcome's results by task name (convenience for callers and tests)."""
+    return {t.task: t for t in outcome.tasks}

@@ -1,0 +1,436 @@
+"""The per-client loop (hot path): wait for the schedule, get params, run, time, record.
+
+Timing points (all ``time.perf_counter()`` seconds; see docs/driver.md):
+
+* **due** - when the schedule wants the request to start: the client's origin (step start plus its
+  ramp-up wait) plus the scheduler's relative time. Unthrottled requests have no due time.
+* **processing start/end** - around the whole runner call (params are fetched before it).
+* **request start/end** - earliest request start and latest last-byte time the HTTP layer
+  reported during the call (:mod:`esbench.driver.timing`); a runner that makes no request
+  (``sleep``, plugins doing local work) falls back to the processing times.
+
+service time = request end - request start; processing time = processing end - processing start;
+latency = request end - due when throttled (includes any wait when the client fell behind:
+no coordinated omission), else latency = service time (Rally's rule).
+
+When a task stops (Rally's ``ScheduleHandle``/``TimePeriodBased``/``IterationBased``):
+
+* ``warmup-time-period``/``time-period`` given: time based; warmup while a request starts before
+  ``step start + warmup``; the client stops before a request that would start (be due) at or after
+  ``step start + warmup + time-period``, or when the param source or runner ends.
+* else ``warmup-iterations``/``iterations`` given: that many requests per client.
+* else a runner that decides its completion (``completed``) or a finite param source (bulk) runs
+  until it ends (time based, no time limit);
+* else (an endless param source) one iteration.
+
+A step's ``completed-by`` and cancellation reach the client through :class:`StepControl`: a client
+stops before its next request (and wakes up from a schedule wait); cancellation aborts in-flight
+requests too (the worker cancels the client tasks).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+from esbench.driver.allocator import ClientAllocation, ClientPlan
+from esbench.driver.context import RaceContext, current_context
+from esbench.driver.outcome import classify
+from esbench.driver.params.base import is_infinite
+from esbench.driver.runners.base import Runner, RunnerResult
+from esbench.driver.scheduler import Unthrottled, scheduler_for
+from esbench.driver.timing import RequestTiming, current_timing
+from esbench.exceptions import ConfigError, ConnectionFailed, DriverError, EsbenchError, RaceAborted
+from esbench.metrics.recorder import TaskRecorder
+from esbench.track.model import Task
+
+ON_ERROR_CONTINUE = "continue"
+ON_ERROR_ABORT = "abort"
+
+#: Default throughput unit per operation type until a response reports one.
+_UNITS = {
+    "bulk": "docs/s",
+    "paginated-search": "pages/s",
+    "scroll-search": "pages/s",
+    "composite-agg": "pages/s",
+}
+
+
+class Clock(Protocol):
+    """Time source of the executor (injected so tests can simulate time)."""
+
+    def now(self) -> float:
+        """Monotonic seconds (``perf_counter`` scale)."""
+        ...
+
+    async def sleep(self, seconds: float, wake: asyncio.Future[None]) -> None:
+        """Return after ``seconds`` or as soon as ``wake`` is done, whichever comes first."""
+        ...
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+class SystemClock:
+    """The real clock: ``time.perf_counter`` and event-loop timers."""
+
+    now = staticmethod(time.perf_counter)
+
+    async def sleep(self, seconds: float, wake: asyncio.Future[None]) -> None:
+        handle = asyncio.get_running_loop().call_later(seconds, _resolve, wake)
+        try:
+            await wake
+        finally:
+            handle.cancel()
+
+
+class StepControl:
+    """Shared by the clients of one step in one worker: start time, completion, cancellation.
+
+    Args:
+        start_at: ``perf_counter`` time at which the step starts in every worker.
+        completing_task: name of the task whose own clients keep running when the step is
+            completed (``completed-by: <task>``); None with ``completed-by: any``.
+    """
+
+    def __init__(self, start_at: float, *, completing_task: str | None = None) -> None:
+        self.start_at = start_at
+        self.completing_task = completing_task
+        self.completed = False
+        self.cancelled = False
+        self._waiters: set[asyncio.Future[None]] = set()
+
+    def should_stop(self, task_name: str) -> bool:
+        """True if a client of ``task_name`` must not start another request."""
+        return self.cancelled or (self.completed and task_name != self.completing_task)
+
+    def complete(self) -> None:
+        """``completed-by`` fired: stop clients of the other tasks after their current request."""
+        self.completed = True
+        self._wake_all()
+
+    def cancel(self) -> None:
+        """Stop every client before its next request (the worker also cancels in-flight ones)."""
+        self.cancelled = True
+        self._wake_all()
+
+    def _wake_all(self) -> None:
+        for waiter in list(self._waiters):
+            _resolve(waiter)
+
+    def new_waiter(self) -> asyncio.Future[None]:
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.add(waiter)
+        return waiter
+
+    def drop_waiter(self, waiter: asyncio.Future[None]) -> None:
+        self._waiters.discard(waiter)
+
+
+class TaskRun:
+    """What the clients of one task share in one worker: runner, param source, recorder.
+
+    Attributes:
+        item_errors: failed items by type from runners that report them (bulk), measurement
+            samples only; folded into ``errors_by_type`` of the task result.
+        abort_on_error: ``--on-error=abort`` applies (unless the task sets
+            ``ignore-response-error-level: non-fatal``).
+    """
+
+    def __init__(
+        self,
+        *,
+        task: Task,
+        runner: Runner,
+        source: Any,
+        schedulers: Mapping[str, Any],
+        on_error: str = ON_ERROR_CONTINUE,
+    ) -> None:
+        self.task = task
+        self.runner = runner
+        self.source = source
+        self.schedulers = schedulers
+        self.recorder = self._new_recorder(None)
+        self.item_errors: dict[str, int] = {}
+        self.abort_on_error = (
+            on_error == ON_ERROR_ABORT and task.params.get("ignore-response-error-level") != "non-fatal"
+        )
+        self._unit_set = False
+
+    def _new_recorder(self, origin: float | None) -> TaskRecorder:
+        op = self.task.operation
+        return TaskRecorder(
+            task=self.task.name,
+            operation=op.name,
+            operation_type=op.operation_type,
+            throughput_unit=_UNITS.get(op.operation_type, "ops/s"),
+            origin=origin,
+        )
+
+    def start(self, origin: float) -> None:
+        """Start recording with throughput windows counted from ``origin`` (the step start, the
+        same in every worker so that the windows merge exactly)."""
+        self.recorder = self._new_recorder(origin)
+        self.item_errors = {}
+        self._unit_set = False
+
+    def observe_unit(self, unit: str) -> None:
+        """Adopt the unit of the first response that has weight."""
+        if not self._unit_set:
+            self._unit_set = True
+            self.recorder.throughput_unit = f"{unit}/s"
+
+
+def loop_limits(task: Task, runner: Any, source: Any) -> tuple[bool, int | None, int]:
+    """Rally's choice between time- and iteration-based loops for one client.
+
+    Returns:
+        ``(time_based, total_iterations or None, warmup_iterations)``.
+
+    Raises:
+        esbench.exceptions.ConfigError: zero iterations, or a time-based task without
+            ``time-period`` whose operation never ends by itself.
+    """
+    if task.warmup_time_period is not None or task.time_period is not None:
+        if task.time_period is None and getattr(runner, "completed", None) is None and is_infinite(source):
+            raise ConfigError(
+                f"Task '{task.name}' has a warmup-time-period but no time-period, and its operation "
+                f"'{task.operation.name}' ({task.operation.operation_type}) does not end by itself. "
+                f"Add a time-period (or iterations) to the task."
+            )
+        return True, None, 0
+    if task.warmup_iterations is not None or task.iterations is not None:
+        warmup = task.warmup_iterations or 0
+        iterations = task.iterations
+        if iterations is None:
+            iterations = 1 if is_infinite(source) else None
+        total = warmup + iterations if iterations is not None else None
+        if total == 0:
+            raise ConfigError(
+                f"Task '{task.name}' must run at least one iteration (warmup-iterations + iterations)."
+            )
+        return False, total, warmup
+    if getattr(runner, "completed", None) is not None or not is_infinite(source):
+        return True, None, 0
+    return False, 1, 0
+
+
+class ClientExecutor:
+    """Runs one client's allocations of a step, one after the other (see module doc).
+
+    Args:
+        plan: the client's allocations.
+        es: the client's Elasticsearch client (``es.http`` for built-in runners).
+        runs: the worker's :class:`TaskRun` by task name.
+        control: the step's :class:`StepControl`.
+        context: the worker's race context (PIT ids...).
+        clock: time source.
+        on_natural_end: called with ``(task_name, client_id)`` when an allocation ends by its own
+            limit (not by completion or cancellation).
+    """
+
+    def __init__(
+        self,
+        *,
+        plan: ClientPlan,
+        es: Any,
+        runs: Mapping[str, TaskRun],
+        control: StepControl,
+        context: RaceContext,
+        clock: Clock | None = None,
+        on_natural_end: Callable[[str, int], None] | None = None,
+    ) -> None:
+        self.plan = plan
+        self.es = es
+        self.runs = runs
+        self.control = control
+        self.context = context
+        self.clock = clock or SystemClock()
+        self.on_natural_end = on_natural_end
+        self.timing = RequestTiming()
+        self.current: str | None = None
+        self._progress: Callable[[], float | None] = lambda: None
+
+    def progress(self) -> float | None:
+        """Fraction (0..1) of the current allocation done, or None if unknown."""
+        return self._progress()
+
+    async def run(self) -> None:
+        """Run all allocations.
+
+        Raises:
+            esbench.exceptions.RaceAborted: a request failed and ``--on-error=abort`` applies.
+            esbench.exceptions.ConnectionFailed: Elasticsearch refused or dropped a connection.
+            esbench.exceptions.DriverError: a runner raised something that is not a request error.
+            esbench.exceptions.EsbenchError: a runner or scheduler found bad parameters.
+        """
+        current_timing.set(self.timing)
+        current_context.set(self.context)
+        for allocation in self.plan.allocations:
+            if self.control.should_stop(allocation.task.name):
+                break
+            self.current = allocation.task.name
+            natural = await self._run_allocation(allocation)
+            if natural and self.on_natural_end is not None:
+                self.on_natural_end(allocation.task.name, self.plan.client_id)
+        self._progress = lambda: 1.0
+
+    async def _wait_until(self, due: float, task_name: str) -> bool:
+        """Sleep until ``due``; False if the client must stop instead."""
+        clock = self.clock
+        control = self.control
+        while True:
+            rest = due - clock.now()
+            if rest <= 0:
+                return True
+            if control.should_stop(task_name):
+                return False
+            waiter = control.new_waiter()
+            try:
+                await clock.sleep(rest, waiter)
+            finally:
+                control.drop_waiter(waiter)
+
+    async def _run_allocation(self, allocation: ClientAllocation) -> bool:
+        """Run one allocation; True if it ended by its own limit."""
+        task = allocation.task
+        name = task.name
+        run = self.runs[name]
+        runner = run.runner
+        source = run.source.partition(allocation.client_index_in_task, task.clients)
+        scheduler = scheduler_for(task, run.schedulers, client_index=allocation.client_index_in_task)
+        if hasattr(scheduler, "parameter_source"):
+            scheduler.parameter_source = source
+        throttled = not isinstance(scheduler, Unthrottled)
+        time_based, total_iterations, warmup_iterations = loop_limits(task, runner, source)
+        runner_decides = getattr(runner, "completed", None) is not None
+
+        clock = self.clock
+        now = clock.now
+        control = self.control
+        start_at = control.start_at
+        warmup_end = start_at + (task.warmup_time_period or 0.0)
+        deadline = (
+            start_at + (task.warmup_time_period or 0.0) + task.time_period
+            if time_based and task.time_period is not None
+            else None
+        )
+        iterations = 0
+
+        def progress() -> float | None:
+            if total_iterations:
+                return min(iterations / total_iterations, 1.0)
+            if deadline is not None:
+                span = deadline - start_at
+                return min(max((now() - start_at) / span, 0.0), 1.0) if span > 0 else 1.0
+            value = getattr(source, "percent_completed", None)
+            if value is None and runner_decides:
+                value = getattr(runner, "percent_completed", None)
+            return float(value) if value is not None else None
+
+        self._progress = progress
+        origin = start_at + allocation.ramp_up_wait
+        if not await self._wait_until(origin, name):
+            return False
+
+        timing = self.timing
+        record = run.recorder.record
+        es = self.es
+        get_params = source.params
+        next_due = 0.0
+        due = 0.0
+        while True:
+            if total_iterations is not None and iterations >= total_iterations:
+                return True
+            if throttled:
+                next_due = scheduler.next(next_due)
+                due = origin + next_due
+                if deadline is not None and due >= deadline:
+                    return True
+                if due > now() and not await self._wait_until(due, name):
+                    return False
+            elif deadline is not None and now() >= deadline:
+                return True
+            if control.should_stop(name):
+                return False
+            try:
+                params = get_params()
+            except StopIteration:
+                return True
+            if throttled:
+                scheduler.before_request(now())
+            timing.reset()
+            fatal = None
+            processing_start = now()
+            try:
+                result = await runner(es, params)
+            except asyncio.CancelledError:
+                raise
+            except EsbenchError:
+                raise
+            except Exception as exc:
+                failure = classify(exc)
+                if failure is None:
+                    raise DriverError(
+                        f"Task '{name}' failed: the {task.operation.operation_type} runner {runner!r} raised "
+                        f"{type(exc).__name__}: {exc}",
+                        exc,
+                    ) from exc
+                result = RunnerResult(
+                    weight=0,
+                    success=False,
+                    error_type=failure.error_type,
+                    error_description=failure.description,
+                    http_status=failure.http_status,
+                )
+                if failure.fatal:
+                    fatal = failure
+            processing_end = now()
+            if timing.end != 0.0:
+                end = timing.end
+                service_time = end - timing.start
+            else:
+                end = processing_end
+                service_time = processing_end - processing_start
+            warmup = processing_start < warmup_end if time_based else iterations < warmup_iterations
+            success = result.success
+            weight = result.weight
+            record(
+                warmup=warmup,
+                end=end,
+                service_time=service_time,
+                latency=end - due if throttled else service_time,
+                processing_time=processing_end - processing_start,
+                weight=weight,
+                success=success,
+                error_type=None if success else (result.error_type or "unknown"),
+            )
+            iterations += 1
+            if weight > 0:
+                run.observe_unit(result.unit)
+            if throttled:
+                scheduler.after_request(processing_end, weight, result.unit, result.meta)
+            if not success:
+                if result.error_counts and not warmup:
+                    item_errors = run.item_errors
+                    for key, count in result.error_counts.items():
+                        item_errors[key] = item_errors.get(key, 0) + count
+                if fatal is not None:
+                    raise ConnectionFailed(
+                        f"Task '{name}' cannot continue: {fatal.description}. Elasticsearch is unreachable "
+                        f"(a node went away?) or rejects the connection; check the target hosts and the "
+                        f"client options (TLS)."
+                    )
+                if run.abort_on_error:
+                    raise RaceAborted(
+                        f"Task '{name}' aborted the race (--on-error=abort): a request failed with "
+                        f"{result.error_type or 'unknown'}"
+                        + (f": {result.error_description}" if result.error_description else "")
+                        + ". Use --on-error=continue to record errors and go on."
+                    )
+            if runner_decides and runner.completed:
+                return True

@@ -1,0 +1,80 @@
+"""The one place that turns request exceptions into a recorded failure.
+
+Elasticsearch rejecting a request is measured, not raised: an HTTP error status, a client-side
+timeout and similar become a failed sample with an ``error_type`` (the HTTP status as text, or
+``timeout``/``transport``). Two kinds of failure are *fatal* and end the race whatever
+``--on-error`` says, as in Rally (``execute_single``): the target refusing or dropping connections
+(a node went away) and TLS failures (a configuration problem). Anything that is not an
+Elasticsearch/transport error (a bug or a missing parameter in a plugin runner) is not classified
+here: the executor fails the race with the task name and the error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+import elastic_transport
+from elasticsearch import ApiError
+
+TIMEOUT = "timeout"
+CONNECTION = "connection"
+TLS = "tls"
+TRANSPORT = "transport"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RequestFailure:
+    """A failed request.
+
+    Attributes:
+        error_type: short class of error: HTTP status (``"404"``), ``timeout``, ``connection``,
+            ``tls`` or ``transport``.
+        description: one line for messages (never contains credentials).
+        http_status: the HTTP status, if a response arrived.
+        fatal: True if the race cannot continue (connection refused/reset, TLS failure).
+    """
+
+    error_type: str
+    description: str
+    http_status: int | None = None
+    fatal: bool = False
+
+
+def _api_error_description(exc: ApiError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict):
+            kind = error.get("type", "")
+            reason = error.get("reason", "")
+            return f"{kind}: {reason}".strip(": ")
+        if error:
+            return str(error)
+    return str(exc.message)
+
+
+def classify(exc: BaseException) -> RequestFailure | None:
+    """The failure an exception stands for, or None if it is not a request failure.
+
+    Args:
+        exc: an exception raised while running a request.
+    """
+    if isinstance(exc, ApiError):
+        status = exc.meta.status if exc.meta is not None else None
+        return RequestFailure(
+            error_type=str(status) if status is not None else TRANSPORT,
+            description=_api_error_description(exc),
+            http_status=status,
+        )
+    if isinstance(exc, elastic_transport.ConnectionTimeout | asyncio.TimeoutError | TimeoutError):
+        return RequestFailure(error_type=TIMEOUT, description="the request timed out on the client side")
+    if isinstance(exc, elastic_transport.TlsError):
+        return RequestFailure(error_type=TLS, description=f"TLS error: {exc.message}", fatal=True)
+    if isinstance(exc, elastic_transport.ConnectionError):
+        return RequestFailure(
+            error_type=CONNECTION, description=f"connection error: {exc.message}", fatal=True
+        )
+    if isinstance(exc, elastic_transport.TransportError):
+        return RequestFailure(error_type=TRANSPORT, description=str(exc.message))
+    return None

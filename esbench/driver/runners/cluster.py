@@ -1,0 +1,115 @@
+"""Cluster operations: ``cluster-health``, ``node-stats``, ``put-pipeline``, ``put-settings``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from esbench.driver.runners.base import (
+    Runner,
+    RunnerResult,
+    failed,
+    json_or_none,
+    mandatory,
+    path_part,
+    request_options,
+    send,
+)
+
+_STATUS_ORDER = {"red": 1, "yellow": 2, "green": 3}
+
+
+def _rank(status: Any) -> int:
+    return _STATUS_ORDER.get(str(status).lower(), 0)
+
+
+class ClusterHealth(Runner):
+    """``cluster-health``: ``GET /_cluster/health[/<index>]`` with ``request-params`` as given.
+
+    Succeeds if the status is at least ``wait_for_status`` (any status when not given) and, with
+    ``wait_for_no_relocating_shards``, no shard relocates (Rally's rule). Elasticsearch answers
+    HTTP 408 when its wait times out; that response is evaluated the same way, so a health that
+    stayed below the expected status is a failed operation (error type ``"408"``), which
+    ``retry-until-success`` retries.
+    """
+
+    name = "cluster-health"
+
+    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+        query, headers, timeout = request_options(params)
+        index = params.get("index")
+        path = f"/_cluster/health/{path_part(index)}" if index else "/_cluster/health"
+        response = await send(es, "GET", path, query=query, headers=headers, timeout=timeout)
+        health = json_or_none(response)
+        if not isinstance(health, Mapping) or "status" not in health:
+            return failed(response) if response.status >= 400 else RunnerResult()
+        expected = query.get("wait_for_status")
+        status = health.get("status")
+        relocating = int(health.get("relocating_shards", 0) or 0)
+        ok = (expected is None or _rank(status) >= _rank(expected)) and (
+            "wait_for_no_relocating_shards" not in query or relocating == 0
+        )
+        meta = {"cluster-status": status, "relocating-shards": relocating}
+        if ok:
+            return RunnerResult(meta=meta, http_status=response.status)
+        return RunnerResult(
+            success=False,
+            error_type=str(response.status) if response.status >= 400 else "cluster-health",
+            error_description=(
+                f"cluster health is {status} with {relocating} relocating shards; expected "
+                f"{expected or 'any status'}"
+                + (" and no relocating shards" if "wait_for_no_relocating_shards" in query else "")
+            ),
+            http_status=response.status,
+            meta=meta,
+        )
+
+
+class NodeStats(Runner):
+    """``node-stats``: ``GET /_nodes/stats/_all``."""
+
+    name = "node-stats"
+
+    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+        query, headers, timeout = request_options(params)
+        response = await send(es, "GET", "/_nodes/stats/_all", query=query, headers=headers, timeout=timeout)
+        return failed(response) if response.status >= 400 else RunnerResult()
+
+
+class PutPipeline(Runner):
+    """``put-pipeline``: ``PUT /_ingest/pipeline/<id>`` with ``body`` (``master-timeout``, ``timeout``)."""
+
+    name = "put-pipeline"
+
+    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+        query, headers, timeout = request_options(params)
+        pipeline_id = mandatory(params, "id", self.name)
+        body = mandatory(params, "body", self.name)
+        if params.get("master-timeout") is not None:
+            query["master_timeout"] = params["master-timeout"]
+        if params.get("timeout") is not None:
+            query["timeout"] = params["timeout"]
+        response = await send(
+            es,
+            "PUT",
+            f"/_ingest/pipeline/{path_part(pipeline_id)}",
+            query=query,
+            body=body,
+            headers=headers,
+            timeout=timeout,
+        )
+        return failed(response) if response.status >= 400 else RunnerResult()
+
+
+class PutSettings(Runner):
+    """``put-settings``: ``PUT /_cluster/settings`` with ``body``."""
+
+    name = "put-settings"
+
+    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+        query, headers, timeout = request_options(params)
+        body = mandatory(params, "body", self.name)
+        response = await send(
+            es, "PUT", "/_cluster/settings", query=query, body=body, headers=headers, timeout=timeout
+        )
+        return failed(response) if response.status >= 400 else RunnerResult()

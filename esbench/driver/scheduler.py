@@ -1,0 +1,312 @@
+"""Schedulers decide *when* a client issues its next request (pure: no I/O, no clock reads).
+
+Rally's scheduler contract (esrally/driver/scheduler.py, track docs "schedule" and "custom
+schedulers") is kept so that track plugins work unchanged:
+
+* a **simple** scheduler is a class ``__init__(task, target_throughput)`` with ``next(current)``;
+  ``target_throughput`` is the *per-client* rate in requests per second;
+* a **regular** scheduler is a class ``__init__(task)`` with ``before_request(now)``,
+  ``after_request(now, weight, unit, request_meta_data)`` and ``next(current)``;
+* a **legacy** scheduler is a class whose ``__init__`` takes ``params`` (the raw task spec);
+* a **function** scheduler is a plain function ``next(current) -> next_due``.
+
+``next(current)`` receives the previous due time (seconds since the client's schedule origin,
+starting at 0) and returns the next one. Times are relative; the executor adds the origin.
+
+Throttling rule (Rally's ``UnitAwareScheduler``): a throttled client issues its first request at
+once, then, after each response whose weight differs from the previous one, rebuilds the simple
+scheduler with ``target / clients / weight`` requests per second when the target is given in the
+runner's unit (``"500 docs/s"`` with bulk responses of 100 docs -> 5 bulk requests/s over all
+clients); a target in ops/s throttles requests regardless of the runner's unit.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import random
+import types
+import zlib
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+from esbench.exceptions import ConfigError
+from esbench.track.model import Task, Throughput
+
+logger = logging.getLogger(__name__)
+
+DETERMINISTIC = "deterministic"
+POISSON = "poisson"
+BUILTIN_SCHEDULES = (DETERMINISTIC, POISSON)
+
+
+class Scheduler(Protocol):
+    """The interface the executor drives (Rally's "regular" scheduler)."""
+
+    def before_request(self, now: float) -> None: ...
+
+    def after_request(self, now: float, weight: float, unit: str, request_meta_data: Any) -> None: ...
+
+    def next(self, current: float) -> float: ...
+
+
+class Unthrottled:
+    """The scheduler of tasks without a target throughput: every request is due immediately."""
+
+    name = "unthrottled"
+
+    def before_request(self, now: float) -> None:
+        pass
+
+    def after_request(self, now: float, weight: float, unit: str, request_meta_data: Any) -> None:
+        pass
+
+    def next(self, current: float) -> float:
+        return 0.0
+
+    def __repr__(self) -> str:
+        return "Unthrottled()"
+
+
+class DeterministicScheduler:
+    """Evenly spaced requests: ``next = current + 1 / target_throughput`` (seconds).
+
+    Args:
+        task: the task (unused; part of Rally's simple-scheduler contract).
+        target_throughput: requests per second of this client (> 0).
+
+    Raises:
+        ValueError: ``target_throughput`` is not positive.
+    """
+
+    name = DETERMINISTIC
+
+    def __init__(self, task: Task | None, target_throughput: float) -> None:
+        if not target_throughput > 0:
+            raise ValueError(f"target throughput must be positive, got {target_throughput!r}")
+        self.wait_time = 1.0 / target_throughput
+
+    def next(self, current: float) -> float:
+        return current + self.wait_time
+
+    def __repr__(self) -> str:
+        return f"DeterministicScheduler(wait_time={self.wait_time!r})"
+
+
+class PoissonScheduler:
+    """Poisson arrivals: exponentially distributed gaps with mean ``1 / target_throughput`` s.
+
+    Models independent users of an open system (Rally docs: "Choosing a schedule"). The random
+    generator is seeded per task and client by the driver so that a race is reproducible.
+
+    Args:
+        task: the task (unused; part of the contract).
+        target_throughput: requests per second of this client (> 0).
+        rng: the random generator to draw gaps from (default: an unseeded one).
+    """
+
+    name = POISSON
+    #: The driver passes a per-client seeded ``rng`` to schedulers that declare this.
+    accepts_rng = True
+
+    def __init__(
+        self, task: Task | None, target_throughput: float, *, rng: random.Random | None = None
+    ) -> None:
+        if not target_throughput > 0:
+            raise ValueError(f"target throughput must be positive, got {target_throughput!r}")
+        self.rate = float(target_throughput)
+        self._rng = rng if rng is not None else random.Random()
+
+    def next(self, current: float) -> float:
+        return current + self._rng.expovariate(self.rate)
+
+    def __repr__(self) -> str:
+        return f"PoissonScheduler(rate={self.rate!r})"
+
+
+class FunctionScheduler:
+    """Adapter for a function-style scheduler ``fn(current) -> next_due`` (deprecated in Rally)."""
+
+    def __init__(self, fn: Callable[[float], float]) -> None:
+        self._fn = fn
+
+    def before_request(self, now: float) -> None:
+        pass
+
+    def after_request(self, now: float, weight: float, unit: str, request_meta_data: Any) -> None:
+        pass
+
+    def next(self, current: float) -> float:
+        return self._fn(current)
+
+
+class LegacyScheduler:
+    """Adapter for Rally's oldest scheduler API: a class constructed with the task's params."""
+
+    def __init__(self, task: Task, scheduler_class: type) -> None:
+        self._delegate = scheduler_class(dict(task.params))
+
+    def before_request(self, now: float) -> None:
+        pass
+
+    def after_request(self, now: float, weight: float, unit: str, request_meta_data: Any) -> None:
+        pass
+
+    def next(self, current: float) -> float:
+        return self._delegate.next(current)
+
+
+class UnitAwareScheduler:
+    """Drives a simple scheduler at ``target / clients / weight`` requests per second (see module doc).
+
+    Starts unthrottled, so the first request goes out at the client's start; the simple scheduler
+    is (re)built whenever a response reports a new positive weight.
+
+    Raises (from ``after_request``):
+        esbench.exceptions.ConfigError: the target is in a unit other than ops/s and the runner
+            reports another unit (e.g. ``"100 docs/s"`` on a search).
+    """
+
+    def __init__(
+        self,
+        task: Task,
+        target: Throughput,
+        scheduler_class: Callable[..., Any],
+        *,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.task = task
+        self.target = target
+        self.scheduler_class = scheduler_class
+        self._rng = rng
+        self._weight: float | None = None
+        self._warned = False
+        self.scheduler: Any = Unthrottled()
+
+    def before_request(self, now: float) -> None:
+        pass
+
+    def after_request(self, now: float, weight: float, unit: str, request_meta_data: Any) -> None:
+        if weight <= 0 or weight == self._weight:
+            return
+        actual_unit = f"{unit}/s"
+        effective_weight = weight
+        if actual_unit != self.target.unit:
+            if self.target.unit != "ops/s":
+                raise ConfigError(
+                    f"Task '{self.task.name}' has a target-throughput in {self.target.unit} but its "
+                    f"operation '{self.task.operation.name}' measures throughput in {actual_unit}. "
+                    f"Give the target-throughput in {actual_unit} (or as a plain number of ops/s)."
+                )
+            # A target in ops/s throttles requests whatever the runner counts (Rally's rule).
+            effective_weight = 1.0
+            if not self._warned:
+                self._warned = True
+                logger.debug(
+                    "Task [%s] throttles in ops/s but reports %s; throttling requests.",
+                    self.task.name,
+                    actual_unit,
+                )
+        self._weight = weight
+        rate = self.target.value / self.task.clients / effective_weight
+        self.scheduler = _construct_simple(self.scheduler_class, self.task, rate, self._rng)
+
+    def next(self, current: float) -> float:
+        return self.scheduler.next(current)
+
+
+def _construct_simple(cls: Callable[..., Any], task: Task, rate: float, rng: random.Random | None) -> Any:
+    if rng is not None and getattr(cls, "accepts_rng", False):
+        return cls(task, rate, rng=rng)
+    return cls(task, rate)
+
+
+def effective_target_throughput(task: Task) -> Throughput | None:
+    """The task's overall target throughput, or None when unthrottled.
+
+    ``target-interval`` is Rally's ``1 / target-throughput`` (track docs: "This is just
+    1 / target-throughput (in seconds)"), i.e. an interval over all clients, in ops/s.
+    """
+    if task.target_throughput is not None:
+        return task.target_throughput
+    if task.target_interval:
+        return Throughput(value=1.0 / task.target_interval, unit="ops/s")
+    return None
+
+
+def run_unthrottled(task: Task) -> bool:
+    """True when the task has no target and uses a built-in (or no) schedule (Rally's rule).
+
+    A custom schedule without a target throughput is still a schedule: it may model a daily
+    pattern that needs no target.
+    """
+    return effective_target_throughput(task) is None and task.schedule in (None, *BUILTIN_SCHEDULES)
+
+
+def client_seed(task_name: str, client_index: int) -> int:
+    """A stable per-(task, client) seed for random schedules (independent of PYTHONHASHSEED)."""
+    return zlib.crc32(f"{task_name}\x00{client_index}".encode())
+
+
+def is_legacy_scheduler(cls: Any) -> bool:
+    """Rally's test: a class whose constructor takes a parameter named ``params``."""
+    try:
+        parameters = inspect.signature(cls.__init__).parameters
+    except (TypeError, ValueError):
+        return False
+    return len(parameters) >= 2 and "params" in parameters
+
+
+def is_simple_scheduler(cls: Any) -> bool:
+    """Rally's test: a class that lacks one of ``before_request``/``after_request``/``next``."""
+    names = {name for name, _ in inspect.getmembers(cls, inspect.isfunction)}
+    return not {"before_request", "after_request", "next"} <= names
+
+
+def scheduler_for(
+    task: Task,
+    schedulers: Mapping[str, Any],
+    *,
+    client_index: int = 0,
+) -> Scheduler:
+    """The scheduler instance for one client of ``task``.
+
+    Args:
+        task: the task; its ``schedule`` names the scheduler (default ``deterministic``).
+        schedulers: registered schedulers by name (classes or functions, see module doc).
+        client_index: the client's index within the task (seeds random schedules).
+
+    Raises:
+        esbench.exceptions.ConfigError: unknown schedule name.
+    """
+    if run_unthrottled(task):
+        return Unthrottled()
+    name = task.schedule or DETERMINISTIC
+    try:
+        scheduler = schedulers[name]
+    except KeyError:
+        known = ", ".join(sorted(schedulers))
+        raise ConfigError(
+            f"Task '{task.name}' uses the schedule '{name}' but no scheduler of that name is registered. "
+            f"Known schedules: {known}. Fix the task's 'schedule' or register the scheduler in the "
+            f"track's track.py (register_scheduler)."
+        ) from None
+    rng = random.Random(client_seed(task.name, client_index))
+    if isinstance(scheduler, types.FunctionType):
+        return FunctionScheduler(scheduler)
+    if is_legacy_scheduler(scheduler):
+        return LegacyScheduler(task, scheduler)
+    if is_simple_scheduler(scheduler):
+        target = effective_target_throughput(task)
+        if target is None:
+            raise ConfigError(
+                f"Task '{task.name}' uses the schedule '{name}', which needs a target-throughput "
+                f"(or target-interval). Add one to the task."
+            )
+        return UnitAwareScheduler(task, target, scheduler, rng=rng)
+    return scheduler(task)
+
+
+def builtin_schedulers() -> dict[str, Any]:
+    """The schedulers every registry starts with."""
+    return {DETERMINISTIC: DeterministicScheduler, POISSON: PoissonScheduler}

@@ -1,0 +1,212 @@
+"""run_challenge end to end: in-process workers with static responses, worker processes with the stub."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from driver_helpers import SEARCH_RESPONSE, challenge, op, task, track
+
+from esbench.driver.client import ClientOptions
+from esbench.driver.driver import DriverSettings, Progress, run_challenge, tasks_of
+from esbench.driver.http import StaticTransport
+from esbench.driver.registry import default_registry
+from esbench.exceptions import ConfigError, DriverError, RaceAborted
+from esbench.track.model import Parallel, Throughput
+
+FAST = DriverSettings(workers=0, task_pause_s=0, progress_interval_s=0.05)
+
+
+def static(responder=None):
+    def factory(client_id: int) -> StaticTransport:
+        return StaticTransport(responder or (lambda m, t, b: (200, SEARCH_RESPONSE)), record=False)
+
+    return {"http_factory": factory}
+
+
+def run(ch, *, settings=FAST, responder=None, registry=None, progress=None, trk=None):
+    return run_challenge(
+        track=trk or track(),
+        challenge=ch,
+        hosts=["127.0.0.1:9"],
+        client_options=ClientOptions(),
+        settings=settings,
+        corpora=None,
+        registry=registry,
+        progress=progress,
+        _thread_runtime=static(responder),
+    )
+
+
+def test_results_for_every_task_in_schedule_order():
+    admin = task(op("refresh"))
+    admin = type(admin)(
+        name="refresh",
+        operation=type(admin.operation)(name="refresh", operation_type="refresh", include_in_reporting=False),
+    )
+    outcome = run(
+        challenge(
+            admin,
+            task(op("search", "s1", body={}), clients=3, warmup_iterations=2, iterations=5),
+            task(op("search", "s2", body={}), iterations=1),
+        )
+    )
+    assert outcome.status == "completed" and outcome.error is None
+    assert [t.task for t in outcome.tasks] == ["refresh", "s1", "s2"]
+    s1 = tasks_of(outcome)["s1"]
+    assert s1.sample_count == 15 and s1.warmup_sample_count == 6 and s1.error_count == 0
+    assert s1.operation_type == "search" and s1.throughput_unit == "ops/s"
+    assert set(s1.service_time_ms) == {"50", "90", "100"}
+    assert tasks_of(outcome)["refresh"].include_in_reporting is False
+
+
+def test_completed_by_named_task_stops_the_others():
+    leader = task(
+        op("search", "leader", body={}),
+        iterations=5,
+        target_throughput=Throughput(value=50.0),
+        completes_parent=True,
+    )
+    follower = task(
+        op("search", "follower", body={}), iterations=1000, target_throughput=Throughput(value=20.0)
+    )
+    outcome = run(challenge(Parallel(tasks=(leader, follower))))
+    results = tasks_of(outcome)
+    assert results["leader"].sample_count == 5
+    assert 1 <= results["follower"].sample_count < 10
+
+
+def test_completed_by_any_stops_everybody():
+    quick = task(op("search", "quick", body={}), iterations=2, any_completes_parent=True)
+    slow = task(
+        op("search", "slow", body={}),
+        clients=2,
+        iterations=1000,
+        target_throughput=Throughput(value=20.0),
+        any_completes_parent=True,
+    )
+    outcome = run(challenge(Parallel(tasks=(quick, slow))))
+    results = tasks_of(outcome)
+    assert results["quick"].sample_count == 2
+    assert results["slow"].sample_count < 10
+
+
+def test_on_error_abort_fails_the_race_with_partial_results():
+    outcome = run(
+        challenge(
+            task(op("search", "ok", body={}), iterations=3),
+            task(op("search", "bad", body={}), iterations=50),
+            task(op("search", "never", body={})),
+        ),
+        settings=DriverSettings(workers=0, task_pause_s=0, on_error="abort"),
+        responder=lambda m, t, b: (500, b'{"error":{"type":"boom","reason":"x"}}'),
+    )
+    assert outcome.status == "failed"
+    assert isinstance(outcome.exception, RaceAborted)
+    assert "Task 'ok' aborted" in outcome.error
+    assert [t.task for t in outcome.tasks] == ["ok"]
+    assert outcome.tasks[0].error_count == 1
+
+
+def test_errors_are_counted_with_on_error_continue():
+    outcome = run(
+        challenge(task(op("search", "bad", body={}), iterations=4)),
+        responder=lambda m, t, b: (404, b"{}"),
+    )
+    assert outcome.status == "completed"
+    assert tasks_of(outcome)["bad"].errors_by_type == {"404": 4}
+
+
+def test_ctrl_c_returns_interrupted_with_the_running_task():
+    reports: list[Progress] = []
+
+    def progress(report: Progress) -> None:
+        reports.append(report)
+        if len(reports) >= 2:
+            raise KeyboardInterrupt
+
+    long = task(op("search", "long", body={}), iterations=100000, target_throughput=Throughput(value=200.0))
+    outcome = run(challenge(task(op("search", "first", body={}), iterations=2), long), progress=progress)
+    assert outcome.status == "interrupted"
+    assert [t.task for t in outcome.tasks] == ["first", "long"]
+    assert 0 < tasks_of(outcome)["long"].sample_count < 100000
+    assert reports[0].task == "long" and reports[0].unit == "ops/s" and reports[0].percent_done is not None
+
+
+def test_progress_reports_throughput():
+    reports: list[Progress] = []
+    t = task(op("search", "paced", body={}), time_period=0.6, target_throughput=Throughput(value=100.0))
+    run(challenge(t), progress=reports.append)
+    assert reports and all(r.task == "paced" for r in reports)
+    late = [r for r in reports if r.elapsed_s > 0.2 and r.throughput]
+    assert late and all(50 < r.throughput < 150 for r in late)
+    assert all(0 <= (r.percent_done or 0) <= 100 for r in reports)
+
+
+def test_filters_and_settings_are_checked():
+    ch = challenge(
+        task(op("search", "a", body={}), iterations=1), task(op("search", "b", body={}), iterations=1)
+    )
+    outcome = run(ch, settings=DriverSettings(workers=0, task_pause_s=0, include_tasks=("b",)))
+    assert [t.task for t in outcome.tasks] == ["b"]
+    with pytest.raises(ConfigError, match="--on-error"):
+        run(ch, settings=DriverSettings(on_error="panic"))
+    with pytest.raises(ConfigError, match="No runner is registered"):
+        run(challenge(task(op("no-such-op"))))
+    with pytest.raises(ConfigError, match="needs 'index'"):
+        run(challenge(task(op("search", body={}))), trk=track(indices=()))
+
+
+# ---------------------------------------------------------------------------- worker processes
+
+
+async def counting_runner(es, params):
+    """A plugin runner (module level, so the registry pickles into worker processes)."""
+    return {"weight": 2, "unit": "widgets", "pid": os.getpid()}
+
+
+async def dying_runner(es, params):
+    os._exit(3)
+
+
+def test_worker_processes_merge_results_and_receive_plugin_runners(es_stub):
+    registry = default_registry()
+    registry.register_runner("count", counting_runner, async_runner=True)
+    ch = challenge(
+        task(op("search", "search", body={"query": {"match_all": {}}}), clients=4, iterations=25),
+        task(op("count"), clients=3, iterations=10),
+    )
+    outcome = run_challenge(
+        track=track(),
+        challenge=ch,
+        hosts=[es_stub.host],
+        client_options=ClientOptions(),
+        settings=DriverSettings(workers=2, task_pause_s=0),
+        corpora=None,
+        registry=registry,
+    )
+    assert outcome.status == "completed", outcome.error
+    results = tasks_of(outcome)
+    assert results["search"].sample_count == 100 and results["search"].error_count == 0
+    assert es_stub.requests == 100
+    assert {target for _, target in es_stub.log} == {"/idx/_search"}
+    assert results["count"].sample_count == 30 and results["count"].total_weight == 60
+    assert results["count"].throughput_unit == "widgets/s"
+
+
+def test_a_dying_worker_fails_the_race(es_stub):
+    registry = default_registry()
+    registry.register_runner("die", dying_runner, async_runner=True)
+    outcome = run_challenge(
+        track=track(),
+        challenge=challenge(task(op("search", "ok", body={}), iterations=2), task(op("die"))),
+        hosts=[es_stub.host],
+        client_options=ClientOptions(),
+        settings=DriverSettings(workers=1, task_pause_s=0),
+        corpora=None,
+        registry=registry,
+    )
+    assert outcome.status == "failed"
+    assert isinstance(outcome.exception, DriverError)
+    assert "exited unexpectedly (exit code 3)" in outcome.error
+    assert [t.task for t in outcome.tasks] == ["ok", "die"]

@@ -1,0 +1,342 @@
+"""The per-client loop with a simulated clock and static responses (no sockets, no real time)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import elastic_transport
+import pytest
+from driver_helpers import BULK_OK, SEARCH_RESPONSE, FakeClock, op, static_es, task, track
+
+from esbench.driver.allocator import ClientAllocation, ClientPlan
+from esbench.driver.context import RaceContext
+from esbench.driver.executor import ClientExecutor, StepControl, TaskRun, loop_limits
+from esbench.driver.registry import default_registry
+from esbench.exceptions import ConfigError, ConnectionFailed, DriverError, RaceAborted
+from esbench.metrics.recorder import METRICS, RecorderState
+from esbench.track.model import Throughput
+
+START = 1000.0
+
+
+def make_run(t, *, registry=None, on_error="continue", corpora=None) -> TaskRun:
+    registry = registry or default_registry()
+    run = TaskRun(
+        task=t,
+        runner=registry.runner(t.operation.operation_type),
+        source=registry.param_source(t, track(), corpora=corpora),
+        schedulers=registry.schedulers,
+        on_error=on_error,
+    )
+    run.start(START)
+    return run
+
+
+def allocation(t, index: int = 0, total: int | None = None) -> ClientAllocation:
+    return ClientAllocation(
+        task=t, client_index_in_task=index, global_client_index=index, total_clients=total or t.clients
+    )
+
+
+async def drive(t, responder, *, clock=None, run=None, control=None, index=0, on_end=None) -> TaskRun:
+    clock = clock or FakeClock(START)
+    run = run or make_run(t)
+    control = control or StepControl(START)
+    executor = ClientExecutor(
+        plan=ClientPlan(client_id=index, allocations=(allocation(t, index),)),
+        es=static_es(responder, clock),
+        runs={t.name: run},
+        control=control,
+        context=RaceContext(),
+        clock=clock,
+        on_natural_end=on_end,
+    )
+    await executor.run()
+    return run
+
+
+def values_ms(state: RecorderState, metric: str) -> list[float]:
+    hist = state.histogram(metric)
+    return [
+        item.value_iterated_to / 1000
+        for item in hist.get_recorded_iterator()
+        for _ in range(item.count_at_value_iterated_to)
+    ]
+
+
+def responding(
+    clock: FakeClock, service_s: float, body: bytes = SEARCH_RESPONSE, stalls: dict[int, float] | None = None
+):
+    count = {"n": 0}
+
+    def responder(method: str, target: str, body_in: Any) -> tuple[int, bytes]:
+        count["n"] += 1
+        clock.advance(service_s + (stalls or {}).get(count["n"], 0.0))
+        return 200, body
+
+    return responder, count
+
+
+async def test_unthrottled_latency_equals_service_time_and_iterations_split_warmup():
+    clock = FakeClock(START)
+    responder, count = responding(clock, 0.004)
+    t = task(op("search", body={"query": {"match_all": {}}}), warmup_iterations=3, iterations=7)
+    run = await drive(t, responder, clock=clock)
+    state = run.recorder.state()
+    assert count["n"] == 10
+    assert state.warmup_sample_count == 3 and state.sample_count == 7
+    for metric in METRICS:
+        assert values_ms(state, metric) == pytest.approx([4.0] * 7, abs=0.01)
+
+
+async def test_throttled_latency_includes_waiting_after_a_stall():
+    clock = FakeClock(START)
+    # 10 requests/s, 10 ms service, request 3 stalls for 1 s
+    responder, _ = responding(clock, 0.010, stalls={3: 1.0})
+    t = task(op("search"), iterations=20, target_throughput=Throughput(value=10.0))
+    run = await drive(t, responder, clock=clock)
+    state = run.recorder.state()
+    service = values_ms(state, "service_time")
+    latency = values_ms(state, "latency")
+    assert sorted(service) == pytest.approx([10.0] * 19 + [1010.0], rel=1e-3, abs=0.05)
+    # request 3 was due at 0.2 s and ended at 1.21 s; request k > 3 (due at 0.1 * (k - 1)) then
+    # starts at 1.21 + 0.01 * (k - 4): its latency 1.28 - 0.09 * k s includes the wait, which
+    # is above 100 ms up to k = 13.
+    assert max(latency) == pytest.approx(1010.0, rel=1e-3, abs=0.05)
+    assert sorted(latency)[-11:] == pytest.approx(
+        sorted([1010.0] + [1280.0 - 90.0 * k for k in range(4, 14)]), rel=1e-3, abs=0.05
+    )
+    assert sum(1 for v in latency if v > 100) == 11
+    assert min(latency) == pytest.approx(10.0, rel=1e-3, abs=0.05)
+
+
+async def test_throttled_requests_follow_the_deterministic_grid():
+    clock = FakeClock(START)
+    starts = []
+
+    def responder(method, target, body):
+        starts.append(clock.now())
+        clock.advance(0.001)
+        return 200, SEARCH_RESPONSE
+
+    t = task(op("search"), iterations=5, clients=2, target_throughput=Throughput(value=20.0))
+    await drive(t, responder, clock=clock)
+    # 20 ops/s over 2 clients: every 100 ms, first request at once
+    assert [round(s - START, 6) for s in starts] == [0.0, 0.1, 0.2, 0.3, 0.4]
+
+
+async def test_time_period_bounds_and_warmup_by_time():
+    clock = FakeClock(START)
+    responder, count = responding(clock, 0.1)
+    t = task(op("search"), warmup_time_period=1.0, time_period=2.0)
+    run = await drive(t, responder, clock=clock)
+    state = run.recorder.state()
+    # requests start at 0.0, 0.1, ... ; those starting before 1.0 s are warmup; none starts at or after 3.0 s
+    assert state.warmup_sample_count == 10
+    assert state.sample_count == 20
+    assert count["n"] == 30
+
+
+async def test_ramp_up_delays_the_client_origin():
+    clock = FakeClock(START)
+    starts = []
+
+    def responder(method, target, body):
+        starts.append(clock.now())
+        clock.advance(0.5)
+        return 200, SEARCH_RESPONSE
+
+    t = task(op("search"), clients=4, ramp_up_time_period=2.0, warmup_time_period=2.0, time_period=1.0)
+    await drive(t, responder, clock=clock, index=3)
+    # client 3 of 4 starts 1.5 s late; the task ends at 3.0 s for everybody
+    assert [round(s - START, 6) for s in starts] == [1.5, 2.0, 2.5]
+
+
+async def test_param_source_exhaustion_ends_the_task():
+    class Three:
+        def __init__(self, track, params, **kwargs):
+            self.left = 3
+
+        def partition(self, index, total):
+            return self
+
+        infinite = False
+
+        def params(self):
+            if not self.left:
+                raise StopIteration
+            self.left -= 1
+            return {"body": {}, "index": "x"}
+
+    registry = default_registry()
+    registry.register_param_source("three", Three)
+    t = task(op("search"))
+    t = task(type(t.operation)(name="s", operation_type="search", param_source="three"), name="s")
+    clock = FakeClock(START)
+    responder, count = responding(clock, 0.01)
+    ended = []
+    run = make_run(t, registry=registry)
+    await drive(t, responder, clock=clock, run=run, on_end=lambda name, cid: ended.append((name, cid)))
+    assert count["n"] == 3
+    assert ended == [("s", 0)]
+
+
+async def test_endless_source_without_limits_runs_once():
+    clock = FakeClock(START)
+    responder, count = responding(clock, 0.01)
+    await drive(task(op("search")), responder, clock=clock)
+    assert count["n"] == 1
+
+
+def test_warmup_period_without_time_period_needs_an_end():
+    registry = default_registry()
+    t = task(op("search"), warmup_time_period=5.0)
+    run = make_run(t, registry=registry)
+    with pytest.raises(ConfigError, match="no time-period"):
+        loop_limits(t, run.runner, run.source)
+    with pytest.raises(ConfigError, match="at least one iteration"):
+        loop_limits(task(op("search"), iterations=0), run.runner, run.source)
+
+
+async def test_failed_requests_are_recorded_and_abort_on_request():
+    clock = FakeClock(START)
+
+    def responder(method, target, body):
+        clock.advance(0.002)
+        return 503, b'{"error":{"type":"x","reason":"busy"},"status":503}'
+
+    t = task(op("search"), iterations=4)
+    run = await drive(t, responder, clock=clock)
+    state = run.recorder.state()
+    assert state.sample_count == 4 and state.error_count == 4
+    assert state.errors_by_type == {"503": 4}
+
+    aborting = make_run(t, on_error="abort")
+    with pytest.raises(RaceAborted, match=r"Task 'search' aborted.*503: HTTP 503: x: busy"):
+        await drive(t, responder, clock=clock, run=aborting)
+    assert aborting.recorder.state().error_count == 1
+
+
+async def test_ignore_response_error_level_non_fatal_keeps_going():
+    clock = FakeClock(START)
+
+    def responder(method, target, body):
+        return 404, b"{}"
+
+    t = task(op("search"), iterations=3, params={"ignore-response-error-level": "non-fatal"})
+    run = await drive(t, responder, clock=clock, run=make_run(t, on_error="abort"))
+    assert run.recorder.state().error_count == 3
+
+
+async def test_connection_refused_is_fatal_timeouts_are_not():
+    clock = FakeClock(START)
+
+    def refused(method, target, body):
+        raise elastic_transport.ConnectionError("Cannot connect to host 127.0.0.1:1")
+
+    t = task(op("search"), iterations=3)
+    with pytest.raises(ConnectionFailed, match="unreachable"):
+        await drive(t, refused, clock=clock)
+
+    def timeout(method, target, body):
+        clock.advance(1.0)
+        raise elastic_transport.ConnectionTimeout("timed out")
+
+    run = await drive(t, timeout, clock=clock)
+    state = run.recorder.state()
+    assert state.errors_by_type == {"timeout": 3}
+    assert values_ms(state, "service_time") == pytest.approx([1000.0] * 3, rel=1e-3, abs=0.5)
+
+
+async def test_runner_bugs_fail_the_race_with_the_task_name():
+    registry = default_registry()
+
+    async def broken(es, params):
+        raise KeyError("missing")
+
+    registry.register_runner("broken", broken, async_runner=True)
+    t = task(op("broken"))
+    with pytest.raises(DriverError, match=r"Task 'broken' failed.*KeyError"):
+        await drive(t, lambda *a: (200, b"{}"), run=make_run(t, registry=registry))
+
+
+async def test_completion_stops_other_tasks_but_not_the_completing_one():
+    clock = FakeClock(START)
+    control = StepControl(START, completing_task="leader")
+    responder, count = responding(clock, 0.01)
+    follower = task(op("search", "follower"), iterations=100)
+
+    calls = {"n": 0}
+
+    def completing(method, target, body):
+        calls["n"] += 1
+        clock.advance(0.01)
+        if calls["n"] == 5:
+            control.complete()
+        return 200, SEARCH_RESPONSE
+
+    await drive(follower, completing, clock=clock, control=control)
+    assert calls["n"] == 5  # stopped after its current request
+    leader = task(op("search", "leader"), iterations=7)
+    await drive(leader, responder, clock=clock, control=control)
+    assert count["n"] == 7  # the completing task's clients finish their own work
+
+
+async def test_bulk_item_errors_counted_by_status_outside_warmup():
+    clock = FakeClock(START)
+    failing = (
+        b'{"errors":true,"took":2,"items":['
+        b'{"index":{"status":201,"_shards":{"total":1,"successful":1,"failed":0}}},'
+        b'{"index":{"status":409,"error":{"type":"version_conflict_engine_exception","reason":"conflict"}}},'
+        b'{"index":{"status":409,"error":{"type":"version_conflict_engine_exception","reason":"conflict"}}},'
+        b'{"index":{"status":400,"error":{"type":"mapper_parsing_exception","reason":"bad"}}}]}'
+    )
+    bodies = iter([failing, BULK_OK, failing])
+
+    def responder(method, target, body):
+        clock.advance(0.005)
+        return 200, next(bodies)
+
+    class Bodies:
+        def __init__(self, track, params, **kwargs):
+            self.n = 0
+
+        def partition(self, index, total):
+            return self
+
+        infinite = False
+
+        def params(self):
+            self.n += 1
+            if self.n > 3:
+                raise StopIteration
+            return {"body": b"{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n", "bulk-size": 4, "unit": "docs"}
+
+    registry = default_registry()
+    registry.register_param_source("bodies", Bodies)
+    operation = type(op("bulk"))(name="bulk", operation_type="bulk", param_source="bodies")
+    t = task(operation, warmup_iterations=1, iterations=2)
+    run = make_run(t, registry=registry)
+    await drive(t, responder, clock=clock, run=run)
+    state = run.recorder.state()
+    assert state.sample_count == 2 and state.error_count == 1
+    assert state.total_weight == 8  # docs of both measured requests, the failed one included
+    assert state.throughput_unit == "docs/s"
+    assert run.item_errors == {"409": 2, "400": 1}  # the warmup bulk is not counted
+
+
+async def test_sleep_without_request_uses_processing_time():
+    clock = FakeClock(START)
+    registry = default_registry()
+
+    async def local_work(es, params):
+        clock.advance(0.25)
+        return 3, "widgets"
+
+    registry.register_runner("local", local_work, async_runner=True)
+    t = task(op("local"), iterations=2)
+    run = make_run(t, registry=registry)
+    await drive(t, lambda *a: (200, b"{}"), clock=clock, run=run)
+    state = run.recorder.state()
+    assert values_ms(state, "service_time") == pytest.approx([250.0, 250.0], rel=1e-3)
+    assert state.total_weight == 6 and state.throughput_unit == "widgets/s"
