@@ -14,6 +14,7 @@ from typing import Any
 
 import elastic_transport
 
+from esbench.driver.http import RawResponse
 from esbench.driver.runners.base import (
     Runner,
     RunnerResult,
@@ -24,6 +25,35 @@ from esbench.driver.runners.base import (
     request_options,
     send,
 )
+
+
+async def concrete_indices(
+    es: Any, pattern: str, headers: Any = None, timeout: Any = None
+) -> list[str] | RawResponse:
+    """The names of the indices matching ``pattern`` (open or closed), or the error response.
+
+    Elasticsearch 8 refuses wildcard deletions by default (``action.destructive_requires_name``), so
+    patterns are resolved to names first.
+    """
+    response = await send(
+        es,
+        "GET",
+        f"/{path_part(pattern)}/_settings/index.uuid",
+        query={"expand_wildcards": "open,closed", "allow_no_indices": "true", "ignore_unavailable": "true"},
+        headers=headers,
+        timeout=timeout,
+    )
+    if response.status == 404:
+        return []
+    if response.status >= 400:
+        return response
+    return sorted((json_or_none(response) or {}).keys())
+
+
+def has_wildcard(name: Any) -> bool:
+    """True for index expressions with ``*`` (or ``_all``)."""
+    text = ",".join(name) if isinstance(name, list | tuple) else str(name)
+    return "*" in text or text == "_all"
 
 
 class CreateIndex(Runner):
@@ -45,7 +75,8 @@ class CreateIndex(Runner):
 
 class DeleteIndex(Runner):
     """``delete-index``: ``DELETE /<index>`` for each of ``indices``; with ``only-if-exists`` (the
-    default) only those that ``HEAD /<index>`` finds. Weight = deleted."""
+    default) only those that ``HEAD /<index>`` finds. A pattern (``logs-*``) is resolved to the
+    matching index names first. Weight = indices deleted."""
 
     name = "delete-index"
 
@@ -55,6 +86,19 @@ class DeleteIndex(Runner):
         query, headers, timeout = request_options(params)
         deleted = 0
         for index in indices:
+            if has_wildcard(index):
+                names = await concrete_indices(es, index, headers, timeout)
+                if isinstance(names, RawResponse):
+                    return failed(names, weight=deleted)
+                if not names:
+                    continue
+                response = await send(
+                    es, "DELETE", f"/{path_part(names)}", query=query, headers=headers, timeout=timeout
+                )
+                if response.status >= 400:
+                    return failed(response, weight=deleted)
+                deleted += len(names)
+                continue
             path = f"/{path_part(index)}"
             if only_if_exists:
                 check = await send(es, "HEAD", path, headers=headers, timeout=timeout)

@@ -5,7 +5,8 @@ Create: ``templates`` is a list of ``(name, body)``; weight = templates created.
 Delete: ``templates`` is a list of ``(name, delete-matching-indices, index-pattern)`` (names only for
 component templates); with ``only-if-exists`` (default) a template is deleted only if ``HEAD``
 finds it, otherwise a missing template is ignored; ``delete-matching-indices`` also deletes the
-indices matching the pattern. Weight = deletions made.
+indices matching the pattern (resolved to their names: Elasticsearch 8 refuses wildcard
+deletions by default). Weight = deletions made.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from esbench.driver.http import RawResponse
 from esbench.driver.runners.base import (
     Runner,
     RunnerResult,
@@ -22,6 +24,7 @@ from esbench.driver.runners.base import (
     request_options,
     send,
 )
+from esbench.driver.runners.indices import concrete_indices
 
 
 class _CreateTemplates(Runner):
@@ -71,11 +74,15 @@ class _DeleteTemplates(Runner):
                     count += 1
             # Only a non-empty pattern: deleting "" would address every index.
             if delete_matching and pattern:
-                response = await send(
-                    es, "DELETE", f"/{path_part(pattern)}", headers=headers, timeout=timeout
-                )
-                if response.status >= 400 and response.status != 404:
-                    return failed(response, weight=count)
+                names = await concrete_indices(es, pattern, headers, timeout)
+                if isinstance(names, RawResponse):
+                    return failed(names, weight=count)
+                if names:
+                    response = await send(
+                        es, "DELETE", f"/{path_part(names)}", headers=headers, timeout=timeout
+                    )
+                    if response.status >= 400 and response.status != 404:
+                        return failed(response, weight=count)
                 count += 1
         return RunnerResult(weight=count)
 

@@ -151,10 +151,14 @@ class EsStub:
                 self.log.append((method, target))
                 wait = self.delay + self.stalls.get(number, 0.0)
                 if wait > 0:
-                    # Never early: asyncio rounds timer waits up, and we re-check.
+                    # A sleeping thread on a busy machine wakes up late (ms); delays are spun so
+                    # the server's own timing is exact (the race's worker is another process).
+                    # Long stalls only need to be long: they sleep.
                     until = time.perf_counter() + wait
-                    while (rest := until - time.perf_counter()) > 0:
-                        await asyncio.sleep(rest)
+                    while (rest := until - time.perf_counter()) > 0.05:
+                        await asyncio.sleep(rest - 0.05)
+                    while time.perf_counter() < until:
+                        pass
                 status, body = self.body_for(method, target)
                 body_out = b"" if method == "HEAD" else body
                 head = (
