@@ -1,8 +1,8 @@
 """Newline arithmetic on raw bytes: the primitive under offset indices and bulk bodies.
 
 Corpus files are NDJSON: one document (or action line) per ``\\n``-terminated line. Nothing here
-decodes or parses a line; it only counts and finds newlines with ``bytes.count``/``bytes.find``
-(C speed), so the cost per line is a few hundred nanoseconds at most.
+decodes or parses a line; it only finds newlines (``bytes.find``, i.e. memchr) or splits blocks
+at them (``bytes.split``), so the cost per line is a few hundred nanoseconds at most.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 _NL = b"\n"
-#: Bytes read from disk per ``read`` call by :func:`iter_line_groups`.
+#: Bytes read from disk per ``read`` call by :func:`iter_line_groups` and :func:`iter_line_lists`.
 READ_BLOCK = 4 << 20
 
 
