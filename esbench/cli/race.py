@@ -1,0 +1,161 @@
+"""``esbench race``: options → :class:`~esbench.settings.RaceSettings` → :func:`esbench.racecontrol.run_race`.
+
+The command only translates options; all behaviour lives in the Python API.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from esbench.cli import main
+from esbench.cli._provision_options import provision_options, provision_settings
+from esbench.console import Console
+from esbench.driver.client import parse_client_options
+from esbench.driver.driver import DriverSettings
+from esbench.driver.filters import parse_task_filters
+from esbench.exceptions import UserError, UserInterrupted
+from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED
+from esbench.settings import PIPELINES, REPORT_FORMATS, RaceSettings, ReportSettings
+from esbench.track.params import parse_track_params
+
+#: Exit status of a race that ran but did not complete (a request failure with --on-error=abort,
+#: a node that went away).
+EXIT_RACE_FAILED = 1
+
+
+def parse_user_tags(text: str) -> dict[str, str]:
+    """Parse ``--user-tag`` (Rally: ``key:value`` pairs separated by commas) into a dict of strings.
+
+    Raises:
+        UserError: an entry without ``:`` or with an empty key.
+    """
+    tags: dict[str, str] = {}
+    for raw in filter(None, (part.strip() for part in text.split(","))):
+        key, sep, value = raw.partition(":")
+        if not sep or not key.strip():
+            raise UserError(
+                f"--user-tag entry '{raw}' is not of the form key:value. "
+                'Example: --user-tag="setup:3nodes,disk:raid0".'
+            )
+        tags[key.strip()] = value.strip()
+    return tags
+
+
+def _split_hosts(text: str | None) -> tuple[str, ...]:
+    if not text:
+        return ()
+    hosts = tuple(h.strip() for h in text.split(",") if h.strip())
+    for host in hosts:
+        bare = host.split("://", 1)[-1]
+        if ":" not in bare.rsplit("]", 1)[-1]:
+            raise UserError(f"--target-hosts entry '{host}' has no port. Use HOST:PORT, e.g. 127.0.0.1:9200.")
+    return hosts
+
+
+@main.command()
+@click.option("--track", "track_name", help="Name of a built-in or user track (see 'esbench list tracks').")
+@click.option(
+    "--track-path",
+    type=click.Path(exists=True, path_type=Path),
+    help="Directory of a Rally-format track (or its track.json).",
+)
+@click.option("--track-params", default="", help="k:v list, inline JSON or a .json file.")
+@click.option("--challenge", default=None, help="Challenge to run (default: the track's default challenge).")
+@click.option("--target-hosts", default=None, help="HOST:PORT[,HOST:PORT...] of an existing cluster.")
+@click.option(
+    "--pipeline",
+    type=click.Choice(PIPELINES),
+    default=None,
+    help="benchmark-only (needs --target-hosts) or from-distribution (default without --target-hosts).",
+)
+@provision_options
+@click.option(
+    "--client-options",
+    default="",
+    help="Client options: timeout:60,use_ssl:true,verify_certs:true,ca_certs:'/path',http_compress:true,"
+    "basic_auth_user:'u',basic_auth_password:'p' (or ESBENCH_USERNAME/ESBENCH_PASSWORD/ESBENCH_API_KEY).",
+)
+@click.option("--on-error", type=click.Choice(["continue", "abort"]), default="continue", show_default=True)
+@click.option("--include-tasks", default="", help="Only these tasks: NAME, type:OPTYPE or tag:TAG, ...")
+@click.option("--exclude-tasks", default="", help="Skip these tasks: NAME, type:OPTYPE or tag:TAG, ...")
+@click.option(
+    "--load-driver-workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes of the load driver (default: one per core).",
+)
+@click.option("--test-mode", is_flag=True, help="Smoke test: -1k corpora, capped iterations/time periods.")
+@click.option("--user-tag", "user_tag", default="", help="key:value,... tags stored with the race.")
+@click.option("--report-format", type=click.Choice(REPORT_FORMATS), default="text", show_default=True)
+@click.option("--report-file", type=click.Path(dir_okay=False, path_type=Path), default=None)
+@click.option("--show-processing-time", is_flag=True, help="Add processing-time percentiles to the report.")
+@click.option("--offline", is_flag=True, help="Never download anything (corpora, distributions).")
+@click.option(
+    "--metrics-store",
+    envvar="ESBENCH_METRICS_STORE",
+    default=None,
+    help="URL of an Elasticsearch cluster to export the race to (also ESBENCH_METRICS_STORE).",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+def race(
+    track_name: str | None,
+    track_path: Path | None,
+    track_params: str,
+    challenge: str | None,
+    target_hosts: str | None,
+    pipeline: str | None,
+    client_options: str,
+    on_error: str,
+    include_tasks: str,
+    exclude_tasks: str,
+    load_driver_workers: int | None,
+    test_mode: bool,
+    user_tag: str,
+    report_format: str,
+    report_file: Path | None,
+    show_processing_time: bool,
+    offline: bool,
+    metrics_store: str | None,
+    quiet: bool,
+    **provision_kwargs: object,
+) -> None:
+    """Run a benchmark (a race) with a Rally-format track and print its report."""
+    from esbench.racecontrol import run_race
+
+    if bool(track_name) == bool(track_path):
+        raise UserError("Give exactly one of --track=NAME or --track-path=DIR (see 'esbench list tracks').")
+    include = tuple(s.strip() for s in include_tasks.split(",") if s.strip())
+    exclude = tuple(s.strip() for s in exclude_tasks.split(",") if s.strip())
+    # Parse the filters now so that a typo fails before anything is provisioned.
+    parse_task_filters(include, option="--include-tasks")
+    parse_task_filters(exclude, option="--exclude-tasks")
+    settings = RaceSettings(
+        track_name=track_name,
+        track_path=track_path,
+        track_params=parse_track_params(track_params) if track_params.strip() else {},
+        challenge=challenge,
+        target_hosts=_split_hosts(target_hosts),
+        pipeline=pipeline,
+        provision=provision_settings(**provision_kwargs, offline=offline),  # type: ignore[arg-type]
+        client_options=parse_client_options(client_options),
+        driver=DriverSettings(
+            on_error=on_error,
+            include_tasks=include,
+            exclude_tasks=exclude,
+            workers=load_driver_workers,
+            test_mode=test_mode,
+        ),
+        user_tags=parse_user_tags(user_tag),
+        test_mode=test_mode,
+        offline=offline,
+        report=ReportSettings(fmt=report_format, file=report_file, show_processing_time=show_processing_time),
+        metrics_store=metrics_store,
+    )
+    result = run_race(settings, console=Console(quiet=quiet))
+    if result.status == STATUS_INTERRUPTED:
+        raise UserInterrupted(f"Race {result.race_id} was interrupted; what it measured is stored.")
+    if result.status != STATUS_COMPLETED:
+        click.echo(f"[ERROR] Race {result.race_id} did not complete: {result.error}", err=True)
+        raise SystemExit(EXIT_RACE_FAILED)

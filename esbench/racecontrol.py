@@ -1,0 +1,319 @@
+"""Race control: the composition root that runs one race through every stage.
+
+Data flow (one way)::
+
+    load_track ─▶ prepare_corpora ─▶ (provision_cluster) ─▶ cluster snapshot
+        ─▶ run_challenge (driver: schedule, clients, samples ─▶ metrics) ─▶ cluster snapshot
+        ─▶ RaceResult ─▶ results.json + results store (+ metrics store) ─▶ summary report
+
+The pipeline is Rally's: ``benchmark-only`` when target hosts are given, ``from-distribution``
+(esbench provisions a local cluster from ``cars/``) when they are not. A race that stops half way
+(Ctrl-C, a node going away, ``--on-error=abort``) still stores and reports what it measured, with
+status ``interrupted`` or ``failed``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from esbench import __version__
+from esbench.console import Console
+from esbench.corpus import prepare_corpora
+from esbench.driver.client import ConnectionSettings, EsbenchClient, create_client
+from esbench.driver.driver import DriverOutcome, Progress, run_challenge
+from esbench.driver.registry import default_registry
+from esbench.exceptions import ConfigError, ConnectionFailed, EsbenchError, UserInterrupted
+from esbench.home import home_subdir
+from esbench.metrics.cluster import ClusterStatsSnapshot, cluster_metrics, take_cluster_snapshot
+from esbench.provision import provision_cluster
+from esbench.reporting.summary import render_summary
+from esbench.results.files import write_results_file
+from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, RaceResult
+from esbench.results.store import ResultsStore
+from esbench.settings import PIPELINE_BENCHMARK_ONLY, PIPELINE_FROM_DISTRIBUTION, RaceSettings
+from esbench.track import Track, load_plugins, load_track
+from esbench.track.model import Challenge
+
+logger = logging.getLogger(__name__)
+
+# Operation types that read corpora; corpora are prepared only when the challenge runs one.
+_CORPUS_OPERATIONS = frozenset({"bulk"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClusterInfo:
+    """What the race records about the target cluster: version and node count."""
+
+    version: str | None
+    nodes: int | None
+
+
+def resolve_pipeline(settings: RaceSettings) -> str:
+    """The pipeline to run: the explicit one, else chosen from whether target hosts were given.
+
+    Raises:
+        ConfigError: ``benchmark-only`` without target hosts, or ``from-distribution`` with them.
+    """
+    pipeline = settings.pipeline
+    if pipeline is None:
+        return PIPELINE_BENCHMARK_ONLY if settings.target_hosts else PIPELINE_FROM_DISTRIBUTION
+    if pipeline == PIPELINE_BENCHMARK_ONLY and not settings.target_hosts:
+        raise ConfigError(
+            "--pipeline=benchmark-only needs a cluster to benchmark: add --target-hosts=HOST:PORT, "
+            "or drop --pipeline to let esbench provision a local node."
+        )
+    if pipeline == PIPELINE_FROM_DISTRIBUTION and settings.target_hosts:
+        raise ConfigError(
+            "--pipeline=from-distribution provisions its own cluster and cannot be combined with "
+            "--target-hosts: drop one of the two options."
+        )
+    return pipeline
+
+
+def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceResult:
+    """Run one race and return its result, which is also stored, written and reported.
+
+    Args:
+        settings: the race settings (see :class:`esbench.settings.RaceSettings`).
+        console: where progress and messages go (default: stderr).
+
+    Returns:
+        The :class:`RaceResult`; its ``status`` tells whether the race completed.
+
+    Raises:
+        EsbenchError: for user errors before any measurement (bad track, unreachable cluster...).
+            Errors during measurement end the race with status ``failed`` instead; Ctrl-C ends it
+            with ``interrupted``. Both still store and report what was measured.
+    """
+    console = console or Console()
+    pipeline = resolve_pipeline(settings)
+    track = load_track(
+        name=settings.track_name,
+        path=settings.track_path,
+        params=dict(settings.track_params),
+        test_mode=settings.test_mode,
+    )
+    challenge = track.find_challenge(settings.challenge)
+    registry = default_registry().copy()
+    load_plugins(track, registry)
+    if challenge.user_info:
+        console.info(f"[INFO] {challenge.user_info}")
+
+    corpora = _prepare_corpora(track, challenge, settings, console)
+
+    race_id = str(uuid.uuid4())
+    race_dir = home_subdir("races") / race_id
+    race_dir.mkdir(parents=True, exist_ok=True)
+    started_wall = dt.datetime.now(dt.UTC)
+    started = time.perf_counter()
+    console.info(
+        f"Race {race_id}: track '{track.name}', challenge '{challenge.name}', pipeline {pipeline}"
+        + (" (test mode)" if settings.test_mode else "")
+    )
+
+    cluster = None
+    hosts: tuple[str, ...] = settings.target_hosts
+    car = "external"
+    distribution_version = None
+    if pipeline == PIPELINE_FROM_DISTRIBUTION:
+        prov = settings.provision
+        console.info(
+            f"Provisioning Elasticsearch {prov.distribution_version} "
+            f"({prov.nodes} node{'s' if prov.nodes != 1 else ''}, car {prov.car})..."
+        )
+        cluster = provision_cluster(
+            replace(prov, offline=settings.offline or prov.offline), race_dir=race_dir
+        )
+        hosts = cluster.hosts
+        car = cluster.car
+        distribution_version = cluster.version
+        console.info(f"Cluster up at {', '.join(hosts)}")
+
+    def base_result(**changes: Any) -> RaceResult:
+        return RaceResult(
+            race_id=race_id,
+            timestamp=started_wall.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            track=track.name,
+            challenge=challenge.name,
+            track_params=dict(settings.track_params),
+            car=car,
+            car_params=dict(settings.provision.car_params) if cluster else {},
+            user_tags=dict(settings.user_tags),
+            pipeline=pipeline,
+            distribution_version=distribution_version,
+            esbench_version=__version__,
+            test_mode=settings.test_mode,
+            duration_s=time.perf_counter() - started,
+            **changes,
+        )
+
+    try:
+        info, before = _connect(hosts, settings)
+        outcome = _drive(track, challenge, hosts, settings, corpora, console)
+        after = _snapshot(hosts, settings) if outcome.status != STATUS_INTERRUPTED else None
+        metrics = cluster_metrics(before, after) if (before is not None and after is not None) else ()
+        result = base_result(
+            cluster_version=info.version,
+            cluster_nodes=info.nodes,
+            status=outcome.status,
+            error=outcome.error,
+            tasks=outcome.tasks,
+            cluster_metrics=metrics,
+        )
+    except KeyboardInterrupt:
+        result = base_result(status=STATUS_INTERRUPTED, error="interrupted by the user (Ctrl-C)")
+        _finish(result, race_dir, settings, console)
+        raise UserInterrupted(f"Race {race_id} was interrupted; what it measured is stored.") from None
+    finally:
+        if cluster is not None:
+            console.info("Stopping the cluster...")
+            cluster.stop(preserve_install=settings.provision.preserve_install)
+
+    _finish(result, race_dir, settings, console)
+    return result
+
+
+def _prepare_corpora(track: Track, challenge: Challenge, settings: RaceSettings, console: Console) -> Any:
+    if not track.corpora or not any(
+        t.operation.operation_type in _CORPUS_OPERATIONS for t in challenge.tasks()
+    ):
+        return None
+    return prepare_corpora(track, offline=settings.offline, progress=console.progress)
+
+
+def _connect(
+    hosts: tuple[str, ...], settings: RaceSettings
+) -> tuple[ClusterInfo, ClusterStatsSnapshot | None]:
+    """Check that the cluster answers; return its version and node count and a stats snapshot.
+
+    Raises:
+        ConnectionFailed: the hosts are unreachable or reject the credentials.
+    """
+
+    async def probe() -> tuple[ClusterInfo, ClusterStatsSnapshot | None]:
+        es = _admin_client(hosts, settings)
+        try:
+            try:
+                # GET / is missing from newer integ-test distributions; _nodes/_local has the version.
+                local = await es.nodes.info(node_id="_local", metric="_none")
+                health = await es.cluster.health()
+            except Exception as e:  # translated into one user-facing error
+                raise ConnectionFailed(_connection_message(hosts, e), cause=e) from e
+            nodes = local.body.get("nodes", {})
+            version = next((n.get("version") for n in nodes.values()), None)
+            snapshot = await take_cluster_snapshot(es)
+            return ClusterInfo(version=version, nodes=health.body.get("number_of_nodes")), snapshot
+        finally:
+            await es.close()
+
+    return asyncio.run(probe())
+
+
+def _admin_client(hosts: tuple[str, ...], settings: RaceSettings) -> EsbenchClient:
+    return create_client(ConnectionSettings.create(hosts, settings.client_options))
+
+
+def _connection_message(hosts: tuple[str, ...], error: Exception) -> str:
+    status = getattr(error, "status_code", None) or getattr(getattr(error, "meta", None), "status", None)
+    where = ", ".join(hosts)
+    if status == 401:
+        return (
+            f"The cluster at {where} rejected the credentials (HTTP 401). Give them with "
+            "--client-options=\"basic_auth_user:'USER',basic_auth_password:'PASS'\" or the environment "
+            "variables ESBENCH_USERNAME/ESBENCH_PASSWORD (or ESBENCH_API_KEY)."
+        )
+    if status == 403:
+        return f"The cluster at {where} refused access (HTTP 403): the user lacks the monitor privilege."
+    return (
+        f"Cannot reach Elasticsearch at {where}: {type(error).__name__}: {error}. Check --target-hosts "
+        "(host:port), that the node is running, and use_ssl/verify_certs in --client-options for HTTPS."
+    )
+
+
+def _snapshot(hosts: tuple[str, ...], settings: RaceSettings) -> ClusterStatsSnapshot | None:
+    async def take() -> ClusterStatsSnapshot:
+        es = _admin_client(hosts, settings)
+        try:
+            return await take_cluster_snapshot(es)
+        finally:
+            await es.close()
+
+    try:
+        return asyncio.run(take())
+    except Exception:  # a lost node must not lose the race's measurements
+        logger.warning("could not take the final cluster snapshot", exc_info=True)
+        return None
+
+
+def _drive(
+    track: Track,
+    challenge: Challenge,
+    hosts: tuple[str, ...],
+    settings: RaceSettings,
+    corpora: Any,
+    console: Console,
+) -> DriverOutcome:
+    progress = _progress_printer(console)
+    try:
+        return run_challenge(
+            track=track,
+            challenge=challenge,
+            hosts=hosts,
+            client_options=settings.client_options,
+            settings=replace(settings.driver, test_mode=settings.test_mode),
+            corpora=corpora,
+            progress=progress,
+        )
+    finally:
+        console.end_progress()
+
+
+def _progress_printer(console: Console) -> Callable[[Progress], None]:
+    def show(p: Progress) -> None:
+        done = f"{p.percent_done:5.1f}%" if p.percent_done is not None else "     "
+        rate = f"{p.throughput:,.0f} {p.unit}" if p.throughput is not None else ""
+        console.progress(f"Running {p.task:<30} [{done}] {p.elapsed_s:7.1f}s {rate}")
+
+    return show
+
+
+def _finish(result: RaceResult, race_dir: Path, settings: RaceSettings, console: Console) -> None:
+    """Persist and report a race; each step is attempted even if an earlier one failed."""
+    write_results_file(result, race_dir / "results.json")
+    try:
+        ResultsStore.open().save(result)
+    except EsbenchError as e:
+        console.warn(f"The race was not added to the results store: {e} Its results are in {race_dir}.")
+    if settings.metrics_store:
+        _export(result, settings, console)
+    report = render_summary(
+        result, fmt=settings.report.fmt, show_processing_time=settings.report.show_processing_time
+    )
+    if settings.report.file is not None:
+        settings.report.file.parent.mkdir(parents=True, exist_ok=True)
+        settings.report.file.write_text(report + ("" if report.endswith("\n") else "\n"), encoding="utf-8")
+        console.info(f"Report written to {settings.report.file}")
+    else:
+        print(report)
+    status = {STATUS_COMPLETED: "SUCCESS", STATUS_FAILED: "FAILURE", STATUS_INTERRUPTED: "INTERRUPTED"}
+    console.info(
+        f"[{status.get(result.status, result.status.upper())}] race {result.race_id} "
+        f"({result.duration_s:.1f} s); results in {race_dir}"
+    )
+
+
+def _export(result: RaceResult, settings: RaceSettings, console: Console) -> None:
+    from esbench.results.es_export import export_race
+
+    try:
+        export_race(result, settings.metrics_store)
+    except EsbenchError as e:
+        console.warn(f"Export to the metrics store failed: {e}")

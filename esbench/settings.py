@@ -1,0 +1,67 @@
+"""Typed settings of a race, built once by the CLI (or by API users) and passed down.
+
+Each stage receives only the part it needs: the driver gets :class:`DriverSettings` and
+:class:`ClientOptions`, provisioning gets :class:`ProvisionSettings`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from esbench.driver.client import ClientOptions
+from esbench.driver.driver import DriverSettings
+from esbench.provision import ProvisionSettings
+
+PIPELINE_BENCHMARK_ONLY = "benchmark-only"
+PIPELINE_FROM_DISTRIBUTION = "from-distribution"
+PIPELINES = (PIPELINE_BENCHMARK_ONLY, PIPELINE_FROM_DISTRIBUTION)
+
+REPORT_FORMATS = ("text", "markdown", "csv", "json")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReportSettings:
+    """How the summary is shown: ``fmt`` in :data:`REPORT_FORMATS`, optional file to write it to."""
+
+    fmt: str = "text"
+    file: Path | None = None
+    show_processing_time: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class RaceSettings:
+    """Everything a race needs.
+
+    Attributes:
+        track_name / track_path: exactly one is set (``--track`` / ``--track-path``).
+        track_params: parsed ``--track-params``.
+        challenge: challenge name; None = the track's default challenge.
+        target_hosts: ``host:port`` strings (``--target-hosts``); empty = provision a cluster.
+        pipeline: ``benchmark-only`` or ``from-distribution``; None = chosen from ``target_hosts``.
+        provision: settings for the from-distribution pipeline.
+        client_options: Elasticsearch client options (credentials, TLS, timeouts).
+        driver: load-driver settings (on-error, task filters, worker processes, test mode).
+        user_tags: ``--user-tag`` key/values stored with the race.
+        test_mode: Rally's ``--test-mode`` (``-1k`` corpora, capped iterations and time periods).
+        offline: never try to download anything.
+        report: summary output.
+        metrics_store: URL of an Elasticsearch metrics store to export the race to, or None.
+    """
+
+    track_name: str | None = None
+    track_path: Path | None = None
+    track_params: Mapping[str, Any] = field(default_factory=dict)
+    challenge: str | None = None
+    target_hosts: tuple[str, ...] = ()
+    pipeline: str | None = None
+    provision: ProvisionSettings = field(default_factory=ProvisionSettings)
+    client_options: ClientOptions = field(default_factory=ClientOptions)
+    driver: DriverSettings = field(default_factory=DriverSettings)
+    user_tags: Mapping[str, str] = field(default_factory=dict)
+    test_mode: bool = False
+    offline: bool = False
+    report: ReportSettings = field(default_factory=ReportSettings)
+    metrics_store: str | None = None
