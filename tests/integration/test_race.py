@@ -1,0 +1,225 @@
+"""End-to-end races through the real ``esbench`` command against a real Elasticsearch node."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from elasticsearch import Elasticsearch
+
+from esbench.results.store import ResultsStore
+
+RESOURCES = Path(__file__).resolve().parent.parent / "resources" / "tracks"
+
+
+def esbench(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run the CLI in a subprocess (the environment carries the test's isolated ESBENCH_HOME)."""
+    return subprocess.run(
+        [sys.executable, "-m", "esbench", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=os.environ.copy(),
+        check=False,
+    )
+
+
+def no_traceback(proc: subprocess.CompletedProcess[str]) -> None:
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stdout, proc.stdout
+
+
+@pytest.fixture
+def es(es_hosts: list[str]) -> Iterator[Elasticsearch]:
+    client = Elasticsearch([f"http://{h}" for h in es_hosts])
+    yield client
+    client.close()
+
+
+def test_eventdata_test_mode_race_indexes_reports_and_stores(es_hosts, es, tmp_path):
+    report_file = tmp_path / "report.json"
+    proc = esbench(
+        "race",
+        "--track=eventdata",
+        "--test-mode",
+        f"--target-hosts={','.join(es_hosts)}",
+        "--user-tag=setup:it",
+        "--report-format=json",
+        f"--report-file={report_file}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    no_traceback(proc)
+
+    # The -1k corpus really went into Elasticsearch.
+    es.indices.refresh(index="eventdata")
+    assert es.count(index="eventdata")["count"] == 1000
+
+    report = json.loads(report_file.read_text())
+    assert report["race"]["status"] == "completed"
+    rows = {(m["metric"], m["task"]): m for m in report["metrics"]}
+    assert rows[("Median Throughput", "index-append")]["unit"] == "docs/s"
+    stored = ResultsStore.open().find(user_tags={"setup": "it"})
+    assert len(stored) == 1
+    race = stored[0]
+    assert race.track == "eventdata" and race.challenge == "append-no-conflicts"
+    assert race.test_mode and race.status == "completed"
+    assert race.cluster_version and race.cluster_nodes == len(es_hosts)
+    bulk = race.task("index-append")
+    assert bulk is not None
+    assert bulk.throughput_unit == "docs/s"
+    # Test mode has no warmup: all 1,000 documents of the -1k corpus are measured, without errors.
+    assert bulk.warmup_sample_count == 0
+    assert bulk.total_weight == 1000
+    assert bulk.error_count == 0
+    assert "50" in bulk.service_time_ms
+    # The results file in the race directory holds the same race.
+    results_json = Path(os.environ["ESBENCH_HOME"]) / "races" / race.race_id / "results.json"
+    assert json.loads(results_json.read_text())["race_id"] == race.race_id
+
+
+def test_search_challenge_report_has_rally_rows(es_hosts):
+    proc = esbench(
+        "race",
+        "--track=eventdata",
+        "--test-mode",
+        "--challenge=append-and-search",
+        f"--target-hosts={','.join(es_hosts)}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    for row in ("Median Throughput", "50th percentile latency", "50th percentile service time", "error rate"):
+        assert row in proc.stdout
+    assert "term-country" in proc.stdout
+    assert "[SUCCESS]" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--challenge=no-such-challenge"], "has no challenge 'no-such-challenge'"),
+        (["--track-params=bulk_sise:10"], "bulk_size"),
+        (["--include-tasks=type:"], "--include-tasks"),
+    ],
+)
+def test_bad_input_is_a_clear_error(es_hosts, args, expected):
+    proc = esbench("race", "--track=eventdata", "--test-mode", f"--target-hosts={es_hosts[0]}", *args)
+    assert proc.returncode == 64
+    assert expected in proc.stderr
+    assert proc.stderr.startswith("[ERROR]") or "[ERROR]" in proc.stderr
+    no_traceback(proc)
+
+
+def test_invalid_json_track_names_file_and_line(tmp_path, es_hosts):
+    track = tmp_path / "broken"
+    track.mkdir()
+    (track / "track.json").write_text(
+        '{\n  "version": 2,\n  "schedule": [\n    {"operation": "refresh",}\n  ]\n}\n'
+    )
+    proc = esbench("race", f"--track-path={track}", f"--target-hosts={es_hosts[0]}")
+    assert proc.returncode == 64
+    assert "track.json" in proc.stderr and "line 4" in proc.stderr
+    no_traceback(proc)
+
+
+def test_unreachable_host_is_a_clear_error():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # bound but not listening: connections are refused
+        proc = esbench("race", "--track=eventdata", "--test-mode", f"--target-hosts=127.0.0.1:{port}")
+    assert proc.returncode == 64
+    assert f"Cannot reach Elasticsearch at 127.0.0.1:{port}" in proc.stderr
+    no_traceback(proc)
+
+
+class _Unauthorized(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = b'{"error":{"type":"security_exception","reason":"missing credentials"},"status":401}'
+        self.send_response(401)
+        self.send_header("content-type", "application/json")
+        self.send_header("X-Elastic-Product", "Elasticsearch")
+        self.send_header("WWW-Authenticate", 'Basic realm="security"')
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_401_names_the_credential_options():
+    # A stand-in for a secured cluster: the claim under test is esbench's error handling of a 401.
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Unauthorized)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        port = server.server_address[1]
+        proc = esbench(
+            "race",
+            "--track=eventdata",
+            "--test-mode",
+            f"--target-hosts=127.0.0.1:{port}",
+            "--client-options=basic_auth_user:'alice',basic_auth_password:'s3cret-pw'",
+        )
+    finally:
+        server.shutdown()
+    assert proc.returncode == 64
+    assert "HTTP 401" in proc.stderr and "ESBENCH_PASSWORD" in proc.stderr
+    assert "s3cret-pw" not in proc.stderr + proc.stdout
+    no_traceback(proc)
+
+
+def _start_long_race(hosts: list[str], *extra: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "esbench",
+            "race",
+            f"--track-path={RESOURCES / 'compare-tiny'}",
+            f"--target-hosts={','.join(hosts)}",
+            "--track-params=search_time_period:60,index_name:race-interrupt",
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )
+
+
+def _wait_for_task(proc: subprocess.Popen[str], task: str) -> str:
+    """Read stderr until the progress line of ``task`` shows up; returns what was read."""
+    seen = []
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        seen.append(line)
+        if f"Running {task}" in line:
+            return "".join(seen)
+    raise AssertionError("the race ended before task " + task + ":\n" + "".join(seen))
+
+
+def test_ctrl_c_stores_what_was_measured(es_hosts):
+    proc = _start_long_race(es_hosts, "--user-tag=case:ctrl-c")
+    try:
+        _wait_for_task(proc, "term-query")
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    races = ResultsStore.open().find(user_tags={"case": "ctrl-c"})
+    assert len(races) == 1
+    race = races[0]
+    assert race.status == "interrupted"
+    # The bulk task finished before the interrupt; its results are kept.
+    bulk = race.task("index-append")
+    assert bulk is not None and bulk.error_count == 0 and bulk.sample_count > 0
