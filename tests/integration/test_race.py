@@ -223,3 +223,29 @@ def test_ctrl_c_stores_what_was_measured(es_hosts):
     # The bulk task finished before the interrupt; its results are kept.
     bulk = race.task("index-append")
     assert bulk is not None and bulk.error_count == 0 and bulk.sample_count > 0
+
+
+@pytest.mark.slow
+def test_node_going_away_keeps_results(tmp_path):
+    from esbench.provision import ProvisionSettings, provision_cluster
+
+    cluster = provision_cluster(ProvisionSettings(car="defaults"), race_dir=tmp_path / "own-node")
+    try:
+        proc = _start_long_race(list(cluster.hosts), "--user-tag=case:node-gone", "--on-error=abort")
+        try:
+            _wait_for_task(proc, "term-query")
+            cluster.stop()
+            proc.wait(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    finally:
+        cluster.stop()
+    assert proc.returncode == 1
+    races = ResultsStore.open().find(user_tags={"case": "node-gone"})
+    assert len(races) == 1
+    race = races[0]
+    assert race.status == "failed"
+    assert race.error
+    bulk = race.task("index-append")
+    assert bulk is not None and bulk.error_count == 0 and bulk.total_weight == 1000
