@@ -10,9 +10,10 @@ part of ``repr``/``str``, logs or messages. TLS certificate verification is on u
 ``verify_certs:false``.
 
 Every client of the driver gets its own :class:`EsbenchClient`: an ``AsyncElasticsearch`` whose
-nodes are :class:`esbench.driver.http.TimedAiohttpNode` (one keep-alive connection per client,
-like Rally) plus ``client.http``, the :class:`esbench.driver.http.HttpTransport` the built-in
-runners send through. Clients live for the whole race in their worker, so connections are reused
+nodes are :class:`esbench.driver.http.TimedAiohttpNode` (for plugin runners that use the client
+API) plus ``client.http``, the :class:`esbench.driver.http.HttpTransport` the built-in runners send
+through: by default the lean :class:`esbench.driver.rawhttp.RawHttpTransport` (one keep-alive
+connection per client, like Rally). Clients live for the whole race in their worker, so connections are reused
 from task to task.
 """
 
@@ -29,6 +30,7 @@ from typing import Any
 from elasticsearch import AsyncElasticsearch
 
 from esbench.driver.http import HttpTransport, NodeHttpTransport, TimedAiohttpNode
+from esbench.driver.rawhttp import RawHttpTransport, ssl_context_for
 from esbench.exceptions import ConfigError
 
 ENV_USERNAME = "ESBENCH_USERNAME"
@@ -295,12 +297,17 @@ class EsbenchClient(AsyncElasticsearch):
 BASE_HEADERS = {"content-type": "application/json", "accept": "application/json"}
 
 
-def create_client(settings: ConnectionSettings, *, http: HttpTransport | None = None) -> EsbenchClient:
+def create_client(
+    settings: ConnectionSettings, *, http: HttpTransport | None = None, fast_path: str = "raw"
+) -> EsbenchClient:
     """A new client for one driver client.
 
     Args:
         settings: hosts, options and credentials.
-        http: a transport to use instead of the client's nodes (e.g. static responses).
+        http: the transport of ``client.http`` (e.g. static responses); default: see ``fast_path``.
+        fast_path: ``"raw"`` (:class:`esbench.driver.rawhttp.RawHttpTransport`, the default) or
+            ``"elasticsearch-py"`` (:class:`esbench.driver.http.NodeHttpTransport` through the
+            client's aiohttp nodes).
     """
     options = settings.options
     kwargs: dict[str, Any] = {
@@ -332,8 +339,25 @@ def create_client(settings: ConnectionSettings, *, http: HttpTransport | None = 
     client = EsbenchClient(list(settings.urls), **kwargs)
     if http is None:
         headers = {**BASE_HEADERS, **credentials.headers()}
-        if options.http_compress:
-            headers["accept-encoding"] = "gzip"
-        http = NodeHttpTransport(client.transport.node_pool.all(), headers)
+        if fast_path == "elasticsearch-py":
+            if options.http_compress:
+                headers["accept-encoding"] = "gzip"
+            http = NodeHttpTransport(client.transport.node_pool.all(), headers)
+        else:
+            secure = any(url.startswith("https://") for url in settings.urls)
+            http = RawHttpTransport(
+                settings.urls,
+                headers,
+                timeout=options.timeout,
+                ssl_context=ssl_context_for(
+                    verify_certs=options.verify_certs,
+                    ca_certs=options.ca_certs,
+                    client_cert=options.client_cert,
+                    client_key=options.client_key,
+                )
+                if secure
+                else None,
+                http_compress=options.http_compress,
+            )
     client.http = http
     return client

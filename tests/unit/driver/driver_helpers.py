@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -171,3 +172,55 @@ class EsStub:
             pass
         finally:
             writer.close()
+
+
+class StubProcess:
+    """An :class:`EsStub` in a child process, so that nothing in the test process (GIL, garbage
+    collection) delays its responses. Use as a context manager.
+    """
+
+    def __init__(self, *, delay: float = 0.0, stalls: dict[int, float] | None = None) -> None:
+        self.delay = delay
+        self.stalls = dict(stalls or {})
+        self.port = 0
+        self._proc: Any = None
+
+    @property
+    def host(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def __enter__(self) -> StubProcess:
+        import subprocess
+        import sys
+
+        args = [
+            sys.executable,
+            __file__,
+            str(self.delay),
+            json.dumps({str(k): v for k, v in self.stalls.items()}),
+        ]
+        self._proc = subprocess.Popen(args, stdout=subprocess.PIPE, stdin=subprocess.PIPE, text=True)
+        line = self._proc.stdout.readline()
+        if not line.strip().isdigit():
+            self._proc.kill()
+            raise RuntimeError(f"ES stub process did not start: {line!r}")
+        self.port = int(line)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._proc.stdin.close()  # the child exits when its stdin closes
+        try:
+            self._proc.wait(10)
+        except Exception:
+            self._proc.kill()
+
+
+if __name__ == "__main__":
+    import sys
+
+    stub = EsStub(delay=float(sys.argv[1]))
+    stub.stalls = {int(k): v for k, v in json.loads(sys.argv[2]).items()}
+    stub.start()
+    print(stub.port, flush=True)
+    sys.stdin.read()
+    stub.stop()

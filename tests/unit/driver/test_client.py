@@ -16,6 +16,7 @@ from esbench.driver.client import (
     resolve_credentials,
 )
 from esbench.driver.http import NodeHttpTransport, TimedAiohttpNode
+from esbench.driver.rawhttp import RawHttpTransport
 from esbench.exceptions import ConfigError
 
 SECRET = "s3cr3t-Pa55"
@@ -111,9 +112,15 @@ async def test_client_uses_timed_nodes_and_sends_auth_on_the_fast_path(caplog, m
     try:
         nodes = client.transport.node_pool.all()
         assert len(nodes) == 2 and all(isinstance(n, TimedAiohttpNode) for n in nodes)
-        assert isinstance(client.http, NodeHttpTransport)
-        assert client.http._headers["authorization"].startswith("Basic ")
-        assert client.http._headers["content-type"] == "application/json"
+        assert isinstance(client.http, RawHttpTransport)
+        assert client.http._base_headers["authorization"].startswith("Basic ")
+        assert client.http._base_headers["content-type"] == "application/json"
+        other = create_client(
+            ConnectionSettings.create(["127.0.0.1:9"], options), fast_path="elasticsearch-py"
+        )
+        assert isinstance(other.http, NodeHttpTransport)
+        assert other.http._headers["authorization"] == client.http._base_headers["authorization"]
+        await other.close()
     finally:
         await client.close()
     assert SECRET not in caplog.text

@@ -1,0 +1,407 @@
+"""A lean HTTP/1.1 client for the hot path: one asyncio protocol per keep-alive connection.
+
+Why: with aiohttp (through elastic_transport's node) each request costs 0.2-0.3 ms of client CPU
+and the timing points lie around that work; here a request is one ``transport.write`` of a
+pre-assembled buffer and the response is parsed in ``data_received``. Timing is as close to the
+wire as Python gets: request start is taken just before the write, request end in the
+``data_received`` call that completes the response (before decompression or any parsing of the
+body), like wrk.
+
+Scope: HTTP/1.1 keep-alive to Elasticsearch nodes; request bodies with Content-Length (gzip when
+``http_compress``); responses with Content-Length, chunked encoding, or read-until-close; gzip
+response bodies are decompressed; TLS with certificate verification (on by default). Failures raise
+elastic_transport's ``ConnectionError``/``ConnectionTimeout``/``TlsError``, so they are classified
+like those of the elasticsearch-py path. A request whose reused connection turns out to be closed
+by the server before any response byte is retried once on a new connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gzip
+import os
+import socket
+import ssl
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+import elastic_transport
+from elastic_transport.client_utils import DEFAULT
+
+from esbench.driver.http import RawResponse
+from esbench.driver.timing import current_timing
+
+perf_counter = time.perf_counter
+
+_NO_BODY_STATUS = frozenset({204, 304})
+
+
+class _Stale(Exception):
+    """The server closed a reused connection before answering (safe to retry)."""
+
+
+def _expire(future: asyncio.Future[RawResponse]) -> None:
+    if not future.done():
+        future.set_exception(TimeoutError())
+
+
+class _Connection(asyncio.Protocol):
+    """One keep-alive connection; at most one request in flight."""
+
+    __slots__ = (
+        "_body",
+        "_buffer",
+        "_chunked",
+        "_expected",
+        "_future",
+        "_head",
+        "_headers",
+        "_received",
+        "_status",
+        "closed",
+        "end",
+        "keep_alive",
+        "transport",
+        "used",
+    )
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.closed = False
+        self.used = False
+        self._future: asyncio.Future[RawResponse] | None = None
+        self._reset()
+
+    def _reset(self) -> None:
+        self._buffer = bytearray()
+        self._status = 0
+        self._headers: dict[str, str] = {}
+        self._expected = -1  # body bytes expected; -1 = until close
+        self._chunked = False
+        self._head = False
+        self._received = False
+        self._body = bytearray()
+        self.keep_alive = True
+        self.end = 0.0
+
+    # ------------------------------------------------------------------------- protocol
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        future = self._future
+        if future is None or future.done():
+            return
+        if self._expected == -1 and self._status and not self._chunked:
+            # Body delimited by the end of the connection.
+            self.end = perf_counter()
+            self._finish(bytes(self._buffer))
+            return
+        if not self._received and self.used:
+            future.set_exception(_Stale())
+        else:
+            reason = str(exc) if exc else "the server closed the connection"
+            future.set_exception(elastic_transport.ConnectionError(f"Connection lost: {reason}"))
+
+    def data_received(self, data: bytes) -> None:
+        self._received = True
+        buffer = self._buffer
+        buffer += data
+        if not self._status:
+            end = buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            self._parse_head(bytes(buffer[:end]))
+            del buffer[: end + 4]
+            if self._future is None or self._future.done():
+                return
+        if self._chunked:
+            self._parse_chunks()
+        elif self._expected >= 0 and len(buffer) >= self._expected:
+            self.end = perf_counter()
+            body = bytes(buffer[: self._expected])
+            del buffer[: self._expected]
+            self._finish(body)
+
+    def _parse_head(self, head: bytes) -> None:
+        lines = head.split(b"\r\n")
+        try:
+            self._status = int(lines[0].split(b" ", 2)[1])
+        except (IndexError, ValueError):
+            self._fail(elastic_transport.ConnectionError(f"Malformed HTTP response: {lines[0][:80]!r}"))
+            return
+        headers = self._headers
+        for line in lines[1:]:
+            name, _, value = line.partition(b":")
+            headers[name.strip().lower().decode("latin-1")] = value.strip().decode("latin-1")
+        if headers.get("connection", "").lower() == "close":
+            self.keep_alive = False
+        if self._head or self._status in _NO_BODY_STATUS or 100 <= self._status < 200:
+            self._expected = 0
+        elif "chunked" in headers.get("transfer-encoding", "").lower():
+            self._chunked = True
+        elif "content-length" in headers:
+            self._expected = int(headers["content-length"])
+        else:
+            self._expected = -1
+            self.keep_alive = False
+
+    def _parse_chunks(self) -> None:
+        buffer = self._buffer
+        while True:
+            line_end = buffer.find(b"\r\n")
+            if line_end < 0:
+                return
+            try:
+                size = int(bytes(buffer[:line_end]).split(b";", 1)[0].strip(), 16)
+            except ValueError:
+                self._fail(elastic_transport.ConnectionError("Malformed chunked HTTP response"))
+                return
+            if size == 0:
+                # the last chunk, optional trailers, then an empty line
+                end = buffer.find(b"\r\n\r\n", line_end)
+                if end < 0:
+                    return
+                self.end = perf_counter()
+                del buffer[: end + 4]
+                self._finish(bytes(self._body))
+                return
+            start = line_end + 2
+            if len(buffer) < start + size + 2:
+                return
+            self._body += buffer[start : start + size]
+            del buffer[: start + size + 2]
+
+    def _finish(self, body: bytes) -> None:
+        future = self._future
+        if future is None or future.done():
+            return
+        headers = self._headers
+        if headers.get("content-encoding", "").lower() == "gzip" and body:
+            try:
+                body = gzip.decompress(body)
+            except (OSError, EOFError) as exc:
+                future.set_exception(
+                    elastic_transport.ConnectionError(f"Cannot decompress the response: {exc}")
+                )
+                return
+        future.set_result(RawResponse(self._status, body, headers))
+
+    def _fail(self, exc: Exception) -> None:
+        if self._future is not None and not self._future.done():
+            self._future.set_exception(exc)
+        if self.transport is not None:
+            self.transport.close()
+
+    # ---------------------------------------------------------------------------- client
+
+    def send(self, payload: bytes, *, head: bool) -> asyncio.Future[RawResponse]:
+        """Write one request; the future completes with its response."""
+        self._reset()
+        self._head = head
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[RawResponse] = loop.create_future()
+        self._future = future
+        assert self.transport is not None
+        self.transport.write(payload)
+        return future
+
+    def reusable(self) -> bool:
+        return not self.closed and self.keep_alive and not self._buffer
+
+    def abort(self) -> None:
+        """Close the connection (its state is unknown or it must not be reused)."""
+        self.closed = True
+        if self.transport is not None:
+            self.transport.close()
+
+
+class RawHttpTransport:
+    """:class:`~esbench.driver.http.HttpTransport` over :class:`_Connection` pools (see module doc).
+
+    Args:
+        urls: node URLs (``http://host:port`` or ``https://...``); requests go round-robin.
+        headers: headers of every request (authorization, accept...); a request's own override.
+        timeout: default client-side timeout in seconds (None: none).
+        ssl_context: TLS context for ``https`` nodes.
+        http_compress: gzip request bodies and accept gzip responses.
+    """
+
+    def __init__(
+        self,
+        urls: Sequence[str],
+        headers: Mapping[str, str],
+        *,
+        timeout: float | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+        http_compress: bool = False,
+    ) -> None:
+        if not urls:
+            raise ValueError("RawHttpTransport needs at least one node URL")
+        self._nodes: list[tuple[str, int, bool, str]] = []
+        for url in urls:
+            parts = urlsplit(url)
+            secure = parts.scheme == "https"
+            host = parts.hostname or "127.0.0.1"
+            port = parts.port or (443 if secure else 80)
+            host_header = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+            self._nodes.append((host, port, secure, host_header))
+        self._idle: list[list[_Connection]] = [[] for _ in self._nodes]
+        self._next = 0
+        self._timeout = timeout
+        self._ssl = ssl_context
+        self._compress = http_compress
+        base = {k.lower(): v for k, v in headers.items()}
+        if http_compress:
+            base["accept-encoding"] = "gzip"
+        base.setdefault("user-agent", "esbench")
+        self._base_headers = base
+        self._head_cache: dict[tuple[str, str, int], bytes] = {}
+
+    def _request_head(self, method: str, target: str, node: int, headers: Mapping[str, str] | None) -> bytes:
+        if not headers:
+            key = (method, target, node)
+            cached = self._head_cache.get(key)
+            if cached is None:
+                cached = self._build_head(method, target, node, self._base_headers)
+                if len(self._head_cache) < 4096:
+                    self._head_cache[key] = cached
+            return cached
+        merged = {**self._base_headers, **{k.lower(): v for k, v in headers.items()}}
+        return self._build_head(method, target, node, merged)
+
+    def _build_head(self, method: str, target: str, node: int, headers: Mapping[str, str]) -> bytes:
+        lines = [f"{method} {target} HTTP/1.1", f"host: {self._nodes[node][3]}"]
+        lines.extend(f"{k}: {v}" for k, v in headers.items())
+        return ("\r\n".join(lines) + "\r\n").encode("latin-1")
+
+    async def _connect(self, node: int) -> _Connection:
+        host, port, secure, _ = self._nodes[node]
+        loop = asyncio.get_running_loop()
+        try:
+            _, protocol = await loop.create_connection(
+                _Connection,
+                host,
+                port,
+                ssl=self._ssl if secure else None,
+                server_hostname=host if secure else None,
+            )
+        except ssl.SSLError as exc:
+            raise elastic_transport.TlsError(f"TLS error connecting to {host}:{port}: {exc}") from None
+        except OSError as exc:
+            raise elastic_transport.ConnectionError(
+                f"Cannot connect to {host}:{port}: {exc.strerror or exc}"
+            ) from None
+        return protocol
+
+    async def request(
+        self,
+        method: str,
+        target: str,
+        *,
+        body: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: Any = DEFAULT,
+    ) -> RawResponse:
+        nodes = len(self._nodes)
+        if nodes == 1:
+            node = 0
+        else:
+            node = self._next % nodes
+            self._next += 1
+        head = self._request_head(method, target, node, headers)
+        if body is not None and self._compress:
+            body = gzip.compress(body)
+            head += b"content-encoding: gzip\r\n"
+        if body is not None:
+            payload = b"%scontent-length: %d\r\n\r\n%s" % (head, len(body), body)
+        else:
+            payload = head + b"\r\n"
+        limit = self._timeout if timeout is DEFAULT else timeout
+        idle = self._idle[node]
+        timing = current_timing.get()
+        loop = asyncio.get_running_loop()
+        for attempt in range(2):
+            connection = None
+            while idle and attempt == 0:
+                candidate = idle.pop()
+                if not candidate.closed:
+                    connection = candidate
+                    break
+            if connection is None:
+                connection = await self._connect(node)
+            start = perf_counter()
+            future = connection.send(payload, head=method == "HEAD")
+            connection.used = True
+            timer = loop.call_later(limit, _expire, future) if limit else None
+            try:
+                response = await future
+            except _Stale:
+                continue
+            except TimeoutError:
+                connection.abort()
+                if timing is not None:
+                    timing.observe(start, perf_counter())
+                raise elastic_transport.ConnectionTimeout(
+                    f"The request timed out after {limit} s (client-side timeout)"
+                ) from None
+            except BaseException:
+                connection.abort()
+                if timing is not None:
+                    timing.observe(start, perf_counter())
+                raise
+            finally:
+                if timer is not None:
+                    timer.cancel()
+            if timing is not None:
+                timing.observe(start, connection.end)
+            if connection.reusable():
+                idle.append(connection)
+            else:
+                connection.abort()
+            return response
+        raise elastic_transport.ConnectionError("Connection lost: the server closed the connection twice")
+
+    async def close(self) -> None:
+        for idle in self._idle:
+            while idle:
+                connection = idle.pop()
+                if connection.transport is not None:
+                    connection.transport.close()
+        # Let the transports finish closing.
+        await asyncio.sleep(0)
+
+
+def ssl_context_for(
+    *, verify_certs: bool, ca_certs: str | None, client_cert: str | None, client_key: str | None
+) -> ssl.SSLContext:
+    """A client TLS context: verification on unless ``verify_certs`` is False.
+
+    Raises:
+        esbench.exceptions.ConfigError: unreadable CA or client certificate files.
+    """
+    from esbench.exceptions import ConfigError
+
+    context = ssl.create_default_context()
+    try:
+        if ca_certs and os.path.isdir(ca_certs):
+            context.load_verify_locations(capath=ca_certs)
+        elif ca_certs:
+            context.load_verify_locations(cafile=ca_certs)
+        if client_cert:
+            context.load_cert_chain(client_cert, client_key)
+    except (OSError, ssl.SSLError) as exc:
+        raise ConfigError(f"Cannot load the TLS certificates given in --client-options: {exc}.") from exc
+    if not verify_certs:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    return context

@@ -1,0 +1,199 @@
+"""The lean HTTP client against a scripted loopback server."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+from collections.abc import AsyncIterator, Callable
+
+import elastic_transport
+import pytest
+
+from esbench.driver.rawhttp import RawHttpTransport
+from esbench.driver.timing import RequestTiming, current_timing
+
+#: A handler answers bytes, a list of byte pieces (sent separately), ``(answer, "close")`` to
+#: close the connection after answering, or None to close without answering.
+Handler = Callable[[bytes], object]
+
+
+class Scripted:
+    """Each request (head + body) is answered by ``handler(request_bytes)`` (see ``Handler``)."""
+
+    def __init__(self, handler: Handler) -> None:
+        self.handler = handler
+        self.requests: list[bytes] = []
+        self.connections = 0
+        self.server: asyncio.AbstractServer | None = None
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = 0
+                for line in head.split(b"\r\n"):
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":")[1])
+                request = head + (await reader.readexactly(length) if length else b"")
+                self.requests.append(request)
+                answer = self.handler(request)
+                if answer is None:
+                    break
+                close = isinstance(answer, tuple)
+                pieces = answer[0] if close else answer
+                for piece in pieces if isinstance(pieces, list) else [pieces]:
+                    writer.write(piece)
+                    await writer.drain()
+                    if isinstance(pieces, list):
+                        await asyncio.sleep(0.005)  # separate TCP segments
+                if close:
+                    break
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return f"http://127.0.0.1:{self.server.sockets[0].getsockname()[1]}"
+
+
+@pytest.fixture
+async def serve() -> AsyncIterator[Callable[[Handler], Scripted]]:
+    servers: list[Scripted] = []
+
+    async def start(handler: Handler) -> Scripted:
+        scripted = Scripted(handler)
+        scripted.server = await asyncio.start_server(scripted._serve, "127.0.0.1", 0)
+        servers.append(scripted)
+        return scripted
+
+    yield start
+    for s in servers:
+        s.server.close()
+
+
+def ok(body: bytes) -> bytes:
+    head = f"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n"
+    return head.encode() + body
+
+
+async def test_keep_alive_request_format_and_timing(serve):
+    server = await serve(lambda req: ok(b'{"a":1}'))
+    transport = RawHttpTransport(
+        [server.url], {"authorization": "Basic eA==", "content-type": "application/json"}
+    )
+    timing = RequestTiming()
+    current_timing.set(timing)
+    for _ in range(3):
+        response = await transport.request("POST", "/i/_search?size=1", body=b'{"query":{}}')
+        assert (response.status, response.body) == (200, b'{"a":1}')
+        assert response.headers["content-type"] == "application/json"
+    assert server.connections == 1  # one keep-alive connection
+    head, _, body = server.requests[0].partition(b"\r\n\r\n")
+    lines = head.split(b"\r\n")
+    assert lines[0] == b"POST /i/_search?size=1 HTTP/1.1"
+    assert b"authorization: Basic eA==" in lines and b"content-length: 12" in lines
+    assert body == b'{"query":{}}'
+    assert timing.observed and timing.end > timing.start
+    await transport.close()
+
+
+async def test_chunked_split_across_packets_and_gzip(serve):
+    payload = gzip.compress(b'{"hits":"' + b"x" * 5000 + b'"}')
+    chunks = b"".join(
+        b"%x\r\n%s\r\n" % (len(payload[i : i + 700]), payload[i : i + 700])
+        for i in range(0, len(payload), 700)
+    )
+    answer = (
+        b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\ncontent-encoding: gzip\r\n\r\n"
+        + chunks
+        + b"0\r\n\r\n"
+    )
+    # split inside the head, inside a chunk-size line and inside chunk data
+    pieces = [answer[:20], answer[20:100], answer[100:103], answer[103:1500], answer[1500:]]
+    server = await serve(lambda req: pieces)
+    transport = RawHttpTransport([server.url], {}, http_compress=True)
+    response = await transport.request("GET", "/x")
+    assert response.body == b'{"hits":"' + b"x" * 5000 + b'"}'
+    assert b"accept-encoding: gzip" in server.requests[0]
+    await transport.request("GET", "/y", body=b"abc")
+    head, _, body = server.requests[1].partition(b"\r\n\r\n")
+    assert b"content-encoding: gzip" in head and gzip.decompress(body) == b"abc"
+    await transport.close()
+
+
+async def test_head_and_no_content_responses(serve):
+    def handler(req: bytes) -> bytes:
+        if req.startswith(b"HEAD"):
+            return b"HTTP/1.1 404 Not Found\r\ncontent-length: 60\r\n\r\n"
+        return b"HTTP/1.1 204 No Content\r\n\r\n"
+
+    server = await serve(handler)
+    transport = RawHttpTransport([server.url], {})
+    assert (await transport.request("HEAD", "/missing")).status == 404
+    response = await transport.request("DELETE", "/x")
+    assert response.status == 204 and response.body == b""
+    assert server.connections == 1
+    await transport.close()
+
+
+async def test_connection_close_and_read_until_close(serve):
+    server = await serve(lambda req: b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nok")
+    transport = RawHttpTransport([server.url], {})
+    assert (await transport.request("GET", "/a")).body == b"ok"
+    assert (await transport.request("GET", "/b")).body == b"ok"
+    assert server.connections == 2  # "connection: close" is honoured
+    server.handler = lambda req: ([b"HTTP/1.1 200 OK\r\n\r\nbody-", b"until-close"], "close")
+    response = await transport.request("GET", "/c")
+    assert response.body == b"body-until-close"
+    await transport.close()
+
+
+async def test_stale_keep_alive_connection_is_retried_once(serve):
+    answers = iter([ok(b"1"), None, ok(b"2")])
+    server = await serve(lambda req: next(answers))
+    transport = RawHttpTransport([server.url], {})
+    assert (await transport.request("GET", "/a")).body == b"1"
+    # the server closes the kept-alive connection when the next request arrives
+    assert (await transport.request("GET", "/b")).body == b"2"
+    assert server.connections == 2
+    await transport.close()
+
+
+async def test_errors_are_elastic_transport_errors(serve):
+    transport = RawHttpTransport(["http://127.0.0.1:1"], {})
+    with pytest.raises(elastic_transport.ConnectionError) as refused:
+        await transport.request("GET", "/")
+    assert "Cannot connect to 127.0.0.1:1" in refused.value.message
+
+    async def slow_server(reader, writer):
+        await asyncio.sleep(5)
+
+    server = await asyncio.start_server(slow_server, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    transport = RawHttpTransport([f"http://127.0.0.1:{port}"], {}, timeout=0.05)
+    timing = RequestTiming()
+    current_timing.set(timing)
+    with pytest.raises(elastic_transport.ConnectionTimeout):
+        await transport.request("GET", "/")
+    assert timing.end - timing.start >= 0.05
+    server.close()
+
+    broken = await serve(lambda req: b"garbage\r\n\r\n")
+    transport = RawHttpTransport([broken.url], {})
+    with pytest.raises(elastic_transport.ConnectionError) as malformed:
+        await transport.request("GET", "/")
+    assert "Malformed HTTP response" in malformed.value.message
+
+
+async def test_round_robin_over_nodes(serve):
+    a = await serve(lambda req: ok(b"a"))
+    b = await serve(lambda req: ok(b"b"))
+    transport = RawHttpTransport([a.url, b.url], {})
+    bodies = [(await transport.request("GET", "/")).body for _ in range(4)]
+    assert bodies == [b"a", b"b", b"a", b"b"]
+    assert b"host: 127.0.0.1:" in a.requests[0]
+    await transport.close()
