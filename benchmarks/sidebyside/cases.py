@@ -124,13 +124,16 @@ def build_cases(opts: Options, *, bodies: dict[str, Path]) -> list[Case]:
                 Case(
                     name=name,
                     description=f"bulk against the nginx stub, {opts.bulk_clients} clients, bulk-size "
-                    f"{opts.bulk_size}, {opts.stub_docs:,} small documents (~120 B)",
+                    f"{opts.bulk_size}, looping over {opts.stub_docs:,} small documents (~140 B), "
+                    f"warmup {opts.warmup_s} s, time-period {opts.time_period_s} s",
                     target="stub",
                     track="stub-bulk",
                     params={
                         "bulk_indexing_clients": opts.bulk_clients,
                         "bulk_size": opts.bulk_size,
                         "document_count": opts.stub_docs,
+                        "warmup_time_period": opts.warmup_s,
+                        "time_period": opts.time_period_s,
                     },
                     tasks=("index-append",),
                     shown=(("index-append", "throughput"), ("index-append", "service_time_p50_ms")),
@@ -144,7 +147,7 @@ def build_cases(opts: Options, *, bodies: dict[str, Path]) -> list[Case]:
                         content_type="application/x-ndjson",
                         docs_per_request=opts.bulk_size,
                     ),
-                    timeout_s=max(900.0, opts.stub_docs / 2000),
+                    timeout_s=search_timeout + opts.stub_docs / 20_000,
                 )
             )
         elif name == "node":

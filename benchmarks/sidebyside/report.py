@@ -69,6 +69,8 @@ def summarize(cases: Sequence[Case], runs: Sequence[ToolRun], tools: Sequence[st
                 row[tool] = _median(values)
                 row["n"][tool] = len(values)
                 row["spread"][tool] = [min(values), max(values)] if values else None
+            esbench_runs = [r for r in case_runs if r.tool == "esbench"]
+            row["esbench_pending"] = bool(esbench_runs) and all(r.error == PENDING for r in esbench_runs)
             row["esbench/rally"] = _ratio(row["esbench"], row["rally"])
             row["esbench/wrk"] = _ratio(row["esbench"], row["wrk"])
             row["rally/wrk"] = _ratio(row["rally"], row["wrk"])
@@ -78,7 +80,7 @@ def summarize(cases: Sequence[Case], runs: Sequence[ToolRun], tools: Sequence[st
             if not tool_runs:
                 continue
             ok = [r for r in tool_runs if r.ok]
-            pending = any(r.error == PENDING for r in tool_runs)
+            pending = all(r.error == PENDING for r in tool_runs)
 
             def med(key: str, scale: float = 1.0, _ok: list[ToolRun] = ok) -> float | None:
                 vals = [r.usage[key] / scale for r in _ok if key in r.usage]
@@ -134,8 +136,8 @@ def _fmt_ratio(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}x"
 
 
-def metric_table(summary: dict[str, Any], *, esbench_pending: bool) -> tuple[list[str], list[list[str]]]:
-    """(headers, rows) of the main table."""
+def metric_table(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """(headers, rows) of the main table; esbench cells read "pending" while ``esbench race`` is missing."""
     headers = [
         "case",
         "task",
@@ -156,7 +158,7 @@ def metric_table(summary: dict[str, Any], *, esbench_pending: bool) -> tuple[lis
                 r["task"],
                 METRIC_LABELS.get(r["metric"], r["metric"]),
                 r["unit"],
-                _fmt(r["esbench"], pending=esbench_pending),
+                _fmt(r["esbench"], pending=r.get("esbench_pending", False)),
                 _fmt(r["rally"]),
                 _fmt(r["wrk"]),
                 _fmt_ratio(r["esbench/rally"]),
@@ -204,7 +206,6 @@ def pipe_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 def render_markdown(doc: dict[str, Any]) -> str:
     """The markdown report: machine, versions, command, cases, both tables, warnings."""
     s = doc["summary"]
-    pending = doc.get("esbench_pending", False)
     parts = [f"# Side-by-side benchmark {doc['started']}", ""]
     m = doc["machine"]
     parts += [
@@ -221,12 +222,12 @@ def render_markdown(doc: dict[str, Any]) -> str:
     ]
     if doc.get("interrupted"):
         parts += ["**Interrupted**: the tables cover only the runs that finished.", ""]
-    h, rows = metric_table(s, esbench_pending=pending)
+    h, rows = metric_table(s)
     parts += [pipe_table(h, rows), ""]
     h, rows = resource_table(s)
     parts += ["Load-driver resources (whole process tree, medians):", "", pipe_table(h, rows), ""]
-    if pending:
-        parts += [f"esbench: {PENDING}.", ""]
+    if any(r.get("esbench_pending") for r in s["rows"]):
+        parts += [f"esbench: {PENDING} when these runs started.", ""]
     if s["warnings"]:
         parts += ["Warnings:", "", *(f"- {w}" for w in s["warnings"]), ""]
     return "\n".join(parts)

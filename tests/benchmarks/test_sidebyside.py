@@ -319,7 +319,7 @@ def test_summary_medians_ratios_and_pending(tmp_path):
     assert res["esbench"]["pending"] is True
     assert any("rep 2: boom" in w for w in s["warnings"])
     assert any("load average" in w for w in s["warnings"])
-    h, rows = report.metric_table(s, esbench_pending=True)
+    h, rows = report.metric_table(s)
     assert rows[0][h.index("esbench")] == "pending"
     assert rows[0][h.index("Rally/wrk")] == "0.07x"
     md = report.pipe_table(h, rows)
