@@ -242,12 +242,21 @@ def _check_tasks(steps: Sequence[Step], registry: Registry, track: Track, corpor
             loop_limits(task, runner, source.partition(0, task.clients))
 
 
-def _registry_blob(registry: Registry) -> bytes | None:
+def _registry_blob(registry: Registry) -> bytes:
+    """The registry pickled for the worker processes.
+
+    Raises:
+        esbench.exceptions.ConfigError: something registered cannot be sent to another process
+            (a lambda, a class defined inside a function...).
+    """
     try:
         return pickle.dumps(registry)
     except Exception as exc:
-        logger.debug("Registry cannot be pickled (%s); workers register the track plugins themselves.", exc)
-        return None
+        raise ConfigError(
+            f"The registered runners, param sources and schedulers cannot be sent to the worker "
+            f"processes ({type(exc).__name__}: {exc}). Define them at module level in an importable "
+            f"module (a track's track.py is fine), or run with one in-process worker (workers=0)."
+        ) from exc
 
 
 def _exception(error: WorkerError) -> EsbenchError:

@@ -259,6 +259,19 @@ class WorkerRuntime:
         elif isinstance(message, CancelStep):
             if self.step is not None and message.step == self.step.prepare.step:
                 self._cancel_clients()
+            else:
+                # Nothing of that step runs here (its preparation failed, or it just ended):
+                # answer so the coordinator need not wait.
+                self.send(
+                    StepDone(
+                        worker_id=self.worker_id,
+                        step=message.step,
+                        end=self.clock.now(),
+                        states={},
+                        item_errors={},
+                        context_changes={},
+                    )
+                )
         elif isinstance(message, Shutdown) and self._stopped is not None and not self._stopped.done():
             self._stopped.set_result(None)
 

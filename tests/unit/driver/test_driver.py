@@ -210,3 +210,84 @@ def test_a_dying_worker_fails_the_race(es_stub):
     assert isinstance(outcome.exception, DriverError)
     assert "exited unexpectedly (exit code 3)" in outcome.error
     assert [t.task for t in outcome.tasks] == ["ok", "die"]
+
+
+TRACK_PY = """
+import os
+
+
+async def echo(es, params):
+    return {"weight": params["w"], "unit": "things", "pid": os.getpid()}
+
+
+class Three:
+    def __init__(self, track, params, **kwargs):
+        self.left = 3
+        self.w = params.get("w", 1)
+
+    def partition(self, index, total):
+        return Three(None, {"w": self.w})
+
+    infinite = False
+
+    def params(self):
+        if not self.left:
+            raise StopIteration
+        self.left -= 1
+        return {"w": self.w}
+
+
+class Every:
+    def __init__(self, task, target_throughput):
+        self.gap = 1 / target_throughput
+
+    def next(self, current):
+        return current + self.gap
+
+
+def register(registry):
+    registry.register_runner("echo", echo, async_runner=True)
+    registry.register_param_source("three", Three)
+    registry.register_scheduler("every", Every)
+"""
+
+
+def test_track_plugins_reach_the_worker_processes(tmp_path, es_stub):
+    from esbench.track.model import Operation, Track
+
+    (tmp_path / "track.py").write_text(TRACK_PY)
+    trk = Track(name="plugged", root=tmp_path, challenges=())
+    operation = Operation(name="echo", operation_type="echo", param_source="three", params={"w": 5})
+    t = task(operation, clients=4, schedule="every", target_throughput=Throughput(value=400.0))
+    outcome = run_challenge(
+        track=trk,
+        challenge=challenge(t),
+        hosts=[es_stub.host],
+        client_options=ClientOptions(),
+        settings=DriverSettings(workers=2, task_pause_s=0),
+        corpora=None,
+    )
+    assert outcome.status == "completed", outcome.error
+    result = tasks_of(outcome)["echo"]
+    assert result.sample_count == 12 and result.total_weight == 60
+    assert result.throughput_unit == "things/s"
+
+
+def test_unpicklable_registrations_are_reported():
+    registry = default_registry()
+
+    class Local:
+        async def __call__(self, es, params):
+            return None
+
+    registry.register_runner("local", Local(), async_runner=True)
+    with pytest.raises(ConfigError, match="cannot be sent to the worker processes"):
+        run_challenge(
+            track=track(),
+            challenge=challenge(task(op("local"))),
+            hosts=["127.0.0.1:9"],
+            client_options=ClientOptions(),
+            settings=DriverSettings(workers=1),
+            corpora=None,
+            registry=registry,
+        )
