@@ -292,6 +292,13 @@ class EsbenchClient(AsyncElasticsearch):
 
     http: HttpTransport
 
+    async def close(self) -> None:
+        """Close the fast-path connections and the elasticsearch-py transport."""
+        http = getattr(self, "http", None)
+        if http is not None:
+            await http.close()
+        await super().close()
+
 
 #: Headers of the fast path (elasticsearch-py negotiates its own for API calls).
 BASE_HEADERS = {"content-type": "application/json", "accept": "application/json"}

@@ -390,17 +390,21 @@ class _Coordinator:
             except EsbenchError as exc:
                 return DriverOutcome(tasks=(), status=STATUS_FAILED, error=str(exc), exception=exc)
             previous_end: float | None = None
-            for step in self.steps:
-                outcome = self._run_step(step, previous_end)
-                results.extend(outcome.results)
-                previous_end = outcome.end
-                if outcome.interrupted:
-                    status = STATUS_INTERRUPTED
-                    break
-                if outcome.error is not None:
-                    status = STATUS_FAILED
-                    error = outcome.error
-                    break
+            try:
+                for step in self.steps:
+                    outcome = self._run_step(step, previous_end)
+                    results.extend(outcome.results)
+                    previous_end = outcome.end
+                    if outcome.interrupted:
+                        status = STATUS_INTERRUPTED
+                        break
+                    if outcome.error is not None:
+                        status = STATUS_FAILED
+                        error = outcome.error
+                        break
+            except KeyboardInterrupt:
+                # Between steps (a step handles its own interruption): keep what was measured.
+                status = STATUS_INTERRUPTED
         finally:
             self._stop_pool()
         message = (

@@ -197,3 +197,14 @@ async def test_round_robin_over_nodes(serve):
     assert bodies == [b"a", b"b", b"a", b"b"]
     assert b"host: 127.0.0.1:" in a.requests[0]
     await transport.close()
+
+
+async def test_client_close_closes_fast_path_connections(serve):
+    from esbench.driver.client import ClientOptions, ConnectionSettings, create_client
+
+    server = await serve(lambda req: ok(b"{}"))
+    client = create_client(ConnectionSettings.create([server.url], ClientOptions()))
+    await client.http.request("GET", "/")
+    connection = client.http._idle[0][0]
+    await client.close()
+    assert connection.closed or connection.transport.is_closing()
