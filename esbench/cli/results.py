@@ -2,7 +2,7 @@
 
 All of them read the local results store (:mod:`esbench.results.store`). Exit codes: 0 success,
 64 user error (unknown race, bad option, unreadable store), 3 when ``compare --fail-on-regression``
-/ ``--thresholds`` finds a regression (:data:`esbench.reporting.compare.REGRESSION_EXIT_CODE`).
+/ ``--thresholds`` finds a regression (:data:`esbench.reporting.gate.REGRESSION_EXIT_CODE`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,10 @@ import tabulate
 
 from esbench.cli import list_group, main
 from esbench.exceptions import UserError
-from esbench.reporting import compare as cmp
+from esbench.reporting.compare import DEFAULT_ALPHA, Side, all_warnings, compare_races
+from esbench.reporting.compare_render import TABLES, gate_lines, render_comparison
 from esbench.reporting.formats import FORMATS
+from esbench.reporting.gate import REGRESSION_EXIT_CODE, default_rules, evaluate_gate, load_thresholds
 from esbench.results.es_export import DEFAULT_PREFIX, MetricsStoreSettings
 from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, RaceResult
 from esbench.results.store import ResultsStore, parse_tag_ref
@@ -166,10 +168,10 @@ def list_races(
 # ------------------------------------------------------------------------------------ compare
 
 
-def _side(store: ResultsStore, ref: str) -> cmp.Side:
+def _side(store: ResultsStore, ref: str) -> Side:
     races = tuple(store.resolve(ref))
     label = ref if parse_tag_ref(ref) is not None else races[0].race_id[:8]
-    return cmp.Side(label=label, races=races)
+    return Side(label=label, races=races)
 
 
 def _write_report(text: str, report_file: Path | None, *, color: bool) -> None:
@@ -208,7 +210,7 @@ def _write_report(text: str, report_file: Path | None, *, color: bool) -> None:
 )
 @click.option(
     "--table",
-    type=click.Choice(cmp.TABLES),
+    type=click.Choice(TABLES),
     default="rally",
     show_default=True,
     help="rally: Rally's Metric|Task|Baseline|Contender|Diff|Unit|Diff % rows; "
@@ -237,7 +239,7 @@ def _write_report(text: str, report_file: Path | None, *, color: bool) -> None:
 @click.option(
     "--alpha",
     type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
-    default=cmp.DEFAULT_ALPHA,
+    default=DEFAULT_ALPHA,
     show_default=True,
     help="Significance level of Welch's t-test when a side has several races.",
 )
@@ -257,29 +259,29 @@ def compare_command(
     results_db: Path | None,
 ) -> None:
     """Compare a baseline with one or more contenders (races or tagged groups of races)."""
-    thresholds = cmp.load_thresholds(thresholds_file) if thresholds_file is not None else ()
+    thresholds = load_thresholds(thresholds_file) if thresholds_file is not None else ()
     if fail_on_regression is not None:
-        cmp.default_rules(fail_on_regression)  # validates the value before any work
+        default_rules(fail_on_regression)  # validates the value before any work
     with _open_store(results_db) as store:
         base_side = _side(store, baseline)
         contender_sides = [_side(store, ref) for ref in contenders]
-    comparison = cmp.compare_races(
+    comparison = compare_races(
         base_side, contender_sides, alpha=alpha, show_processing_time=show_processing_time
     )
     gate = None
     if fail_on_regression is not None or thresholds:
-        gate = cmp.evaluate_gate(comparison, fail_on_regression=fail_on_regression, thresholds=thresholds)
+        gate = evaluate_gate(comparison, fail_on_regression=fail_on_regression, thresholds=thresholds)
     use_color = (sys.stdout.isatty() if color is None else color) and report_file is None
-    text = cmp.render_comparison(comparison, fmt=fmt, table=table, color=use_color, gate=gate)
+    text = render_comparison(comparison, fmt=fmt, table=table, color=use_color, gate=gate)
     _write_report(text, report_file, color=use_color)
     if fmt == "csv" or report_file is not None:
         # The report does not carry these (csv) or is not on screen: keep them visible.
-        for warning in cmp.all_warnings(comparison):
+        for warning in all_warnings(comparison):
             click.echo(f"[WARNING] {warning}", err=True)
         if gate is not None:
-            click.echo("\n".join(cmp.gate_lines(gate)), err=True)
+            click.echo("\n".join(gate_lines(gate)), err=True)
     if gate is not None and not gate.passed:
-        sys.exit(cmp.REGRESSION_EXIT_CODE)
+        sys.exit(REGRESSION_EXIT_CODE)
 
 
 # ------------------------------------------------------------------------------------ report

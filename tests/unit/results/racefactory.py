@@ -1,7 +1,7 @@
 """Builds RaceResults from real recorded HdrHistograms (µs), for the results and compare tests.
 
-Not a test module: imported by tests in this directory and loaded by path from
-``tests/unit/reporting/test_compare.py``.
+Not a test module: imported by tests in this directory and, with this directory appended to
+``sys.path``, by the compare and gate tests in ``tests/unit/reporting/``.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 
 from hdrh.histogram import HdrHistogram
 
+from esbench.reporting.compare import Side
 from esbench.results.model import ClusterMetric, RaceResult, TaskResult
 
 _LOWEST_US = 1
@@ -94,6 +95,21 @@ def make_task(
             "processing_time": proc.encode().decode("ascii"),
         },
     )
+
+
+def base_races() -> list[RaceResult]:
+    """Three races of one setup (tag ``setup:base``), differing only by their noise."""
+    return [make_race(seed=i, tags={"setup": "base"}) for i in range(3)]
+
+
+def slow_races() -> list[RaceResult]:
+    """Three races 25 % slower than :func:`base_races` (tag ``setup:slow``)."""
+    return [make_race(seed=100 + i, slowdown=1.25, tags={"setup": "slow"}) for i in range(3)]
+
+
+def side(label: str, *races: RaceResult) -> Side:
+    """A comparison side of ``races``."""
+    return Side(label=label, races=tuple(races))
 
 
 def make_race(**kwargs: Any) -> RaceResult:

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from esbench.cli import main
-from esbench.reporting.compare import load_thresholds
+from esbench.reporting.gate import load_thresholds
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "ci"
 
