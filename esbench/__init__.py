@@ -1,7 +1,74 @@
-"""esbench: a fast, exact, Rally-compatible benchmark harness for Elasticsearch."""
+"""esbench: a fast, exact, Rally-compatible benchmark harness for Elasticsearch.
 
-from esbench.exceptions import EsbenchError
+The public Python API (the CLI is a thin layer over it)::
+
+    from esbench import RaceSettings, run_race, load_track
+
+    track = load_track(name="eventdata", params={"doc_count": 100_000})
+    result = run_race(RaceSettings(track_name="eventdata", target_hosts=("127.0.0.1:9200",)))
+
+Names are imported lazily so that ``import esbench`` (and the CLI's start-up) stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["EsbenchError", "__version__"]
+_EXPORTS = {
+    "EsbenchError": "esbench.exceptions",
+    "Track": "esbench.track.model",
+    "load_track": "esbench.track.loader",
+    "render_track_source": "esbench.track.loader",
+    "RaceSettings": "esbench.settings",
+    "run_race": "esbench.racecontrol",
+    "RaceResult": "esbench.results.model",
+    "TaskResult": "esbench.results.model",
+    "ResultsStore": "esbench.results.store",
+    "Registry": "esbench.driver.registry",
+    "default_registry": "esbench.driver.registry",
+    "ProvisionSettings": "esbench.provision.settings",
+    "provision_cluster": "esbench.provision.cluster",
+}
+
+__all__ = [
+    "EsbenchError",
+    "ProvisionSettings",
+    "RaceResult",
+    "RaceSettings",
+    "Registry",
+    "ResultsStore",
+    "TaskResult",
+    "Track",
+    "__version__",
+    "default_registry",
+    "load_track",
+    "provision_cluster",
+    "render_track_source",
+    "run_race",
+]
+
+if TYPE_CHECKING:
+    from esbench.driver.registry import Registry, default_registry
+    from esbench.exceptions import EsbenchError
+    from esbench.provision.cluster import provision_cluster
+    from esbench.provision.settings import ProvisionSettings
+    from esbench.racecontrol import run_race
+    from esbench.results.model import RaceResult, TaskResult
+    from esbench.results.store import ResultsStore
+    from esbench.settings import RaceSettings
+    from esbench.track.loader import load_track, render_track_source
+    from esbench.track.model import Track
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'esbench' has no attribute '{name}'")
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return __all__
