@@ -1,8 +1,9 @@
 """Commands on stored races: ``list races``, ``compare``, ``report``, ``delete race``, ``export``.
 
 All of them read the local results store (:mod:`esbench.results.store`). Exit codes: 0 success,
-64 user error (unknown race, bad option, unreadable store), 3 when ``compare --fail-on-regression``
-/ ``--thresholds`` finds a regression (:data:`esbench.reporting.gate.REGRESSION_EXIT_CODE`).
+64 user error (unknown race, bad value or thresholds file, unreadable store), 2 an option click
+rejects (unknown option, value out of range), 3 when ``compare --fail-on-regression`` /
+``--thresholds`` finds a regression (:data:`esbench.reporting.gate.REGRESSION_EXIT_CODE`).
 """
 
 from __future__ import annotations
@@ -30,12 +31,16 @@ DEFAULT_LIST_LIMIT = 10
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def parse_user_tags(values: Sequence[str], *, option: str = "--user-tag") -> dict[str, str]:
-    """``("setup:3nodes,env:ci", "disk:raid0")`` -> ``{"setup": "3nodes", "env": "ci", "disk": "raid0"}``.
+def parse_tag_filter(values: Sequence[str], *, option: str = "--user-tag") -> dict[str, tuple[str, ...]]:
+    """A user tag filter: ``("setup:a", "setup:b,env:ci")`` -> ``{"setup": ("a", "b"), "env": ("ci",)}``.
 
-    Values stay strings (they are compared as text). Raises UserError for an item without ``:``.
+    A race matches when, for every key, its tag has one of the values (a race has one value per key,
+    so a key given twice means either value). Values stay strings (they are compared as text).
+
+    Raises:
+        UserError: an item without ``:`` or with an empty key.
     """
-    tags: dict[str, str] = {}
+    wanted: dict[str, tuple[str, ...]] = {}
     for value in values:
         for item in value.split(","):
             item = item.strip()
@@ -47,8 +52,10 @@ def parse_user_tags(values: Sequence[str], *, option: str = "--user-tag") -> dic
                     f"Invalid {option} value {item!r}: write KEY:VALUE (several separated by commas), "
                     "e.g. --user-tag=setup:3nodes."
                 )
-            tags[key.strip()] = val.strip()
-    return tags
+            key, val = key.strip(), val.strip()
+            if val not in wanted.get(key, ()):
+                wanted[key] = (*wanted.get(key, ()), val)
+    return wanted
 
 
 def _open_store(path: Path | None) -> ResultsStore:
@@ -94,7 +101,10 @@ def _kv(d: dict[str, Any]) -> str:
 
 @list_group.command("races")
 @click.option(
-    "--user-tag", "user_tag", multiple=True, help="Only races with this user tag KEY:VALUE (repeatable)."
+    "--user-tag",
+    "user_tag",
+    multiple=True,
+    help="Only races with this user tag KEY:VALUE (repeatable; the same key twice means either value).",
 )
 @click.option("--track", default=None, help="Only races of this track.")
 @click.option(
@@ -124,7 +134,7 @@ def list_races(
 
     Use a race id (or a unique prefix) or tag:KEY:VALUE with `esbench compare` and `esbench report`.
     """
-    tags = parse_user_tags(user_tag)
+    tags = parse_tag_filter(user_tag)
     with _open_store(results_db) as store:
         races = store.find(
             user_tags=tags or None, track=track, status=status, limit=limit or None, load_tasks=False
@@ -169,6 +179,7 @@ def list_races(
 
 
 def _side(store: ResultsStore, ref: str) -> Side:
+    ref = ref.strip()  # as resolve() does: " tag:a:b" is a tag, and its label must say so
     races = tuple(store.resolve(ref))
     label = ref if parse_tag_ref(ref) is not None else races[0].race_id[:8]
     return Side(label=label, races=races)

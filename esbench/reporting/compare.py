@@ -330,6 +330,30 @@ def _side_warnings(side: Side, role: str) -> list[str]:
     return warnings
 
 
+def _shared_race_warnings(baseline: Side, contender: Side) -> list[str]:
+    # A CI job whose two tags resolve to the same races would pass its gate without measuring anything.
+    base_ids = {r.race_id for r in baseline.races}
+    shared = [r.race_id for r in contender.races if r.race_id in base_ids]
+    if not shared:
+        return []
+    if len(shared) == len(contender.races) == len(base_ids):
+        return [
+            f"The contender ({contender.label}) is the same race{'s' if len(shared) > 1 else ''} as the "
+            "baseline: every difference is 0. Check --baseline and --contender."
+        ]
+    ids = ", ".join(i[:8] for i in shared)
+    if len(shared) == len(contender.races):
+        which = "Every contender race" if len(shared) > 1 else "The contender race"
+        return [
+            f"{which} ({contender.label}) is in the baseline too ({ids}): the differences are understated."
+        ]
+    verb = "is" if len(shared) == 1 else "are"
+    return [
+        f"{len(shared)} of the {len(contender.races)} contender races ({contender.label}) {verb} in the "
+        f"baseline too ({ids}): the differences are understated."
+    ]
+
+
 def _compare_one(baseline: Side, contender: Side, *, show_processing_time: bool) -> ContenderComparison:
     base_names = _reported_task_names(baseline.races)
     cont_names = _reported_task_names(contender.races)
@@ -376,6 +400,7 @@ def _compare_one(baseline: Side, contender: Side, *, show_processing_time: bool)
                 f"The baseline ran challenge {', '.join(base_ch)} but the contender ({contender.label}) ran "
                 f"{', '.join(cont_ch)}; tasks are matched by name."
             )
+    warnings += _shared_race_warnings(baseline, contender)
     warnings += _side_warnings(contender, "contender")
     return ContenderComparison(
         contender=contender,

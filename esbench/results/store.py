@@ -7,7 +7,8 @@ journal, a busy timeout, and every save is one ``BEGIN IMMEDIATE`` transaction.
 
 Race references (``ref``) accepted by :meth:`ResultsStore.resolve` and the CLI:
 
-- a full race id (``"5f3c..."``) or an unambiguous prefix of one (``"5f3c"``),
+- a full race id (``"5f3c..."``) or an unambiguous prefix of one (``"5f3c"``), in any letter case
+  (race ids are UUIDs, which RFC 4122 says are read case-insensitively),
 - ``tag:KEY:VALUE``: every race whose user tag ``KEY`` equals ``VALUE`` (newest first).
 
 Errors are :class:`~esbench.exceptions.StoreError` (unreadable, locked, corrupt, newer schema) and
@@ -281,13 +282,14 @@ class ResultsStore:
             ids = [
                 row[0]
                 for row in self._conn.execute(
-                    "SELECT race_id FROM races WHERE substr(race_id, 1, ?) = ? "
+                    "SELECT race_id FROM races WHERE lower(substr(race_id, 1, ?)) = lower(?) "
                     "ORDER BY timestamp DESC, race_id",
                     (len(ref), ref),
                 )
             ]
-            if ref in ids:
-                ids = [ref]
+            exact = [i for i in ids if i.lower() == ref.lower()]
+            if exact:
+                ids = exact[:1]
             if not ids:
                 raise NotFound(self._unknown_id_message(ref))
             races = [self._load(i, load_tasks=True) for i in ids]
@@ -302,7 +304,7 @@ class ResultsStore:
     def find(
         self,
         *,
-        user_tags: Mapping[str, str] | None = None,
+        user_tags: Mapping[str, str | Sequence[str]] | None = None,
         track: str | None = None,
         limit: int | None = None,
         status: str | None = None,
@@ -311,7 +313,7 @@ class ResultsStore:
         """Races matching every given filter, newest first (by timestamp, then id).
 
         Args:
-            user_tags: each key must have exactly this value.
+            user_tags: each key must have this value, or one of these values (a sequence of str).
             track: track name. status: ``completed`` / ``failed`` / ``interrupted``.
             limit: at most this many races (the newest).
             load_tasks: False returns races with empty ``tasks`` and ``cluster_metrics`` (fast listing).
@@ -321,9 +323,13 @@ class ResultsStore:
         """
         where: list[str] = []
         params: list[Any] = []
-        for key, value in (user_tags or {}).items():
-            where.append("race_id IN (SELECT race_id FROM race_tags WHERE key = ? AND value = ?)")
-            params.extend((str(key), str(value)))
+        for key, wanted in (user_tags or {}).items():
+            values = [wanted] if isinstance(wanted, str) else [str(v) for v in wanted]
+            where.append(
+                "race_id IN (SELECT race_id FROM race_tags WHERE key = ? AND value IN "
+                f"({', '.join('?' * len(values))}))"
+            )
+            params.extend((str(key), *values))
         if track is not None:
             where.append("track = ?")
             params.append(track)

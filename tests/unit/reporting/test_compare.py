@@ -140,6 +140,25 @@ def test_failed_race_is_reported(base_races: list[RaceResult]) -> None:
     assert "term-query: no result in the contender" in messages
 
 
+def test_contender_sharing_races_with_the_baseline_is_reported(base_races: list[RaceResult]) -> None:
+    same = compare_races(side("b", *base_races), [side("c", *reversed(base_races))])
+    assert "The contender (c) is the same races as the baseline: every difference is 0." in " ".join(
+        all_warnings(same)
+    )
+    overlap = compare_races(side("b", *base_races[:2]), [side("c", *base_races[1:])])
+    assert any(
+        f"1 of the 2 contender races (c) is in the baseline too ({base_races[1].race_id[:8]})" in w
+        for w in all_warnings(overlap)
+    )
+    subset = compare_races(side("b", *base_races), [side("c", base_races[2])])
+    assert any(
+        f"The contender race (c) is in the baseline too ({base_races[2].race_id[:8]})" in w
+        for w in all_warnings(subset)
+    )
+    apart = compare_races(side("b", base_races[0]), [side("c", base_races[1])])
+    assert not any("baseline too" in w or "same race" in w for w in all_warnings(apart))
+
+
 def test_task_missing_in_some_races_of_a_side(base_races: list[RaceResult]) -> None:
     partial = rf.make_race(seed=12, tasks=("index-append",), status="interrupted")
     result = compare_races(side("b", base_races[0], partial), [side("c", base_races[1])])

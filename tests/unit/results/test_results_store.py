@@ -81,6 +81,9 @@ def test_get_by_unambiguous_prefix(store: ResultsStore) -> None:
     with pytest.raises(UserError, match="ambiguous") as info:
         store.get("aaaa")
     assert a.race_id in str(info.value) and b.race_id in str(info.value)
+    # Race ids are UUIDs, read case-insensitively (RFC 4122): a pasted upper-case id still names the race.
+    assert store.get("AAAA1").race_id == a.race_id
+    assert store.get(b.race_id.upper()).race_id == b.race_id
 
 
 def test_unknown_id_lists_close_matches_and_recent(store: ResultsStore) -> None:
@@ -144,6 +147,12 @@ def test_find_filters_and_limit(store: ResultsStore) -> None:
     }
     assert [r.race_id for r in store.find(user_tags={"n": "1"})] == [races[4].race_id, races[1].race_id]
     assert store.find(user_tags={"n": "1"}, track="t2") == [races[4]]
+    assert [r.race_id for r in store.find(user_tags={"n": ("1", "2")})] == [
+        races[5].race_id,
+        races[4].race_id,
+        races[2].race_id,
+        races[1].race_id,
+    ]
     assert len(store.find(limit=3)) == 3
     light = store.find(limit=1, load_tasks=False)[0]
     assert light.tasks == () and light.user_tags == {}
