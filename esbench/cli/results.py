@@ -280,7 +280,15 @@ def compare_command(
         base_side, contender_sides, alpha=alpha, show_processing_time=show_processing_time
     )
     gate = None
-    if fail_on_regression is not None or thresholds:
+    if fail_on_regression is not None or thresholds_file is not None:
+        # Also with an empty thresholds file: whoever asked for a gate gets a verdict, and is told why
+        # it cannot fail.
+        if fail_on_regression is None and not thresholds:
+            click.echo(
+                f"[WARNING] The thresholds file {thresholds_file} has no entries: the regression gate has "
+                "no rules and passes.",
+                err=True,
+            )
         gate = evaluate_gate(comparison, fail_on_regression=fail_on_regression, thresholds=thresholds)
     use_color = (sys.stdout.isatty() if color is None else color) and report_file is None
     text = render_comparison(comparison, fmt=fmt, table=table, color=use_color, gate=gate)

@@ -231,6 +231,14 @@ def test_compare_thresholds_file(races: dict[str, RaceResult], tmp_path: Path) -
         "compare", "--baseline=tag:setup:1node", "--contender=tag:setup:3nodes", f"--thresholds={bad}"
     )
     assert code == 64 and "bad.yml, entry 1 (task 'bulk', metric 'latency.p99')" in err
+    # An empty (e.g. all commented out) file still gives a verdict, and says why it cannot fail.
+    empty = tmp_path / "empty.yml"
+    empty.write_text("# - metric: throughput.median\n#   max-relative-change: 5\n")
+    code, out, err = run(
+        "compare", "--baseline=tag:setup:1node", "--contender=tag:setup:3nodes", f"--thresholds={empty}"
+    )
+    assert code == 0 and "Regression gate: passed." in out
+    assert f"The thresholds file {empty} has no entries: the regression gate has no rules" in err
 
 
 def test_compare_bad_fail_on_regression(races: dict[str, RaceResult]) -> None:
