@@ -153,8 +153,8 @@ class Task:
         warmup_time_period / time_period / ramp_up_time_period: seconds.
         schedule: scheduler name (``"deterministic"``, ``"poisson"``, a plugin's), None = default.
         target_throughput: overall target over all clients, or None (unthrottled closed loop).
-        target_interval: ``target-interval`` in seconds; Rally treats it as ``target-throughput = 1 / interval``
-            over all clients (the loader sets both fields).
+        target_interval: ``target-interval`` in seconds; Rally treats it as
+            ``target-throughput = 1 / interval`` over all clients (the loader sets both fields).
         completes_parent: in a ``parallel`` block, this task ending ends the whole block.
         any_completes_parent: ``completed-by: any`` — the first task to finish ends the block.
         tags: task tags, for ``--include-tasks=tag:...``.
