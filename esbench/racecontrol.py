@@ -15,6 +15,7 @@ status ``interrupted`` or ``failed``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import logging
 import time
@@ -168,6 +169,10 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
             tasks=outcome.tasks,
             cluster_metrics=metrics,
         )
+    except EsbenchError:
+        # Nothing was measured (unreachable cluster, a task that cannot run): leave no empty race behind.
+        _remove_if_empty(race_dir)
+        raise
     except KeyboardInterrupt:
         result = base_result(status=STATUS_INTERRUPTED, error="interrupted by the user (Ctrl-C)")
         _finish(result, race_dir, settings, console)
@@ -179,6 +184,12 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
 
     _finish(result, race_dir, settings, console)
     return result
+
+
+def _remove_if_empty(directory: Path) -> None:
+    # A directory that is not empty (node logs of a provisioned cluster) is kept for the user.
+    with contextlib.suppress(OSError):
+        directory.rmdir()
 
 
 def _prepare_corpora(track: Track, challenge: Challenge, settings: RaceSettings, console: Console) -> Any:

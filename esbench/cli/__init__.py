@@ -41,6 +41,9 @@ def main(verbose: bool) -> None:
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    if not verbose:
+        # The transport logs every failed connection attempt; esbench reports those itself, once.
+        logging.getLogger("elastic_transport").setLevel(logging.ERROR)
 
 
 @main.group(name="list")

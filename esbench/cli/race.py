@@ -11,6 +11,7 @@ import click
 
 from esbench.cli import main
 from esbench.cli._provision_options import provision_options, provision_settings
+from esbench.cli._tags import parse_user_tags
 from esbench.console import Console
 from esbench.driver.client import parse_client_options
 from esbench.driver.driver import DriverSettings
@@ -23,24 +24,6 @@ from esbench.track.params import parse_track_params
 #: Exit status of a race that ran but did not complete (a request failure with --on-error=abort,
 #: a node that went away).
 EXIT_RACE_FAILED = 1
-
-
-def parse_user_tags(text: str) -> dict[str, str]:
-    """Parse ``--user-tag`` (Rally: ``key:value`` pairs separated by commas) into a dict of strings.
-
-    Raises:
-        UserError: an entry without ``:`` or with an empty key.
-    """
-    tags: dict[str, str] = {}
-    for raw in filter(None, (part.strip() for part in text.split(","))):
-        key, sep, value = raw.partition(":")
-        if not sep or not key.strip():
-            raise UserError(
-                f"--user-tag entry '{raw}' is not of the form key:value. "
-                'Example: --user-tag="setup:3nodes,disk:raid0".'
-            )
-        tags[key.strip()] = value.strip()
-    return tags
 
 
 def _split_hosts(text: str | None) -> tuple[str, ...]:

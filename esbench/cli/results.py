@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,6 +18,7 @@ import click
 import tabulate
 
 from esbench.cli import list_group, main
+from esbench.cli._tags import parse_tag_filter
 from esbench.exceptions import UserError
 from esbench.reporting.compare import DEFAULT_ALPHA, Side, all_warnings, compare_races
 from esbench.reporting.compare_render import TABLES, gate_lines, render_comparison
@@ -29,33 +30,6 @@ from esbench.results.store import ResultsStore, parse_tag_ref
 
 DEFAULT_LIST_LIMIT = 10
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def parse_tag_filter(values: Sequence[str], *, option: str = "--user-tag") -> dict[str, tuple[str, ...]]:
-    """A user tag filter: ``("setup:a", "setup:b,env:ci")`` -> ``{"setup": ("a", "b"), "env": ("ci",)}``.
-
-    A race matches when, for every key, its tag has one of the values (a race has one value per key,
-    so a key given twice means either value). Values stay strings (they are compared as text).
-
-    Raises:
-        UserError: an item without ``:`` or with an empty key.
-    """
-    wanted: dict[str, tuple[str, ...]] = {}
-    for value in values:
-        for item in value.split(","):
-            item = item.strip()
-            if not item:
-                continue
-            key, sep, val = item.partition(":")
-            if not sep or not key.strip():
-                raise UserError(
-                    f"Invalid {option} value {item!r}: write KEY:VALUE (several separated by commas), "
-                    "e.g. --user-tag=setup:3nodes."
-                )
-            key, val = key.strip(), val.strip()
-            if val not in wanted.get(key, ()):
-                wanted[key] = (*wanted.get(key, ()), val)
-    return wanted
 
 
 def _open_store(path: Path | None) -> ResultsStore:

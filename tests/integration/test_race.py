@@ -136,6 +136,10 @@ def test_unreachable_host_is_a_clear_error():
         proc = esbench("race", "--track=eventdata", "--test-mode", f"--target-hosts=127.0.0.1:{port}")
     assert proc.returncode == 64
     assert f"Cannot reach Elasticsearch at 127.0.0.1:{port}" in proc.stderr
+    # One message, not one log line per connection attempt, and no empty race left behind.
+    assert "elastic_transport" not in proc.stderr
+    races = Path(os.environ["ESBENCH_HOME"]) / "races"
+    assert not races.exists() or not any(races.iterdir())
     no_traceback(proc)
 
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from racefactory import make_race
 
 from esbench.cli import main
-from esbench.cli.results import parse_tag_filter
+from esbench.cli._tags import parse_tag_filter, parse_user_tags
 from esbench.exceptions import UserError
 from esbench.results.model import RaceResult
 from esbench.results.store import ResultsStore
@@ -278,3 +278,10 @@ def test_export_needs_a_metrics_store(races: dict[str, RaceResult], monkeypatch:
     assert code == 64 and "--metrics-store=URL" in err
     code, _, err = run("export", "tag:setup:1node", "--metrics-store=ftp://u:secret@h")
     assert code == 64 and "secret" not in err and "http://" in err
+
+
+def test_parse_user_tags_for_a_race() -> None:
+    assert parse_user_tags("setup:3nodes, disk:raid0") == {"setup": "3nodes", "disk": "raid0"}
+    assert parse_user_tags("url:http://x:1") == {"url": "http://x:1"}
+    with pytest.raises(UserError, match="'setup' more than one value"):
+        parse_user_tags("setup:a,setup:b")
