@@ -64,6 +64,12 @@ def parse_args(argv: list[str]) -> Options:
     p.add_argument("--node-bulk-clients", type=int, default=d.node_bulk_clients)
     p.add_argument("--node-bulk-size", type=int, default=d.node_bulk_size)
     p.add_argument("--node-bulk-warmup", type=int, default=d.node_bulk_warmup_s, help="s (default 10)")
+    p.add_argument(
+        "--node-bulk-time-period", type=int, default=d.node_bulk_time_period_s, help="s (default 30)"
+    )
+    p.add_argument(
+        "--node-warmup-runs", type=int, default=d.node_warmup_runs, help="unmeasured races that warm the node"
+    )
     p.add_argument("--node-search-iterations", type=int, default=d.node_search_iterations)
     p.add_argument(
         "--node-hosts",
@@ -96,6 +102,8 @@ def parse_args(argv: list[str]) -> Options:
         node_bulk_clients=a.node_bulk_clients,
         node_bulk_size=a.node_bulk_size,
         node_bulk_warmup_s=a.node_bulk_warmup,
+        node_bulk_time_period_s=a.node_bulk_time_period,
+        node_warmup_runs=a.node_warmup_runs,
         node_search_iterations=a.node_search_iterations,
         node_hosts=a.node_hosts,
         nginx_workers=a.nginx_workers,

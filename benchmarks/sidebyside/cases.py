@@ -39,6 +39,8 @@ class Options:
     node_bulk_clients: int = 8
     node_bulk_size: int = 5000
     node_bulk_warmup_s: int = 10
+    node_bulk_time_period_s: int = 30
+    node_warmup_runs: int = 1
     node_search_warmup_iterations: int = 200
     node_search_iterations: int = 1000
     node_hosts: str | None = None
@@ -155,8 +157,9 @@ def build_cases(opts: Options, *, bodies: dict[str, Path]) -> list[Case]:
                 Case(
                     name=name,
                     description=f"one real Elasticsearch {opts.node_version} node: eventdata index-append "
-                    f"({opts.node_docs:,} docs, {opts.node_bulk_clients} clients, bulk-size "
-                    f"{opts.node_bulk_size}) then a term search (1 client, "
+                    f"({opts.node_bulk_clients} clients, bulk-size {opts.node_bulk_size}, looping over "
+                    f"{opts.node_docs:,} docs, warmup {opts.node_bulk_warmup_s} s, time-period "
+                    f"{opts.node_bulk_time_period_s} s) then a term search (1 client, "
                     f"{opts.node_search_iterations} iterations)",
                     target="node",
                     track="eventdata-node",
@@ -165,6 +168,7 @@ def build_cases(opts: Options, *, bodies: dict[str, Path]) -> list[Case]:
                         "bulk_indexing_clients": opts.node_bulk_clients,
                         "bulk_size": opts.node_bulk_size,
                         "bulk_warmup_time_period": opts.node_bulk_warmup_s,
+                        "bulk_time_period": opts.node_bulk_time_period_s,
                         "search_warmup_iterations": opts.node_search_warmup_iterations,
                         "search_iterations": opts.node_search_iterations,
                     },
@@ -182,7 +186,10 @@ def build_cases(opts: Options, *, bodies: dict[str, Path]) -> list[Case]:
                         path="/eventdata/_search",
                         body_file=bodies["term"],
                     ),
-                    timeout_s=max(1800.0, opts.node_docs / 200),
+                    timeout_s=1200.0
+                    + opts.node_bulk_warmup_s
+                    + opts.node_bulk_time_period_s
+                    + opts.node_docs / 5000,
                 )
             )
     return out

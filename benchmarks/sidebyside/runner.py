@@ -169,8 +169,17 @@ def run_benchmark(opts: Options, *, argv: Sequence[str], log: Log = print) -> di
             ) as host:
                 versions["elasticsearch (node case)"] = node_version(host)
                 log(f"Elasticsearch {versions['elasticsearch (node case)']} node on {host}")
+                race_tools = _race_tools(opts)
+                warmers = [t for t in race_tools if t != "esbench" or tools.esbench_race_available()]
+                for i in range(opts.node_warmup_runs if warmers else 0):
+                    # A fresh JVM indexes and searches slower for its first minute: whichever tool ran
+                    # first would be penalised. This run warms the node and is left out of the summary.
+                    tool = warmers[i % len(warmers)]
+                    log(f"  node warm-up run {i + 1} with {tool} (not measured)")
+                    warm = _run_tool(tool, case, -1 - i, host, paths, run_dir, log)
+                    doc.setdefault("warmup_runs", []).append(warm.to_dict())
                 for rep in range(opts.repetitions):
-                    for tool in tool_order(_race_tools(opts), rep, 0):
+                    for tool in tool_order(race_tools, rep, 0):
                         runs.append(_run_tool(tool, case, rep, host, paths, run_dir, log))
                         tools.wait_quiet(opts.pause_s)
                     if "wrk" in opts.tools:
