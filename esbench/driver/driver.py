@@ -26,6 +26,7 @@ import logging
 import multiprocessing
 import os
 import pickle
+import random
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -39,7 +40,13 @@ from esbench.driver.client import ClientOptions, ConnectionSettings
 from esbench.driver.executor import ON_ERROR_ABORT, ON_ERROR_CONTINUE, loop_limits
 from esbench.driver.filters import filter_schedule
 from esbench.driver.registry import Registry, default_registry
-from esbench.driver.scheduler import scheduler_for
+from esbench.driver.scheduler import (
+    OPS_PER_SECOND,
+    UnitAwareScheduler,
+    effective_target_throughput,
+    scheduler_for,
+    unit_mismatch,
+)
 from esbench.driver.worker import (
     CancelStep,
     ClientEnded,
@@ -59,7 +66,7 @@ from esbench.exceptions import ConfigError, DriverError, EsbenchError
 from esbench.metrics.recorder import RecorderState
 from esbench.metrics.stats import task_result
 from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, TaskResult
-from esbench.track.model import Challenge, Track
+from esbench.track.model import Challenge, Task, Track
 
 logger = logging.getLogger(__name__)
 
@@ -89,6 +96,8 @@ class DriverSettings:
         task_pause_s: pause between a join point and the next task; None = Rally's 1 s (0 in
             test mode).
         progress_interval_s: seconds between progress callbacks.
+        seed: seed of the random schedules (``poisson``); None = a random seed, logged and
+            returned in :class:`DriverOutcome` so that a race's arrivals can be repeated.
     """
 
     on_error: str = ON_ERROR_CONTINUE
@@ -98,6 +107,7 @@ class DriverSettings:
     test_mode: bool = False
     task_pause_s: float | None = None
     progress_interval_s: float = 1.0
+    seed: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -131,12 +141,14 @@ class DriverOutcome:
         status: ``completed``, ``failed`` or ``interrupted``.
         error: the message of what stopped the race, or None.
         exception: the esbench exception behind ``error`` (e.g. ``RaceAborted``), to re-raise.
+        seed: the seed of the random schedules (``DriverSettings.seed`` or the drawn one).
     """
 
     tasks: tuple[TaskResult, ...]
     status: str
     error: str | None = None
     exception: EsbenchError | None = field(default=None, compare=False, repr=False)
+    seed: int | None = None
 
 
 # ------------------------------------------------------------------------------------- workers
@@ -229,12 +241,34 @@ def _start_thread(worker_id: int, init: InitWorker, runtime_kwargs: dict[str, An
 # ----------------------------------------------------------------------------------- checks
 
 
+_PAGED = frozenset({"paginated-search", "scroll-search", "composite-agg"})
+
+
+def builtin_unit(task: Task, runner: Any) -> str | None:
+    """The throughput unit (``docs/s``...) a built-in operation reports, or None when a plugin's
+    runner or param source decides it."""
+    if task.operation.param_source or not type(runner).__module__.startswith("esbench.driver.runners"):
+        return None
+    op_type = task.operation.operation_type
+    params = task.operation.params
+    if op_type == "bulk":
+        return f"{params.get('unit', 'docs')}/s"
+    if op_type in _PAGED or (op_type == "search" and "pages" in params):
+        return "pages/s"
+    return OPS_PER_SECOND
+
+
 def _check_tasks(steps: Sequence[Step], registry: Registry, track: Track, corpora: Any) -> None:
     """Fail before the first request for what can be checked up front."""
     for step in steps:
         for task in step.tasks:
             runner = registry.runner(task.operation.operation_type)
-            scheduler_for(task, registry.schedulers)
+            scheduler = scheduler_for(task, registry.schedulers)
+            target = effective_target_throughput(task)
+            if isinstance(scheduler, UnitAwareScheduler) and target and target.unit != OPS_PER_SECOND:
+                unit = builtin_unit(task, runner)
+                if unit is not None and unit != target.unit:
+                    raise unit_mismatch(task, target, unit)
             if task.operation.param_source:
                 # Plugin sources are built in the workers only (they may be costly to build).
                 continue
@@ -355,9 +389,11 @@ class _Coordinator:
         progress: Callable[[Progress], None] | None,
         pool_size: int,
         in_thread: bool,
+        seed: int,
         thread_kwargs: dict[str, Any] | None = None,
     ) -> None:
         self.track = track
+        self.seed = seed
         self.steps = steps
         self.connection = connection
         self.settings = settings
@@ -386,9 +422,13 @@ class _Coordinator:
             try:
                 self._start_pool()
             except KeyboardInterrupt:
-                return DriverOutcome(tasks=(), status=STATUS_INTERRUPTED, error="interrupted by the user")
+                return DriverOutcome(
+                    tasks=(), status=STATUS_INTERRUPTED, error="interrupted by the user", seed=self.seed
+                )
             except EsbenchError as exc:
-                return DriverOutcome(tasks=(), status=STATUS_FAILED, error=str(exc), exception=exc)
+                return DriverOutcome(
+                    tasks=(), status=STATUS_FAILED, error=str(exc), exception=exc, seed=self.seed
+                )
             previous_end: float | None = None
             try:
                 for step in self.steps:
@@ -412,7 +452,9 @@ class _Coordinator:
             if error is not None
             else ("interrupted by the user" if status == STATUS_INTERRUPTED else None)
         )
-        return DriverOutcome(tasks=tuple(results), status=status, error=message, exception=error)
+        return DriverOutcome(
+            tasks=tuple(results), status=status, error=message, exception=error, seed=self.seed
+        )
 
     def _start_pool(self) -> None:
         for worker_id in range(self.pool_size):
@@ -424,6 +466,7 @@ class _Coordinator:
                 connection=self.connection,
                 on_error=self.settings.on_error,
                 progress_interval=self.settings.progress_interval_s,
+                seed=self.seed,
             )
             if self.in_thread:
                 kwargs = {"registry": self.registry, **(self.thread_kwargs or {})}
@@ -694,8 +737,10 @@ def run_challenge(
     max_workers = 1 if in_thread else (settings.workers or os.cpu_count() or 1)
     steps = plan_schedule(challenge.schedule, max_workers=max_workers)
     _check_tasks(steps, registry, track, corpora)
+    seed = settings.seed if settings.seed is not None else random.SystemRandom().randrange(2**32)
     if not steps:
-        return DriverOutcome(tasks=(), status=STATUS_COMPLETED)
+        return DriverOutcome(tasks=(), status=STATUS_COMPLETED, seed=seed)
+    logger.info("Race seed for random schedules: %d (DriverSettings.seed repeats it).", seed)
     pool_size = max(len(step.workers) for step in steps)
     coordinator = _Coordinator(
         track=track,
@@ -708,6 +753,7 @@ def run_challenge(
         progress=progress,
         pool_size=pool_size,
         in_thread=in_thread,
+        seed=seed,
         thread_kwargs=_thread_runtime,
     )
     return coordinator.run()

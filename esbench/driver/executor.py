@@ -1,10 +1,13 @@
-"""The per-client loop (hot path): wait for the schedule, get params, run, time, record.
+"""The per-client loop (hot path): get params, wait for the schedule, run, time, record.
 
 Timing points (all ``time.perf_counter()`` seconds; see docs/driver.md):
 
 * **due** - when the schedule wants the request to start: the client's origin (step start plus its
-  ramp-up wait) plus the scheduler's relative time. Unthrottled requests have no due time.
-* **processing start/end** - around the whole runner call (params are fetched before it).
+  ramp-up wait) plus the scheduler's relative time. A request is throttled when that relative
+  time is positive (Rally's ``expected_scheduled_time > 0``); unthrottled requests have no due time.
+* **processing start/end** - around the whole runner call. The params are fetched before the
+  schedule wait (as Rally does), so building a request body delays neither the request nor
+  its latency.
 * **request start/end** - earliest request start and latest last-byte time the HTTP layer
   reported during the call (:mod:`esbench.driver.timing`); a runner that makes no request
   (``sleep``, plugins doing local work) falls back to the processing times.
@@ -16,8 +19,9 @@ no coordinated omission), else latency = service time (Rally's rule).
 When a task stops (Rally's ``ScheduleHandle``/``TimePeriodBased``/``IterationBased``):
 
 * ``warmup-time-period``/``time-period`` given: time based; warmup while a request starts before
-  ``step start + warmup``; the client stops before a request that would start (be due) at or after
-  ``step start + warmup + time-period``, or when the param source or runner ends.
+  ``step start + warmup``; the client stops once ``step start + warmup + time-period`` has come
+  (it does not start another request, also when it fell behind its schedule) or before a
+  throttled request that would be due at or after it, or when the param source or runner ends.
 * else ``warmup-iterations``/``iterations`` given: that many requests per client.
 * else a runner that decides its completion (``completed``) or a finite param source (bulk) runs
   until it ends (time based, no time limit);
@@ -40,7 +44,7 @@ from esbench.driver.context import RaceContext, current_context
 from esbench.driver.outcome import classify
 from esbench.driver.params.base import is_infinite
 from esbench.driver.runners.base import Runner, RunnerResult
-from esbench.driver.scheduler import Unthrottled, scheduler_for
+from esbench.driver.scheduler import UnitAwareScheduler, Unthrottled, scheduler_for
 from esbench.driver.timing import RequestTiming, current_timing
 from esbench.exceptions import ConfigError, ConnectionFailed, DriverError, EsbenchError, RaceAborted
 from esbench.metrics.recorder import TaskRecorder
@@ -136,9 +140,13 @@ class TaskRun:
 
     Attributes:
         item_errors: failed items by type from runners that report them (bulk), measurement
-            samples only; folded into ``errors_by_type`` of the task result.
+            samples only; reported as the task result's ``item_errors_by_status``.
         abort_on_error: ``--on-error=abort`` applies (unless the task sets
             ``ignore-response-error-level: non-fatal``).
+        seed: the race's seed for random schedules.
+        first_start / last_end: ``perf_counter`` seconds when the first of this worker's
+            allocations of the task started and the last one ended (None before any); the
+            coordinator takes the task's start and end from them.
     """
 
     def __init__(
@@ -149,17 +157,24 @@ class TaskRun:
         source: Any,
         schedulers: Mapping[str, Any],
         on_error: str = ON_ERROR_CONTINUE,
+        seed: int = 0,
     ) -> None:
         self.task = task
         self.runner = runner
         self.source = source
         self.schedulers = schedulers
+        self.seed = seed
         self.recorder = self._new_recorder(None)
         self.item_errors: dict[str, int] = {}
         self.abort_on_error = (
             on_error == ON_ERROR_ABORT and task.params.get("ignore-response-error-level") != "non-fatal"
         )
+        self.first_start: float | None = None
+        self.last_end: float | None = None
         self._unit_set = False
+
+    def _default_unit(self) -> str:
+        return _UNITS.get(self.task.operation.operation_type, "ops/s")
 
     def _new_recorder(self, origin: float | None) -> TaskRecorder:
         op = self.task.operation
@@ -167,16 +182,33 @@ class TaskRun:
             task=self.task.name,
             operation=op.name,
             operation_type=op.operation_type,
-            throughput_unit=_UNITS.get(op.operation_type, "ops/s"),
+            throughput_unit=self._default_unit(),
             origin=origin,
         )
 
     def start(self, origin: float) -> None:
         """Start recording with throughput windows counted from ``origin`` (the step start, the
         same in every worker so that the windows merge exactly)."""
-        self.recorder = self._new_recorder(origin)
+        if self.recorder.count:
+            self.recorder = self._new_recorder(origin)
+        else:
+            # The recorder's histograms are large (~1.4 MB): reuse the unused one.
+            self.recorder.set_origin(origin)
+            self.recorder.throughput_unit = self._default_unit()
         self.item_errors = {}
+        self.first_start = None
+        self.last_end = None
         self._unit_set = False
+
+    def mark_start(self, at: float) -> None:
+        """An allocation of this task started at ``at`` (perf_counter s)."""
+        if self.first_start is None or at < self.first_start:
+            self.first_start = at
+
+    def mark_end(self, at: float) -> None:
+        """An allocation of this task ended at ``at`` (perf_counter s)."""
+        if self.last_end is None or at > self.last_end:
+            self.last_end = at
 
     def observe_unit(self, unit: str) -> None:
         """Adopt the unit of the first response that has weight."""
@@ -297,15 +329,30 @@ class ClientExecutor:
 
     async def _run_allocation(self, allocation: ClientAllocation) -> bool:
         """Run one allocation; True if it ended by its own limit."""
+        run = self.runs[allocation.task.name]
+        now = self.clock.now
+        start_at = self.control.start_at
+        run.mark_start(max(now(), start_at))
+        try:
+            return await self._loop(allocation, run)
+        finally:
+            run.mark_end(max(now(), start_at))
+
+    async def _loop(self, allocation: ClientAllocation, run: TaskRun) -> bool:
         task = allocation.task
         name = task.name
-        run = self.runs[name]
         runner = run.runner
         source = run.source.partition(allocation.client_index_in_task, task.clients)
-        scheduler = scheduler_for(task, run.schedulers, client_index=allocation.client_index_in_task)
+        scheduler = scheduler_for(
+            task, run.schedulers, client_index=allocation.client_index_in_task, race_seed=run.seed
+        )
         if hasattr(scheduler, "parameter_source"):
             scheduler.parameter_source = source
-        throttled = not isinstance(scheduler, Unthrottled)
+        scheduled = not isinstance(scheduler, Unthrottled)
+        # A unit-aware schedule that ran unthrottled (no response with a weight yet) continues
+        # from the last request once it throttles, instead of from the origin: a client does
+        # not burst to catch up with a schedule that did not exist yet.
+        rebase = isinstance(scheduler, UnitAwareScheduler)
         time_based, total_iterations, warmup_iterations = loop_limits(task, runner, source)
         runner_decides = getattr(runner, "completed", None) is not None
 
@@ -343,17 +390,23 @@ class ClientExecutor:
         get_params = source.params
         next_due = 0.0
         due = 0.0
+        last_start = origin
+        throttled = False
         while True:
             if total_iterations is not None and iterations >= total_iterations:
                 return True
-            if throttled:
-                next_due = scheduler.next(next_due)
+            if scheduled:
+                current = next_due
+                if rebase and next_due == 0.0 and iterations > 1:
+                    current = last_start - origin
+                next_due = scheduler.next(current)
+                throttled = next_due > 0.0
                 due = origin + next_due
-                if deadline is not None and due >= deadline:
+                if throttled and deadline is not None and due >= deadline:
                     return True
-                if due > now() and not await self._wait_until(due, name):
-                    return False
-            elif deadline is not None and now() >= deadline:
+            # Rally's TimePeriodBased: the clock ends the task, also for a client that fell
+            # behind its schedule (its due times are still before the deadline).
+            if deadline is not None and now() >= deadline:
                 return True
             if control.should_stop(name):
                 return False
@@ -361,11 +414,17 @@ class ClientExecutor:
                 params = get_params()
             except StopIteration:
                 return True
-            if throttled:
+            if (
+                throttled
+                and due > now()
+                and (not await self._wait_until(due, name) or control.should_stop(name))
+            ):
+                return False
+            if scheduled:
                 scheduler.before_request(now())
             timing.reset()
             fatal = None
-            processing_start = now()
+            processing_start = last_start = now()
             try:
                 result = await runner(es, params)
             except asyncio.CancelledError:
@@ -412,7 +471,7 @@ class ClientExecutor:
             iterations += 1
             if weight > 0:
                 run.observe_unit(result.unit)
-            if throttled:
+            if scheduled:
                 scheduler.after_request(processing_end, weight, result.unit, result.meta)
             if not success:
                 if result.error_counts and not warmup:

@@ -14,10 +14,17 @@ schedulers") is kept so that track plugins work unchanged:
 starting at 0) and returns the next one. Times are relative; the executor adds the origin.
 
 Throttling rule (Rally's ``UnitAwareScheduler``): a throttled client issues its first request at
-once, then, after each response whose weight differs from the previous one, rebuilds the simple
-scheduler with ``target / clients / weight`` requests per second when the target is given in the
-runner's unit (``"500 docs/s"`` with bulk responses of 100 docs -> 5 bulk requests/s over all
-clients); a target in ops/s throttles requests regardless of the runner's unit.
+once. A target in ops/s (or a ``target-interval``) needs no response to know the request rate
+(``target / clients``), so its simple scheduler exists from the start and failed requests are
+throttled like any other; a target in the runner's unit (``"500 docs/s"``) needs the weight of a
+response: the client runs unthrottled until the first response with a positive weight, then (and
+after each response whose weight differs from the previous one) the simple scheduler runs at
+``target / clients / weight`` requests per second (bulk responses of 100 docs -> 5 bulk
+requests/s over all clients). A target in ops/s throttles requests regardless of the runner's unit.
+
+Whether a request is throttled is Rally's rule (``AsyncExecutor``: ``expected_scheduled_time >
+0``): the executor treats a request as throttled when ``next`` returns a time after the origin.
+Random schedules draw from a generator seeded per race, task and client (:func:`client_seed`).
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ logger = logging.getLogger(__name__)
 DETERMINISTIC = "deterministic"
 POISSON = "poisson"
 BUILTIN_SCHEDULES = (DETERMINISTIC, POISSON)
+OPS_PER_SECOND = "ops/s"
 
 
 class Scheduler(Protocol):
@@ -96,8 +104,9 @@ class DeterministicScheduler:
 class PoissonScheduler:
     """Poisson arrivals: exponentially distributed gaps with mean ``1 / target_throughput`` s.
 
-    Models independent users of an open system (Rally docs: "Choosing a schedule"). The random
-    generator is seeded per task and client by the driver so that a race is reproducible.
+    Models independent users of an open system (Rally docs: "Choosing a schedule"). The driver
+    seeds the random generator per race, task and client (:func:`client_seed`), so a race run
+    again with the same seed (``DriverSettings.seed``) draws the same gaps.
 
     Args:
         task: the task (unused; part of the contract).
@@ -159,8 +168,13 @@ class LegacyScheduler:
 class UnitAwareScheduler:
     """Drives a simple scheduler at ``target / clients / weight`` requests per second (see module doc).
 
-    Starts unthrottled, so the first request goes out at the client's start; the simple scheduler
-    is (re)built whenever a response reports a new positive weight.
+    The first call of ``next`` before any response returns ``current`` (the first request goes
+    out at the client's origin). With a target in ops/s the simple scheduler is built at once
+    (weight 1); with a target in another unit the client is unthrottled (``next`` returns 0)
+    until a response reports a positive weight.
+
+    Attributes:
+        throttling: True once the simple scheduler runs (always with an ops/s target).
 
     Raises (from ``after_request``):
         esbench.exceptions.ConfigError: the target is in a unit other than ops/s and the runner
@@ -181,23 +195,30 @@ class UnitAwareScheduler:
         self._rng = rng
         self._weight: float | None = None
         self._warned = False
+        self._answered = False
         self.scheduler: Any = Unthrottled()
+        if target.unit == OPS_PER_SECOND:
+            # Every request counts 1 whatever its response: no need to wait for one.
+            self._weight = 1.0
+            self.scheduler = _construct_simple(scheduler_class, task, target.value / task.clients, rng)
+
+    @property
+    def throttling(self) -> bool:
+        """True once the simple scheduler runs (from the start with an ops/s target)."""
+        return not isinstance(self.scheduler, Unthrottled)
 
     def before_request(self, now: float) -> None:
         pass
 
     def after_request(self, now: float, weight: float, unit: str, request_meta_data: Any) -> None:
-        if weight <= 0 or weight == self._weight:
+        self._answered = True
+        if weight <= 0:
             return
         actual_unit = f"{unit}/s"
         effective_weight = weight
         if actual_unit != self.target.unit:
-            if self.target.unit != "ops/s":
-                raise ConfigError(
-                    f"Task '{self.task.name}' has a target-throughput in {self.target.unit} but its "
-                    f"operation '{self.task.operation.name}' measures throughput in {actual_unit}. "
-                    f"Give the target-throughput in {actual_unit} (or as a plain number of ops/s)."
-                )
+            if self.target.unit != OPS_PER_SECOND:
+                raise unit_mismatch(self.task, self.target, actual_unit)
             # A target in ops/s throttles requests whatever the runner counts (Rally's rule).
             effective_weight = 1.0
             if not self._warned:
@@ -207,12 +228,25 @@ class UnitAwareScheduler:
                     self.task.name,
                     actual_unit,
                 )
-        self._weight = weight
+        if effective_weight == self._weight:
+            return
+        self._weight = effective_weight
         rate = self.target.value / self.task.clients / effective_weight
         self.scheduler = _construct_simple(self.scheduler_class, self.task, rate, self._rng)
 
     def next(self, current: float) -> float:
+        if not self._answered:
+            return current
         return self.scheduler.next(current)
+
+
+def unit_mismatch(task: Task, target: Throughput, actual_unit: str) -> ConfigError:
+    """The error for a target-throughput whose unit the operation does not measure in."""
+    return ConfigError(
+        f"Task '{task.name}' has a target-throughput in {target.unit} but its "
+        f"operation '{task.operation.name}' measures throughput in {actual_unit}. "
+        f"Give the target-throughput in {actual_unit} (or as a plain number of ops/s)."
+    )
 
 
 def _construct_simple(cls: Callable[..., Any], task: Task, rate: float, rng: random.Random | None) -> Any:
@@ -230,7 +264,7 @@ def effective_target_throughput(task: Task) -> Throughput | None:
     if task.target_throughput is not None:
         return task.target_throughput
     if task.target_interval:
-        return Throughput(value=1.0 / task.target_interval, unit="ops/s")
+        return Throughput(value=1.0 / task.target_interval, unit=OPS_PER_SECOND)
     return None
 
 
@@ -243,9 +277,16 @@ def run_unthrottled(task: Task) -> bool:
     return effective_target_throughput(task) is None and task.schedule in (None, *BUILTIN_SCHEDULES)
 
 
-def client_seed(task_name: str, client_index: int) -> int:
-    """A stable per-(task, client) seed for random schedules (independent of PYTHONHASHSEED)."""
-    return zlib.crc32(f"{task_name}\x00{client_index}".encode())
+def client_seed(task_name: str, client_index: int, race_seed: int = 0) -> int:
+    """The seed of one client's random schedule: stable for a given race seed, task and client
+    (independent of PYTHONHASHSEED), different from client to client and from race to race.
+
+    Args:
+        task_name / client_index: the client's task and its index within the task.
+        race_seed: the race's seed (:class:`esbench.driver.driver.DriverSettings` ``seed``; a
+            random one, logged, when not given).
+    """
+    return zlib.crc32(f"{race_seed}\x00{task_name}\x00{client_index}".encode())
 
 
 def is_legacy_scheduler(cls: Any) -> bool:
@@ -268,6 +309,7 @@ def scheduler_for(
     schedulers: Mapping[str, Any],
     *,
     client_index: int = 0,
+    race_seed: int = 0,
 ) -> Scheduler:
     """The scheduler instance for one client of ``task``.
 
@@ -275,6 +317,7 @@ def scheduler_for(
         task: the task; its ``schedule`` names the scheduler (default ``deterministic``).
         schedulers: registered schedulers by name (classes or functions, see module doc).
         client_index: the client's index within the task (seeds random schedules).
+        race_seed: the race's seed (with the task and client, seeds random schedules).
 
     Raises:
         esbench.exceptions.ConfigError: unknown schedule name.
@@ -291,7 +334,7 @@ def scheduler_for(
             f"Known schedules: {known}. Fix the task's 'schedule' or register the scheduler in the "
             f"track's track.py (register_scheduler)."
         ) from None
-    rng = random.Random(client_seed(task.name, client_index))
+    rng = random.Random(client_seed(task.name, client_index, race_seed))
     if isinstance(scheduler, types.FunctionType):
         return FunctionScheduler(scheduler)
     if is_legacy_scheduler(scheduler):

@@ -56,6 +56,7 @@ class InitWorker:
     connection: ConnectionSettings = field(repr=False)
     on_error: str
     progress_interval: float = PROGRESS_INTERVAL
+    seed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,6 +305,7 @@ class WorkerRuntime:
                     source=source,
                     schedulers=self.registry.schedulers,
                     on_error=self.init.on_error,
+                    seed=self.init.seed,
                 )
             for plan in message.clients:
                 self._client(plan.client_id)

@@ -307,6 +307,17 @@ class TaskRecorder:
         self.error_count = 0
         self.total_weight = 0.0
 
+    def set_origin(self, origin: float) -> None:
+        """Set the ``origin`` of throughput window 0 (``perf_counter`` s) of a recorder that has no
+        samples yet (lets the driver build recorders before the step start is known).
+
+        Raises:
+            ValueError: the recorder already has samples (their windows depend on the origin).
+        """
+        if self.count:
+            raise ValueError("cannot move the origin of a recorder that already has samples")
+        self._origin = origin
+
     def record(
         self,
         *,

@@ -291,3 +291,58 @@ def test_unpicklable_registrations_are_reported():
             corpora=None,
             registry=registry,
         )
+
+
+# ------------------------------------------------------------------------------- race seed
+
+DRAWS: list[float] = []
+
+
+class RecordingRandom:
+    """A simple scheduler that notes the first number its seeded generator draws."""
+
+    accepts_rng = True
+
+    def __init__(self, task, target_throughput, *, rng):
+        DRAWS.append(rng.random())
+        self.gap = 1 / target_throughput
+
+    def next(self, current):
+        return current + self.gap
+
+
+def test_race_seed_is_logged_returned_and_seeds_random_schedules(caplog):
+    import logging
+    from dataclasses import replace
+
+    registry = default_registry()
+    registry.register_scheduler("recording", RecordingRandom)
+    t = task(
+        op("search", "s", body={}),
+        iterations=1,
+        schedule="recording",
+        target_throughput=Throughput(value=1e6),
+    )
+    caplog.set_level(logging.INFO, logger="esbench.driver.driver")
+
+    def draws(settings):
+        DRAWS.clear()
+        outcome = run(challenge(t), settings=settings, registry=registry)
+        assert outcome.status == "completed", outcome.error
+        return outcome, list(DRAWS)
+
+    first, drawn = draws(FAST)
+    assert isinstance(first.seed, int)
+    assert f"Race seed for random schedules: {first.seed}" in caplog.text
+    again, redrawn = draws(replace(FAST, seed=first.seed))
+    assert again.seed == first.seed and redrawn == drawn
+    _, other = draws(replace(FAST, seed=first.seed + 1))
+    assert other != drawn
+
+
+def test_target_unit_mismatch_of_a_builtin_operation_fails_before_the_race():
+    t = task(
+        op("search", "s", body={}), iterations=1, target_throughput=Throughput(value=10.0, unit="docs/s")
+    )
+    with pytest.raises(ConfigError, match=r"target-throughput in docs/s .* measures throughput in ops/s"):
+        run(challenge(t), responder=lambda m, t, b: pytest.fail("a request was sent"))

@@ -340,3 +340,183 @@ async def test_sleep_without_request_uses_processing_time():
     state = run.recorder.state()
     assert values_ms(state, "service_time") == pytest.approx([250.0, 250.0], rel=1e-3)
     assert state.total_weight == 6 and state.throughput_unit == "widgets/s"
+
+
+# ------------------------------------------------------------------ throttling and time periods
+
+
+def _guard(count: dict[str, int], limit: int = 5000) -> None:
+    # Without a working stop rule the loop would never end: fail the test instead of hanging.
+    if count["n"] > limit:
+        raise RuntimeError("the client did not stop")
+
+
+def _starts(clock: FakeClock, status: int, service_s: float, body: bytes = b"{}"):
+    starts: list[float] = []
+    count = {"n": 0}
+
+    def responder(method, target, body_in):
+        count["n"] += 1
+        _guard(count)
+        starts.append(clock.now() - START)
+        clock.advance(service_s)
+        return status, body
+
+    return responder, starts
+
+
+async def test_ops_target_throttles_failed_requests_and_ends_on_time():
+    clock = FakeClock(START)
+    responder, starts = _starts(clock, 503, 0.001, b'{"error":"busy"}')
+    t = task(op("search"), time_period=1.0, target_throughput=Throughput(value=10.0))
+    run = await drive(t, responder, clock=clock)
+    state = run.recorder.state()
+    # every request failed (weight 0) and still follows the 10 ops/s grid
+    assert [round(s, 6) for s in starts] == [round(0.1 * k, 6) for k in range(10)]
+    assert state.error_count == 10
+    assert values_ms(state, "latency") == pytest.approx([1.0] * 10, abs=0.01)
+
+
+async def test_unit_target_runs_unthrottled_until_a_weight_and_ends_on_time():
+    clock = FakeClock(START)
+    service = 2**-10  # exact in binary: 1024 back-to-back requests fill the second exactly
+    responder, starts = _starts(clock, 429, service, b'{"error":"too many"}')
+    t = _bulk_task(time_period=1.0, target_throughput=Throughput(value=1000.0, unit="docs/s"))
+    run = make_run(t, registry=_bulk_registry())
+    await drive(t, responder, clock=clock, run=run)
+    state = run.recorder.state()
+    # no response ever reported a weight: unthrottled (back to back) until the time period ends
+    assert len(starts) == 1024 and state.error_count == 1024
+    assert clock.now() == START + 1.0
+    # latency = service time while unthrottled, it does not grow
+    assert max(values_ms(state, "latency")) == pytest.approx(service * 1000, abs=0.01)
+
+
+async def test_unit_target_throttles_from_the_first_weight_without_a_catch_up_burst():
+    clock = FakeClock(START)
+    starts: list[float] = []
+    calls = {"n": 0}
+
+    def responder(method, target, body_in):
+        calls["n"] += 1
+        _guard(calls)
+        starts.append(clock.now() - START)
+        clock.advance(0.001)
+        if calls["n"] <= 300:  # 0.3 s of rejected bulks, then accepted ones
+            return 429, b'{"error":"too many"}'
+        return 200, BULK_OK
+
+    # 1000 docs/s with bulks of 4 docs: 250 bulks/s, one every 4 ms
+    t = _bulk_task(iterations=310, target_throughput=Throughput(value=1000.0, unit="docs/s"))
+    run = make_run(t, registry=_bulk_registry())
+    await drive(t, responder, clock=clock, run=run)
+    state = run.recorder.state()
+    first_ok = starts[300]
+    assert first_ok == pytest.approx(0.3)
+    # from the first accepted bulk on, requests are 4 ms apart, counted from that bulk
+    assert starts[301:] == pytest.approx([first_ok + 0.004 * k for k in range(1, 10)])
+    assert max(values_ms(state, "latency")) == pytest.approx(1.0, abs=0.01)
+
+
+async def test_a_throttled_client_that_falls_behind_stops_at_the_end_of_the_time_period():
+    clock = FakeClock(START)
+    responder, starts = _starts(clock, 200, 0.5, SEARCH_RESPONSE)
+    t = task(op("search"), time_period=1.0, target_throughput=Throughput(value=10.0))
+    await drive(t, responder, clock=clock)
+    # due at 0.0 and 0.1, started at 0.0 and 0.5; at 1.0 the period is over although the next
+    # request (due 0.2) is late
+    assert starts == pytest.approx([0.0, 0.5])
+    assert clock.now() == pytest.approx(START + 1.0)
+
+
+class _SlowParams:
+    """Params that take 30 ms (simulated) to build, like a large bulk body."""
+
+    clock: FakeClock | None = None
+    limit = 5
+
+    def __init__(self, track, params, **kwargs):
+        self.n = 0
+
+    def partition(self, index, total):
+        return self
+
+    infinite = False
+
+    def params(self):
+        self.n += 1
+        if self.n > self.limit:
+            raise StopIteration
+        self.clock.advance(0.03)
+        return {"body": b"{}\n{}\n", "bulk-size": 1, "unit": "docs"}
+
+
+def _bulk_registry(source: Any = None):
+    registry = default_registry()
+    registry.register_param_source("bodies", source or _FourDocs)
+    return registry
+
+
+class _FourDocs:
+    def __init__(self, track, params, **kwargs):
+        pass
+
+    def partition(self, index, total):
+        return self
+
+    infinite = True
+
+    def params(self):
+        return {"body": b"{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n", "bulk-size": 4, "unit": "docs"}
+
+
+def _bulk_task(**fields):
+    operation = type(op("bulk"))(name="bulk", operation_type="bulk", param_source="bodies")
+    return task(operation, **fields)
+
+
+async def test_params_are_built_before_the_schedule_wait():
+    clock = FakeClock(START)
+    _SlowParams.clock = clock
+    _SlowParams.limit = 5
+    responder, starts = _starts(clock, 200, 0.01, BULK_OK)
+    t = _bulk_task(target_throughput=Throughput(value=10.0))
+    run = make_run(t, registry=_bulk_registry(_SlowParams))
+    await drive(t, responder, clock=clock, run=run)
+    # the first request waits for its params; the next ones start on the 10 ops/s grid because
+    # their params were built while the client waited
+    assert starts == pytest.approx([0.03, 0.1, 0.2, 0.3, 0.4])
+    latencies = values_ms(run.recorder.state(), "latency")
+    assert latencies == pytest.approx([10.0] * 5, abs=0.01)
+
+
+async def test_param_source_end_before_the_wait_ends_the_allocation_at_once():
+    clock = FakeClock(START)
+    _SlowParams.clock = clock
+    _SlowParams.limit = 2
+    responder, starts = _starts(clock, 200, 0.01, BULK_OK)
+    t = _bulk_task(target_throughput=Throughput(value=10.0))
+    run = make_run(t, registry=_bulk_registry(_SlowParams))
+    ended = []
+    await drive(t, responder, clock=clock, run=run, on_end=lambda name, cid: ended.append(name))
+    assert starts == pytest.approx([0.03, 0.1])
+    # the third request (due at 0.2) never waited: the source ended right after the second one
+    assert clock.now() == pytest.approx(START + 0.11)
+    assert ended == ["bulk"]
+
+
+def test_task_run_reuses_its_unused_recorder():
+    registry = default_registry()
+    t = task(op("search"), iterations=1)
+    run = TaskRun(
+        task=t,
+        runner=registry.runner("search"),
+        source=registry.param_source(t, track()),
+        schedulers=registry.schedulers,
+    )
+    unused = run.recorder
+    run.start(START)
+    assert run.recorder is unused and run.recorder.state().origin == START
+    run.recorder.record(warmup=False, end=START + 0.5, service_time=0.1, latency=0.1, processing_time=0.1)
+    run.start(START + 10)  # a recorder with samples is never reused
+    assert run.recorder is not unused and run.recorder.count == 0

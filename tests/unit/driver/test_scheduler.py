@@ -201,3 +201,35 @@ def test_deterministic_grid_has_no_drift():
     times = _times(s, 3000)
     assert times[-1] == pytest.approx(1000.0, abs=1e-9)
     assert math.isclose(times[1499], 500.0, abs_tol=1e-9)
+
+
+def test_ops_target_throttles_from_the_start_even_when_requests_fail():
+    t = task(op("search"), clients=2, target_throughput=Throughput(value=20.0))
+    s = scheduler_for(t, builtin_schedulers())
+    assert s.throttling
+    assert s.next(0.0) == 0.0  # first request at once
+    s.after_request(0.0, 0, "ops", None)  # a failed request: no weight
+    assert _times(s, 3) == pytest.approx([0.1, 0.2, 0.3])
+
+
+def test_unit_target_is_unthrottled_until_a_response_has_weight():
+    t = task(op("bulk"), target_throughput=Throughput(value=1000.0, unit="docs/s"))
+    s = scheduler_for(t, builtin_schedulers())
+    assert not s.throttling
+    s.after_request(0.0, 0, "docs", None)
+    assert not s.throttling and s.next(0.0) == 0.0
+    s.after_request(0.0, 100, "docs", None)
+    assert s.throttling and s.next(0.0) == pytest.approx(0.1)
+
+
+def test_random_schedules_are_seeded_per_race():
+    t = task(op("search"), schedule="poisson", target_throughput=Throughput(value=10.0))
+
+    def times(race_seed: int) -> list[float]:
+        s = scheduler_for(t, builtin_schedulers(), client_index=0, race_seed=race_seed)
+        s.after_request(0.0, 1, "ops", None)
+        return _times(s, 5)
+
+    assert times(7) == times(7)
+    assert times(7) != times(8)
+    assert client_seed("t", 0, 7) != client_seed("t", 0, 8)

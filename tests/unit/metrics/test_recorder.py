@@ -207,3 +207,12 @@ def test_merge_with_an_empty_state_keeps_the_other() -> None:
     assert merged.sample_count == 1
     assert merged.windows == (1.0,)
     assert merged.histogram(LATENCY).get_total_count() == 1
+
+
+def test_origin_can_be_set_before_the_first_sample_only():
+    r = TaskRecorder(task="t", operation="o", operation_type="search")
+    r.set_origin(5.0)
+    r.record(warmup=False, end=6.5, service_time=0.1, latency=0.1, processing_time=0.1)
+    assert r.state().origin == 5.0 and r.state().windows == (0.0, 1.0)
+    with pytest.raises(ValueError, match="already has samples"):
+        r.set_origin(6.0)
