@@ -12,11 +12,13 @@ event loops) and walks the steps:
 3. forward ``completed-by`` (all clients of the named task ended, or any client with ``any``) as
    ``CompleteStep``; report progress about once a second;
 4. at the join point merge the workers' recorder states per task and compute the
-   :class:`~esbench.results.model.TaskResult` (``esbench.metrics.stats.task_result``).
+   :class:`~esbench.results.model.TaskResult` (``esbench.metrics.stats.task_result``) over the
+   task's own span (from the start of its first allocation to the end of its last one).
 
 A failed request with ``--on-error=abort``, a connection that Elasticsearch refuses, a runner bug,
-a dead worker or Ctrl-C stop the race: the other workers are cancelled, and the outcome has every
-task that started (the interrupted one included) with status ``failed`` or ``interrupted``.
+a dead worker or Ctrl-C stop the race: the other workers are cancelled, and the outcome has the
+results of every task that started (the interrupted one included, with what it measured) and the
+race status ``failed`` or ``interrupted`` (task results carry no status of their own).
 """
 
 from __future__ import annotations
@@ -70,8 +72,10 @@ from esbench.track.model import Challenge, Task, Track
 
 logger = logging.getLogger(__name__)
 
-#: Seconds between StartStep and the common start time (lets every worker get the message first).
-START_LEAD = 0.02
+#: Seconds between StartStep and the common start time: every worker must get the message and
+#: start its clients before that time, also worker processes on a busy machine (a late worker
+#: would start its clients behind the schedule and with a shorter time period).
+START_LEAD = 0.1
 #: Rally's pause between a join point and the next task (0 in test mode).
 DEFAULT_TASK_PAUSE = 1.0
 #: Seconds to wait for workers to report their partial results after a cancellation.
@@ -301,6 +305,48 @@ def _exception(error: WorkerError) -> EsbenchError:
 
 
 # -------------------------------------------------------------------------------- coordinator
+
+
+def step_results(step: Step, done: Sequence[StepDone], *, start_at: float, end: float) -> list[TaskResult]:
+    """The results of a step's tasks from the workers' :class:`StepDone` messages.
+
+    Each task is measured over its own span: from the start of its first allocation to the end
+    of its last one, over all workers (a task of a ``parallel`` block that ends before its
+    siblings, or that starts late under a ``clients`` cap, is not given their time). A task that
+    no client started gets the step's span (``start_at`` to ``end``, perf_counter s).
+    """
+    results = []
+    for task in step.tasks:
+        states = [d.states[task.name] for d in done if task.name in d.states]
+        if not states:
+            states = [
+                RecorderState(
+                    task=task.name,
+                    operation=task.operation.name,
+                    operation_type=task.operation.operation_type,
+                )
+            ]
+        spans = [d.spans[task.name] for d in done if task.name in d.spans]
+        task_start = min((s for s, _ in spans), default=start_at)
+        task_end = max((e for _, e in spans), default=end)
+        result = task_result(
+            RecorderState.merge(states),
+            task_start=task_start,
+            task_end=task_end,
+            include_in_reporting=task.operation.include_in_reporting,
+        )
+        items: dict[str, int] = {}
+        for d in done:
+            for key, count in d.item_errors.get(task.name, {}).items():
+                items[key] = items.get(key, 0) + count
+        if items:
+            errors = dict(result.errors_by_type)
+            errors.pop(ITEM_ERRORS_KEY, None)
+            for key, count in items.items():
+                errors[key] = errors.get(key, 0) + count
+            result = replace(result, errors_by_type=errors)
+        results.append(result)
+    return results
 
 
 @dataclass
@@ -605,40 +651,8 @@ class _Coordinator:
                     self.context.pop(key, None)
                 else:
                     self.context[key] = value
-        results = self._results(step, done, start_at, end)
+        results = step_results(step, done, start_at=start_at, end=end)
         return _StepOutcome(results=results, end=end, error=state.error, interrupted=interrupted)
-
-    def _results(self, step: Step, done: Sequence[StepDone], start_at: float, end: float) -> list[TaskResult]:
-        results = []
-        for task in step.tasks:
-            states = [d.states[task.name] for d in done if task.name in d.states]
-            if not states:
-                states = [
-                    RecorderState(
-                        task=task.name,
-                        operation=task.operation.name,
-                        operation_type=task.operation.operation_type,
-                    )
-                ]
-            merged = RecorderState.merge(states)
-            result = task_result(
-                merged,
-                task_start=start_at,
-                task_end=end,
-                include_in_reporting=task.operation.include_in_reporting,
-            )
-            items: dict[str, int] = {}
-            for d in done:
-                for key, count in d.item_errors.get(task.name, {}).items():
-                    items[key] = items.get(key, 0) + count
-            if items:
-                errors = dict(result.errors_by_type)
-                errors.pop(ITEM_ERRORS_KEY, None)
-                for key, count in items.items():
-                    errors[key] = errors.get(key, 0) + count
-                result = replace(result, errors_by_type=errors)
-            results.append(result)
-        return results
 
     def _report(
         self,

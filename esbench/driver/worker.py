@@ -140,6 +140,9 @@ class StepDone:
     item_errors: dict[str, dict[str, int]]
     context_changes: dict[str, Any]
     error: WorkerError | None = None
+    #: task name -> (start of its first allocation, end of its last one) in this worker,
+    #: perf_counter seconds; tasks that no client of this worker started are missing.
+    spans: dict[str, tuple[float, float]] = field(default_factory=dict)
 
 
 def as_worker_error(exc: BaseException) -> WorkerError:
@@ -372,6 +375,11 @@ class WorkerRuntime:
         end = self.clock.now()
         states = {name: run.recorder.state() for name, run in step.runs.items()}
         item_errors = {name: dict(run.item_errors) for name, run in step.runs.items() if run.item_errors}
+        spans = {
+            name: (run.first_start, run.last_end if run.last_end is not None else end)
+            for name, run in step.runs.items()
+            if run.first_start is not None
+        }
         self.send(
             StepDone(
                 worker_id=self.worker_id,
@@ -381,6 +389,7 @@ class WorkerRuntime:
                 item_errors=item_errors,
                 context_changes=self.context.take_changes(),
                 error=error,
+                spans=spans,
             )
         )
         if self.step is step:

@@ -103,7 +103,8 @@ def task_result(
 
     Args:
         state: the task's recorder state (merge the workers' states first).
-        task_start / task_end: ``perf_counter`` seconds of the join points before and after the task.
+        task_start / task_end: ``perf_counter`` seconds when the task's first client began it and
+            its last client finished it (for a task on its own: the join points around it).
         include_in_reporting: False hides the task from the summary (administrative tasks).
 
     Returns:

@@ -346,3 +346,101 @@ def test_target_unit_mismatch_of_a_builtin_operation_fails_before_the_race():
     )
     with pytest.raises(ConfigError, match=r"target-throughput in docs/s .* measures throughput in ops/s"):
         run(challenge(t), responder=lambda m, t, b: pytest.fail("a request was sent"))
+
+
+# ------------------------------------------------------------------- per-task spans in a step
+
+
+def test_each_task_of_a_parallel_block_is_measured_over_its_own_span():
+    from esbench.driver.allocator import plan_step
+    from esbench.driver.driver import step_results
+    from esbench.driver.worker import StepDone
+    from esbench.metrics.recorder import TaskRecorder
+
+    start = 1000.0
+    short = task(op("search", "short", body={}), target_throughput=Throughput(value=100.0), time_period=10.0)
+    long = task(op("search", "long", body={}), target_throughput=Throughput(value=100.0), time_period=60.0)
+    step = plan_step(Parallel(tasks=(short, long)), index=0, max_workers=1)
+    states = {}
+    for t, seconds in ((short, 10), (long, 60)):
+        recorder = TaskRecorder(task=t.name, operation=t.name, operation_type="search", origin=start)
+        for k in range(100 * seconds):
+            end = start + 0.005 + k / 100
+            recorder.record(warmup=False, end=end, service_time=0.005, latency=0.005, processing_time=0.005)
+        states[t.name] = recorder.state()
+    done = StepDone(
+        worker_id=0,
+        step=0,
+        end=start + 60.01,
+        states=states,
+        item_errors={},
+        context_changes={},
+        spans={"short": (start, start + 10.0), "long": (start, start + 60.01)},
+    )
+    results = {r.task: r for r in step_results(step, [done], start_at=start, end=start + 60.01)}
+    # the short task is not given its sibling's 50 idle seconds
+    assert results["short"].duration_s == pytest.approx(10.0)
+    assert results["short"].throughput_windows == pytest.approx((100.0,) * 10)
+    assert results["short"].throughput_min == pytest.approx(100.0)
+    assert results["short"].throughput_median == pytest.approx(100.0)
+    assert results["long"].duration_s == pytest.approx(60.01)
+    assert len(results["long"].throughput_windows) == 60
+
+
+async def test_workers_report_when_each_task_started_and_ended():
+    import multiprocessing
+
+    from driver_helpers import FakeClock
+
+    from esbench.driver.allocator import plan_step
+    from esbench.driver.client import ConnectionSettings
+    from esbench.driver.worker import InitWorker, PrepareStep, Ready, StartStep, StepDone, WorkerRuntime
+
+    clock = FakeClock(1000.0)
+
+    def responder(method, target, body):
+        clock.advance(0.01)
+        return 200, SEARCH_RESPONSE
+
+    first = task(op("search", "first", body={}), iterations=3, target_throughput=Throughput(value=10.0))
+    second = task(op("search", "second", body={}), iterations=2)
+    # one client for the block: "second" starts when that client is done with "first"
+    step = plan_step(Parallel(tasks=(first, second), clients=1), index=0, max_workers=1)
+    parent, child = multiprocessing.Pipe()
+    init = InitWorker(
+        worker_id=0,
+        track=track(),
+        corpora=None,
+        registry_blob=None,
+        connection=ConnectionSettings.create(["127.0.0.1:9"], ClientOptions()),
+        on_error="continue",
+    )
+    runtime = WorkerRuntime(
+        child,
+        init,
+        clock=clock,
+        http_factory=lambda cid: StaticTransport(responder, clock=clock.now),
+        registry=default_registry(),
+    )
+    runtime._prepare(
+        PrepareStep(
+            step=0, clients=step.workers[0].clients, context={}, completing_task=None, completed_by_any=False
+        )
+    )
+    runtime._start(StartStep(step=0, start_at=1000.0))
+    await runtime.step.runner
+    assert isinstance(parent.recv(), Ready)
+    done = parent.recv()
+    assert isinstance(done, StepDone)
+    # "first": requests due at 0.0, 0.1, 0.2, 10 ms each; "second": two requests right after
+    assert done.spans["first"] == pytest.approx((1000.0, 1000.21))
+    assert done.spans["second"] == pytest.approx((1000.21, 1000.23))
+    for client in runtime.clients.values():
+        await client.close()
+
+
+def test_workers_get_about_100_ms_to_receive_the_step_start():
+    from esbench.driver.driver import START_LEAD
+
+    # 20 ms was too short for a worker process on a loaded machine to be woken up in time.
+    assert 0.1 <= START_LEAD <= 0.5
