@@ -10,6 +10,8 @@ import math
 import statistics
 from collections.abc import Sequence
 
+from hdrh.histogram import HdrHistogram
+
 from esbench.metrics.recorder import METRICS, RecorderState
 from esbench.results.model import TaskResult
 
@@ -81,13 +83,60 @@ def throughput_windows(state: RecorderState, *, task_start: float, task_end: flo
     return (state.total_weight / duration,)
 
 
+def percentile_values(hist: HdrHistogram, percentiles: Sequence[float]) -> list[float]:
+    """Rally's percentiles of the values recorded in ``hist``, in the histogram's unit.
+
+    Rally (esrally/metrics.py, ``InMemoryMetricsStore.percentile_value``, after
+    onlinestatbook.com "Percentiles") sorts the *n* samples and takes rank
+    ``r = p / 100 * (n - 1)``: the sample at ``r`` when ``r`` is a whole number, else the linear
+    interpolation between the samples at ``floor(r)`` and ``ceil(r)`` (with 2 samples, the 50th
+    percentile is their mean). Here the samples are the histogram's recorded values, each taken
+    as the lowest value of its HdrHistogram bucket (within 0.1 % of the recorded value at
+    3 significant digits).
+
+    Args:
+        hist: the histogram.
+        percentiles: percentiles in [0, 100].
+
+    Returns:
+        One value per percentile, in order; ``[]`` for an empty histogram.
+    """
+    n = hist.get_total_count()
+    if n == 0:
+        return []
+    ranks = [float(p) / 100.0 * (n - 1) for p in percentiles]
+    wanted = sorted({k for r in ranks for k in (math.floor(r), math.ceil(r))})
+    at: dict[int, int] = {}
+    counts = hist.counts
+    seen = 0  # samples in the buckets before ``index``
+    position = 0
+    for index in range(min(hist.counts_len, len(counts))):
+        count = counts[index]
+        if not count:
+            continue
+        seen += count
+        while position < len(wanted) and wanted[position] < seen:
+            at[wanted[position]] = hist.get_value_from_index(index)
+            position += 1
+        if position == len(wanted):
+            break
+    out = []
+    for r in ranks:
+        low, high = math.floor(r), math.ceil(r)
+        if low == high:
+            out.append(float(at[low]))
+        else:
+            out.append(at[low] + (at[high] - at[low]) * (r - low))
+    return out
+
+
 def _percentiles_ms(state: RecorderState, metric: str) -> dict[str, float]:
     hist = state.histogram(metric)
     labels = percentiles_for_sample_size(hist.get_total_count())
     if not labels:
         return {}
-    values = hist.get_percentile_to_value_dict([float(p) for p in labels])
-    return {label: values[float(label)] / 1000.0 for label in labels}
+    values = percentile_values(hist, [float(p) for p in labels])
+    return {label: value / 1000.0 for label, value in zip(labels, values, strict=True)}
 
 
 def _summary(values: Sequence[float]) -> tuple[float | None, float | None, float | None, float | None]:

@@ -179,3 +179,40 @@ def test_result_from_merged_workers_equals_single_recorder() -> None:
     assert a.service_time_ms == b.service_time_ms
     assert a.mean_service_time_ms == pytest.approx(b.mean_service_time_ms)
     assert (a.sample_count, a.warmup_sample_count) == (b.sample_count, b.warmup_sample_count) == (450, 50)
+
+
+def _rally_percentile(values: list[float], p: float) -> float:
+    """Rally's in-memory percentile (esrally/metrics.py percentile_value), on raw values."""
+    ordered = sorted(values)
+    rank = p / 100.0 * (len(ordered) - 1)
+    low = int(rank)
+    if rank == low:
+        return ordered[low]
+    return ordered[low] + (ordered[low + 1] - ordered[low]) * (rank - low)
+
+
+def _record_ms(values_ms: list[float]) -> TaskRecorder:
+    r = _recorder()
+    for v in values_ms:
+        r.record(warmup=False, end=10.5, service_time=v / 1000, latency=v / 1000, processing_time=v / 1000)
+    return r
+
+
+def test_percentiles_interpolate_between_ranks_like_rally() -> None:
+    two = task_result(_record_ms([10.0, 20.0]).state(), task_start=10.0, task_end=11.0)
+    assert two.latency_ms == {"50": 15.0, "100": 20.0}  # the median of two samples is their mean
+    ten = task_result(_record_ms([float(v) for v in range(1, 11)]).state(), task_start=10.0, task_end=11.0)
+    # rank 0.9 * 9 = 8.1: 9 ms + 0.1 * (10 ms - 9 ms)
+    assert ten.service_time_ms == {"50": pytest.approx(5.5), "90": pytest.approx(9.1), "100": 10.0}
+
+
+def test_percentiles_match_rally_on_raw_values_within_the_histogram_precision() -> None:
+    import random
+
+    rng = random.Random(3)
+    values = [rng.lognormvariate(2.0, 1.0) for _ in range(12345)]  # ms, long tail
+    result = task_result(_record_ms(values).state(), task_start=10.0, task_end=11.0)
+    assert list(result.latency_ms) == ["50", "90", "99", "99.9", "99.99", "100"]
+    for label, value in result.latency_ms.items():
+        # 1 µs truncation when recording + 0.1 % HDR precision
+        assert value == pytest.approx(_rally_percentile(values, float(label)), rel=1e-3, abs=1e-3)
