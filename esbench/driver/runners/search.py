@@ -43,7 +43,8 @@ _HITS_ARRAY = b'"hits":['
 _AGGREGATIONS = b'"aggregations":'
 _TOOK = re.compile(rb'"took":(\d+)')
 _TIMED_OUT = re.compile(rb'"timed_out":(true|false)')
-_TOTAL_OBJECT = re.compile(rb'"total":\{"value":(\d+),"relation":"(\w+)"\}')
+_HITS_OBJECT = b'"hits":{'
+_TOTAL_OBJECT = re.compile(rb'"total":\{"value":(\d+)(?:,"relation":"(\w+)")?\}')
 _TOTAL_NUMBER = re.compile(rb'"total":(\d+)')
 _PIT_ID = re.compile(rb'"pit_id":"([^"]+)"')
 _SCROLL_ID = re.compile(rb'"_scroll_id":"([^"]+)"')
@@ -71,7 +72,10 @@ def summarize(body: bytes) -> SearchSummary:
     """``took``, ``timed_out``, ``hits.total`` and ``pit_id`` of a search response.
 
     Only the part before the hits array is scanned (the hits' sources may contain anything); a
-    response in another layout (e.g. ``?pretty``) is parsed completely instead.
+    response in another layout (e.g. ``?pretty``) is parsed completely instead. ``hits.total`` is
+    read inside the outer ``hits`` object only (``_shards`` has a ``total`` too): an object
+    ``{"value": n, "relation": r}``, a number (``rest_total_hits_as_int``), or absent
+    (``track_total_hits: false``: None).
     """
     end = body.find(_HITS_ARRAY)
     head = body if end < 0 else body[:end]
@@ -79,14 +83,19 @@ def summarize(body: bytes) -> SearchSummary:
     if took is None:
         return _summarize_parsed(body)
     timed_out = _TIMED_OUT.search(head)
-    total = _TOTAL_OBJECT.search(head)
-    if total is not None:
-        hits: int | None = int(total.group(1))
-        relation: str | None = total.group(2).decode()
-    else:
-        number = _TOTAL_NUMBER.search(head)
-        hits = int(number.group(1)) if number else None
-        relation = "eq" if number else None
+    hits: int | None = None
+    relation: str | None = None
+    # The outer hits object is the last one that opens before the hits array.
+    hits_at = head.rfind(_HITS_OBJECT)
+    if hits_at >= 0:
+        total = _TOTAL_OBJECT.search(head, hits_at)
+        if total is not None:
+            hits = int(total.group(1))
+            relation = total.group(2).decode() if total.group(2) else "eq"
+        else:
+            number = _TOTAL_NUMBER.search(head, hits_at)
+            if number is not None:
+                hits, relation = int(number.group(1)), "eq"
     pit = _PIT_ID.search(head)
     return SearchSummary(
         took=int(took.group(1)),
@@ -286,7 +295,8 @@ def prepare_paged(params: Mapping[str, Any], operation: str, *, default_pages: A
 class PaginatedSearch(Runner):
     """``paginated-search``: ``search_after`` pages; weight = pages retrieved, unit pages.
 
-    Stops after ``pages`` pages or when ``hits.total / results-per-page`` pages were read. With
+    Stops after ``pages`` pages, when ``hits.total / results-per-page`` pages were read, or (when
+    the response has no total) at a page without hits. With
     ``with-point-in-time-from`` each page searches the point in time (the newest id from each
     response is kept in the race context).
     """
@@ -328,7 +338,8 @@ class PaginatedSearch(Runner):
                 if not summary.pit_id:
                     return _paged_failure(response, page, "the response has no pit_id")
                 ctx.put(req.pit_from, summary.pit_id)
-            if hits is None or hits / size <= page:
+            # Without a total (track_total_hits: false) page on until a page without hits.
+            if hits is not None and hits / size <= page:
                 break
             search_after = last_sort_values(response.body)
             if search_after is None:

@@ -481,3 +481,35 @@ async def test_force_merge_polling_waits_for_merge_tasks():
     result = await run("force-merge", routes, {"index": "idx", "mode": "polling", "poll-period": 0})
     assert result.success
     assert [r[1] for r in routes.requests[1:]] == ["/_tasks?actions=indices%3Aadmin%2Fforcemerge"] * 2
+
+
+def test_summarize_reads_the_total_of_the_hits_object_not_of_the_shards():
+    shards = b'"_shards":{"total":5,"successful":5,"skipped":0,"failed":0}'
+    as_int = b'{"took":2,"timed_out":false,' + shards + b',"hits":{"total":1234,"max_score":1.0,"hits":[]}}'
+    assert (summarize(as_int).hits, summarize(as_int).hits_relation) == (1234, "eq")
+    untracked = b'{"took":2,"timed_out":false,' + shards + b',"hits":{"max_score":null,"hits":[]}}'
+    assert (summarize(untracked).hits, summarize(untracked).hits_relation) == (None, None)
+    no_relation = b'{"took":2,"timed_out":false,' + shards + b',"hits":{"total":{"value":7},"hits":[]}}'
+    assert summarize(no_relation).hits == 7
+
+
+@pytest.mark.parametrize(
+    "hits_object",
+    [b'"hits":{"total":25,"max_score":null,', b'"hits":{"max_score":null,'],
+    ids=["rest_total_hits_as_int", "track_total_hits_false"],
+)
+async def test_paginated_search_pages_on_with_an_int_total_or_without_a_total(hits_object):
+    shards = b'"_shards":{"total":1,"successful":1,"skipped":0,"failed":0}'
+
+    def page(sort_value: int | None) -> tuple[int, bytes]:
+        hits = b'[{"sort":[%d]}]' % sort_value if sort_value is not None else b"[]"
+        return 200, b'{"took":2,"timed_out":false,' + shards + b"," + hits_object + b'"hits":' + hits + b"}}"
+
+    p = params_for("paginated-search", pages=10, results_per_page=10, body={"sort": [{"n": "asc"}]})
+    routes = Routes({("GET", "/idx/_search"): [page(1), page(2), page(3), page(None)]})
+    result = await run("paginated-search", routes, p)
+    if hits_object.startswith(b'"hits":{"total"'):
+        assert result.weight == 3 and result.meta["hits"] == 25  # 25 hits / 10 per page
+    else:
+        assert result.weight == 4 and result.meta["hits"] is None  # until the empty page
+    assert [r[2].get("search_after") for r in routes.requests][:3] == [None, [1], [2]]
