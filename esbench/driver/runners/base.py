@@ -35,9 +35,9 @@ logger = logging.getLogger(__name__)
 PREPARED = "__esbench_prepared__"
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RunnerResult:
-    """The outcome of one runner call.
+    """The outcome of one runner call (immutable: runners may return a shared instance).
 
     Attributes:
         weight: contribution to throughput in ``unit`` (1 op, the documents of a bulk, pages).

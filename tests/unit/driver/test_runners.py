@@ -513,3 +513,15 @@ async def test_paginated_search_pages_on_with_an_int_total_or_without_a_total(hi
     else:
         assert result.weight == 4 and result.meta["hits"] is None  # until the empty page
     assert [r[2].get("search_after") for r in routes.requests][:3] == [None, [1], [2]]
+
+
+async def test_runner_results_are_immutable_so_shared_ones_stay_intact():
+    import dataclasses
+
+    from esbench.driver.runners.base import RunnerResult
+
+    routes = Routes({("GET", "/idx/_search"): (200, b'{"took":1}')})
+    first = await run("search", routes, params_for("search", body={}))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        first.weight = 0  # a caller changing one result would change every later one
+    assert first == RunnerResult()
