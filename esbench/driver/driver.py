@@ -82,8 +82,6 @@ DEFAULT_TASK_PAUSE = 1.0
 CANCEL_GRACE = 10.0
 #: Seconds to wait for a worker to exit at shutdown before terminating it.
 SHUTDOWN_GRACE = 5.0
-#: The ``errors_by_type`` key of samples whose failed items are counted separately (bulk).
-ITEM_ERRORS_KEY = "bulk"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -335,16 +333,14 @@ def step_results(step: Step, done: Sequence[StepDone], *, start_at: float, end: 
             task_end=task_end,
             include_in_reporting=task.operation.include_in_reporting,
         )
+        # Failed documents are kept apart from failed requests: errors_by_type adds up to
+        # error_count, item_errors_by_status counts documents.
         items: dict[str, int] = {}
         for d in done:
             for key, count in d.item_errors.get(task.name, {}).items():
                 items[key] = items.get(key, 0) + count
         if items:
-            errors = dict(result.errors_by_type)
-            errors.pop(ITEM_ERRORS_KEY, None)
-            for key, count in items.items():
-                errors[key] = errors.get(key, 0) + count
-            result = replace(result, errors_by_type=errors)
+            result = replace(result, item_errors_by_status=items)
         results.append(result)
     return results
 

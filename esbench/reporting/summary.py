@@ -72,11 +72,15 @@ def summary_rows(race: RaceResult, *, show_processing_time: bool = False) -> lis
     return rows
 
 
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k}: {v}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
 def summary_warnings(race: RaceResult) -> list[str]:
     """Warning lines for the end of the report.
 
     - error rate > 0 (also for hidden tasks: a failing administrative task can invalidate a race),
-      with the error types;
+      with the failed requests by error type and, for bulk, the failed documents by status;
     - a reported task without measurement samples (Rally: "No throughput metrics available");
     - measurement values outside the histogram range;
     - a race that did not complete.
@@ -87,10 +91,16 @@ def summary_warnings(race: RaceResult) -> list[str]:
         warnings.append(f"The race {race.status}{reason}. The report covers only the tasks that ran.")
     for t in race.tasks:
         if t.error_count:
-            types = ", ".join(f"{k}: {v}" for k, v in sorted(t.errors_by_type.items(), key=lambda kv: -kv[1]))
+            types = _counts(t.errors_by_type)
+            documents = (
+                f" Failed documents by status: {_counts(t.item_errors_by_status)}."
+                if t.item_errors_by_status
+                else ""
+            )
             warnings.append(
                 f"Error rate is {round(t.error_rate * 100, 2)}% for task '{t.task}' "
-                f"({t.error_count} of {t.sample_count} requests failed; {types}). Please check the logs."
+                f"({t.error_count} of {t.sample_count} requests failed; {types}).{documents} "
+                "Please check the logs."
             )
         if t.include_in_reporting and t.sample_count == 0:
             cause = (

@@ -36,7 +36,9 @@ class TaskResult:
         mean_service_time_ms: arithmetic mean service time in ms (None without samples).
         sample_count: measurement requests (successful and failed).
         error_count: failed measurement requests.
-        errors_by_type: error type (HTTP status or exception name) -> count.
+        errors_by_type: error type (HTTP status or exception name) -> failed requests; the
+            values add up to ``error_count`` (a bulk request with failed items counts once, as
+            ``"bulk"``).
         total_weight: sum of request weights (docs for bulk, ops otherwise) during measurement.
         duration_s: measurement duration in seconds.
         histograms: metric name (``"latency"``, ``"service_time"``, ``"processing_time"``) -> base64
@@ -45,6 +47,8 @@ class TaskResult:
         warmup_sample_count: warmup requests (recorded, not reported).
         overflow_count: measurement durations that did not fit the histograms (negative or more than
             ~38 h); counted, but missing from the percentiles.
+        item_errors_by_status: failed *documents* of bulk requests by item status (``"409"``,
+            ``"shards-failed"``) -> count, measurement samples only; empty for other operations.
     """
 
     task: str
@@ -69,6 +73,7 @@ class TaskResult:
     include_in_reporting: bool = True
     warmup_sample_count: int = 0
     overflow_count: int = 0
+    item_errors_by_status: dict[str, int] = field(default_factory=dict)
 
     @property
     def error_rate(self) -> float:

@@ -444,3 +444,39 @@ def test_workers_get_about_100_ms_to_receive_the_step_start():
 
     # 20 ms was too short for a worker process on a loaded machine to be woken up in time.
     assert 0.1 <= START_LEAD <= 0.5
+
+
+# --------------------------------------------------------------------------- bulk item errors
+
+
+class FourDocBulks:
+    def __init__(self, track, params, **kwargs):
+        self.left = 5
+
+    def partition(self, index, total):
+        return FourDocBulks(None, {})
+
+    infinite = False
+
+    def params(self):
+        if not self.left:
+            raise StopIteration
+        self.left -= 1
+        return {"body": b"{}\n{}\n" * 4, "bulk-size": 4, "unit": "docs"}
+
+
+def test_failed_documents_are_counted_apart_from_failed_requests():
+    registry = default_registry()
+    registry.register_param_source("four-doc-bulks", FourDocBulks)
+    operation = type(op("bulk"))(name="bulk", operation_type="bulk", param_source="four-doc-bulks")
+    conflict = b'{"index":{"status":409,"error":{"type":"version_conflict_engine_exception","reason":"x"}}}'
+    created = b'{"index":{"status":201}}'
+    answer = b'{"errors":true,"took":1,"items":[' + b",".join([conflict, conflict, conflict, created]) + b"]}"
+    outcome = run(
+        challenge(task(operation, clients=2)), registry=registry, responder=lambda m, t, b: (200, answer)
+    )
+    result = tasks_of(outcome)["bulk"]
+    # 10 bulk requests of 4 documents, each with 3 conflicts
+    assert (result.sample_count, result.error_count) == (10, 10)
+    assert result.errors_by_type == {"bulk": 10}  # requests: adds up to error_count
+    assert result.item_errors_by_status == {"409": 30}  # documents

@@ -310,3 +310,21 @@ def test_render_table_for_compare(fmt: str) -> None:
         assert out.splitlines()[0].startswith("|")
         assert "Diff %" in out.splitlines()[0]
     assert json_key("Diff %") == "diff_pct"
+
+
+def test_failed_bulk_documents_are_reported_apart_from_failed_requests() -> None:
+    bulk = TaskResult(
+        task="index-append",
+        operation="index-append",
+        operation_type="bulk",
+        throughput_unit="docs/s",
+        sample_count=100,
+        error_count=3,
+        errors_by_type={"bulk": 3},
+        item_errors_by_status={"409": 12000, "400": 5},
+    )
+    (warning,) = summary_warnings(_race(tasks=(bulk,)))
+    assert warning == (
+        "Error rate is 3.0% for task 'index-append' (3 of 100 requests failed; bulk: 3). "
+        "Failed documents by status: 409: 12000, 400: 5. Please check the logs."
+    )
