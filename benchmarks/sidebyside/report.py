@@ -29,6 +29,14 @@ METRIC_LABELS = {
 }
 PENDING = "pending: esbench race not yet available"
 
+#: Average cores used by other processes during a run above which the run is flagged.
+OTHERS_LIMIT = 0.25
+
+
+def _other_cores(run: ToolRun) -> float:
+    wall = float(run.usage.get("wall_s") or 0.0)
+    return (run.other_cpu_s or 0.0) / wall if wall > 0 else 0.0
+
 
 def _median(values: Sequence[float]) -> float | None:
     return statistics.median(values) if values else None
@@ -98,6 +106,10 @@ def summarize(cases: Sequence[Case], runs: Sequence[ToolRun], tools: Sequence[st
                     "peak_rss_mib": med("peak_rss_bytes", 2**20),
                     "peak_pss_mib": med("peak_pss_bytes", 2**20),
                     "processes": med("processes_seen"),
+                    "server_cpu_s": _median([r.target_cpu_s for r in ok if r.target_cpu_s is not None]),
+                    "other_cores": _median(
+                        [round(_other_cores(r), 3) for r in ok if r.other_cpu_s is not None]
+                    ),
                 }
             )
             for r in tool_runs:
@@ -110,12 +122,13 @@ def summarize(cases: Sequence[Case], runs: Sequence[ToolRun], tools: Sequence[st
                             f"{case.name} / {tool} / rep {r.rep}: error rate {m['error_rate_pct']:.2f} % "
                             f"in task {task}"
                         )
-    busy = [r for r in runs if r.loadavg_before > 1.5]
+    busy = [r for r in runs if _other_cores(r) > OTHERS_LIMIT]
     if busy:
-        worst = max(r.loadavg_before for r in busy)
+        worst = max(_other_cores(r) for r in busy)
         warnings.append(
-            f"{len(busy)} of {len(runs)} runs started with a 1-minute load average above 1.5 (max "
-            f"{worst:.1f}): other processes were using the CPU; numbers are lower than on an idle machine."
+            f"{len(busy)} of {len(runs)} runs shared the CPU with other processes (besides the tool and "
+            f"the server) using more than {OTHERS_LIMIT} cores on average (max {worst:.2f} cores): their "
+            "numbers are lower than on an idle machine."
         )
     return {"rows": rows, "resources": resources, "warnings": warnings}
 
@@ -171,11 +184,22 @@ def metric_table(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 
 def resource_table(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """(headers, rows) of the load-driver resource table."""
-    headers = ["case", "tool", "runs ok", "wall s", "CPU s", "peak RSS MiB", "peak PSS MiB", "processes"]
+    headers = [
+        "case",
+        "tool",
+        "runs ok",
+        "wall s",
+        "CPU s",
+        "peak RSS MiB",
+        "peak PSS MiB",
+        "processes",
+        "server CPU s",
+        "others (cores)",
+    ]
     out = []
     for r in summary["resources"]:
         if r["pending"]:
-            out.append([r["case"], TOOL_LABELS[r["tool"]], "pending", "", "", "", "", ""])
+            out.append([r["case"], TOOL_LABELS[r["tool"]], "pending", "", "", "", "", "", "", ""])
             continue
         out.append(
             [
@@ -187,6 +211,8 @@ def resource_table(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]
                 _fmt(r["peak_rss_mib"]),
                 _fmt(r["peak_pss_mib"]),
                 _fmt(r["processes"]),
+                _fmt(r.get("server_cpu_s")),
+                _fmt(r.get("other_cores")),
             ]
         )
     return headers, out

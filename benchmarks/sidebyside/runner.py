@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import os
@@ -13,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from sidebyside import corpora, report, tools
+from sidebyside import corpora, machine, report, tools
 from sidebyside.cases import SEARCH_BODY, TERM_BODY, Case, Options, build_cases, tool_order
 from sidebyside.nginx_stub import NginxStub
 from sidebyside.node import node_version, real_node
@@ -55,8 +56,17 @@ def _sigterm_to_interrupt() -> None:
 
 
 def _run_tool(
-    tool: str, case: Case, rep: int, host: str, paths: BenchPaths, run_dir: Path, log: Log
+    tool: str,
+    case: Case,
+    rep: int,
+    host: str,
+    paths: BenchPaths,
+    run_dir: Path,
+    log: Log,
+    target_pids: Callable[[], list[int]],
 ) -> ToolRun:
+    snap0 = machine.cpu_snapshot()
+    target0 = machine.process_cpu_seconds(pids := target_pids())
     if tool == "wrk":
         assert case.wrk is not None
         result = tools.run_wrk(case=case.name, rep=rep, host=host, spec=case.wrk, run_dir=run_dir)
@@ -73,6 +83,11 @@ def _run_tool(
             run_dir=run_dir,
             timeout=case.timeout_s,
         )
+    target_cpu = machine.process_cpu_seconds(pids) - target0
+    if result.usage:
+        exclude = {os.getpid(), *pids}
+        others = machine.other_cpu_seconds(snap0, machine.cpu_snapshot(), exclude=exclude)
+        result = dataclasses.replace(result, target_cpu_s=round(target_cpu, 2), other_cpu_s=round(others, 2))
     if result.ok:
         shown = ", ".join(
             f"{t}.{k}={v:,.2f}"
@@ -83,7 +98,8 @@ def _run_tool(
         u = result.usage
         log(
             f"  {case.name} rep {rep} {tool:8s} ok: {shown}; CPU {u.get('cpu_s', 0):.1f} s, "
-            f"peak RSS {u.get('peak_rss_bytes', 0) / 2**20:.0f} MiB, wall {u.get('wall_s', 0):.1f} s"
+            f"peak RSS {u.get('peak_rss_bytes', 0) / 2**20:.0f} MiB, wall {u.get('wall_s', 0):.1f} s; "
+            f"server CPU {result.target_cpu_s} s, other processes {result.other_cpu_s} s"
         )
     else:
         first = (result.error or "").strip().splitlines()[:1]
@@ -155,10 +171,17 @@ def run_benchmark(opts: Options, *, argv: Sequence[str], log: Log = print) -> di
         if stub_cases:
             with NginxStub.start(port=opts.port, workers=opts.nginx_workers) as stub:
                 log(f"nginx stub on {stub.host} (prefix {stub.prefix})")
+                pgid = stub.process.pid
+
+                def nginx_pids() -> list[int]:
+                    return machine.group_pids(pgid)
+
                 for rep in range(opts.repetitions):
                     for i, case in enumerate(stub_cases):
                         for tool in tool_order(opts.tools, rep, i):
-                            runs.append(_run_tool(tool, case, rep, stub.host, paths, run_dir, log))
+                            runs.append(
+                                _run_tool(tool, case, rep, stub.host, paths, run_dir, log, nginx_pids)
+                            )
                             tools.wait_quiet(opts.pause_s)
                 (run_dir / "nginx-admin-requests.txt").write_text("\n".join(stub.admin_requests()) + "\n")
         node_cases = [c for c in cases if c.target == "node"]
@@ -169,6 +192,11 @@ def run_benchmark(opts: Options, *, argv: Sequence[str], log: Log = print) -> di
             ) as host:
                 versions["elasticsearch (node case)"] = node_version(host)
                 log(f"Elasticsearch {versions['elasticsearch (node case)']} node on {host}")
+                port = int(host.rsplit(":", 1)[1])
+
+                def node_pids() -> list[int]:
+                    return machine.listening_pids(port)
+
                 race_tools = _race_tools(opts)
                 warmers = [t for t in race_tools if t != "esbench" or tools.esbench_race_available()]
                 for i in range(opts.node_warmup_runs if warmers else 0):
@@ -176,15 +204,15 @@ def run_benchmark(opts: Options, *, argv: Sequence[str], log: Log = print) -> di
                     # first would be penalised. This run warms the node and is left out of the summary.
                     tool = warmers[i % len(warmers)]
                     log(f"  node warm-up run {i + 1} with {tool} (not measured)")
-                    warm = _run_tool(tool, case, -1 - i, host, paths, run_dir, log)
+                    warm = _run_tool(tool, case, -1 - i, host, paths, run_dir, log, node_pids)
                     doc.setdefault("warmup_runs", []).append(warm.to_dict())
                 for rep in range(opts.repetitions):
                     for tool in tool_order(race_tools, rep, 0):
-                        runs.append(_run_tool(tool, case, rep, host, paths, run_dir, log))
+                        runs.append(_run_tool(tool, case, rep, host, paths, run_dir, log, node_pids))
                         tools.wait_quiet(opts.pause_s)
                     if "wrk" in opts.tools:
                         # After a race tool: the index exists and holds the corpus.
-                        runs.append(_run_tool("wrk", case, rep, host, paths, run_dir, log))
+                        runs.append(_run_tool("wrk", case, rep, host, paths, run_dir, log, node_pids))
                         tools.wait_quiet(opts.pause_s)
     except KeyboardInterrupt:
         doc["interrupted"] = True

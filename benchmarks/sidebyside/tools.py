@@ -102,7 +102,9 @@ class ToolRun:
             task's unit: ops/s or docs/s; times in ms; error rate in %).
         units: ``{task: throughput unit}``.
         usage: the treerun result (``cpu_s``, ``peak_rss_bytes``, ``peak_pss_bytes``, ``wall_s``...).
-        loadavg_before: 1-minute load average when the run started (other load on the machine).
+        loadavg_before: 1-minute load average when the run started.
+        target_cpu_s: CPU seconds of the target server (nginx or Elasticsearch) during the run.
+        other_cpu_s: CPU seconds of all other processes during the run (see ``machine``), or None.
         command: the tool's command line.
         log: the file holding the tool's stdout and stderr.
     """
@@ -116,6 +118,8 @@ class ToolRun:
     units: dict[str, str] = field(default_factory=dict)
     usage: dict[str, Any] = field(default_factory=dict)
     loadavg_before: float = 0.0
+    target_cpu_s: float | None = None
+    other_cpu_s: float | None = None
     command: tuple[str, ...] = ()
     log: str = ""
 
@@ -130,6 +134,8 @@ class ToolRun:
             "units": self.units,
             "usage": self.usage,
             "loadavg_before": self.loadavg_before,
+            "target_cpu_s": self.target_cpu_s,
+            "other_cpu_s": self.other_cpu_s,
             "command": list(self.command),
             "log": self.log,
         }

@@ -283,14 +283,15 @@ def test_stub_corpus_is_deterministic_json_and_placed_by_hard_link(tmp_path):
     assert body[1] == lines[0]
 
 
-def _run(tool: str, rep: int, throughput: float, p50: float, ok: bool = True, load: float = 0.1) -> ToolRun:
+def _run(tool: str, rep: int, throughput: float, p50: float, ok: bool = True, others: float = 0.3) -> ToolRun:
     return ToolRun(
         tool=tool, case="search-1", rep=rep, ok=ok, error=None if ok else "boom",
         metrics={"search": {"throughput": throughput, "service_time_p50_ms": p50}} if ok else {},
         units={"search": "ops/s"} if ok else {},
         usage={"cpu_s": 10.0 + rep, "wall_s": 30.0, "peak_rss_bytes": 100 << 20, "peak_pss_bytes": 50 << 20,
                "processes_seen": 3},
-        loadavg_before=load,
+        target_cpu_s=5.0,
+        other_cpu_s=others,
     )  # fmt: skip
 
 
@@ -301,7 +302,7 @@ def test_summary_medians_ratios_and_pending(tmp_path):
         _run("rally", 0, 2000.0, 0.5),
         _run("rally", 1, 2200.0, 0.4),
         _run("rally", 2, 9999.0, 0.1, ok=False),
-        _run("rally", 3, 2100.0, 0.45, load=3.0),
+        _run("rally", 3, 2100.0, 0.45, others=15.0),  # 0.5 cores of other load over 30 s
         _run("wrk", 0, 30000.0, 0.02),
         ToolRun(tool="esbench", case="search-1", rep=0, ok=False, error=report.PENDING),
     ]
@@ -318,7 +319,11 @@ def test_summary_medians_ratios_and_pending(tmp_path):
     assert res["rally"]["cpu_s"] == 11.0  # reps 0, 1, 3
     assert res["esbench"]["pending"] is True
     assert any("rep 2: boom" in w for w in s["warnings"])
-    assert any("load average" in w for w in s["warnings"])
+    assert [w for w in s["warnings"] if "shared the CPU" in w] == [
+        "1 of 6 runs shared the CPU with other processes (besides the tool and the server) using more than "
+        "0.25 cores on average (max 0.50 cores): their numbers are lower than on an idle machine."
+    ]
+    assert res["rally"]["server_cpu_s"] == 5.0
     h, rows = report.metric_table(s)
     assert rows[0][h.index("esbench")] == "pending"
     assert rows[0][h.index("Rally/wrk")] == "0.07x"
@@ -347,3 +352,32 @@ def test_hotpath_aggregates_collapsed_stacks():
     text = render_top(prof, top=5)
     assert "60.0%  main (esbench/cli/race.py)" in text
     assert "inclusive in files matching 'esbench/'" in text
+
+
+def test_machine_cpu_accounting_counts_other_processes_only():
+    from sidebyside import machine
+
+    before = machine.cpu_snapshot()
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import time\ns=time.process_time()\nwhile time.process_time()-s<0.3: pass"],
+        start_new_session=True,
+    )
+    assert machine.group_pids(child.pid) == [child.pid]
+    child.wait(60)
+    after = machine.cpu_snapshot()
+    # The reaped child's CPU moved into our cutime: counted unless we exclude ourselves.
+    everyone = machine.other_cpu_seconds(before, after, exclude=set())
+    others = machine.other_cpu_seconds(before, after, exclude={os.getpid()})
+    assert everyone - others >= 0.29
+    assert machine.process_cpu_seconds([child.pid]) == 0.0  # reaped: gone
+    assert machine.process_cpu_seconds([os.getpid()]) > 0.0
+
+
+@needs_nginx
+def test_machine_finds_the_server_listening_on_a_port():
+    from sidebyside import machine
+
+    with NginxStub.start() as stub:
+        pids = machine.listening_pids(stub.port)
+        assert stub.process.pid in pids or set(pids) & set(machine.group_pids(stub.process.pid))
+    assert machine.listening_pids(stub.port) == []
