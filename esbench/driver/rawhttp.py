@@ -1,18 +1,23 @@
 """A lean HTTP/1.1 client for the hot path: one asyncio protocol per keep-alive connection.
 
 Why: with aiohttp (through elastic_transport's node) each request costs 0.2-0.3 ms of client CPU
-and the timing points lie around that work; here a request is one ``transport.write`` of a
-pre-assembled buffer and the response is parsed in ``data_received``. Timing is as close to the
-wire as Python gets: request start is taken just before the write, request end on entry of the
-``data_received`` call that completes the response (before any parsing or decompression), like
-wrk.
+and the timing points lie around that work; here a request is one ``transport.writelines`` of a
+cached request head and the body, and the response is parsed in ``data_received``. Timing is as
+close to the wire as Python gets: request start is taken just before the write (after the
+connection is open, so connecting and the TLS handshake are not part of it), request end on entry
+of the ``data_received`` call that completes the response (before any parsing or decompression),
+like wrk.
 
 Scope: HTTP/1.1 keep-alive to Elasticsearch nodes; request bodies with Content-Length (gzip when
-``http_compress``); responses with Content-Length, chunked encoding, or read-until-close; gzip
-response bodies are decompressed; TLS with certificate verification (on by default). Failures raise
-elastic_transport's ``ConnectionError``/``ConnectionTimeout``/``TlsError``, so they are classified
-like those of the elasticsearch-py path. A request whose reused connection turns out to be closed
-by the server before any response byte is retried once on a new connection.
+``http_compress``, at :data:`GZIP_LEVEL`, before the request start; large bodies are compressed in
+a thread so the event loop keeps serving the other clients); responses with Content-Length,
+chunked encoding, or read-until-close; gzip response bodies are decompressed; TLS with certificate
+verification (on by default). Failures raise elastic_transport's
+``ConnectionError``/``ConnectionTimeout``/``TlsError``, so they are classified like those of the
+elasticsearch-py path; connecting is bounded by the request timeout too. A request on a
+connection taken from the idle pool that the server turns out to have closed before any response
+byte is retried once on a new connection; a new connection is never retried (the server may have
+acted on the request, e.g. indexed a bulk).
 """
 
 from __future__ import annotations
@@ -38,9 +43,27 @@ perf_counter = time.perf_counter
 
 _NO_BODY_STATUS = frozenset({204, 304})
 
+#: gzip level of request bodies with ``http_compress``. elasticsearch-py (elastic_transport's
+#: aiohttp node) uses ``gzip.compress``'s default, 9: on a 1 MB bulk of log lines that costs ~28 ms
+#: of CPU for a body 22 % smaller than level 1, which takes ~3.5 ms. The driver's CPU is the scarce
+#: resource of a load generator; Elasticsearch decompresses either at about the same cost.
+GZIP_LEVEL = 1
+#: Bodies from this size on are compressed in a thread (zlib releases the GIL); smaller ones cost
+#: less than the hand-over and are compressed on the event loop.
+THREAD_COMPRESS_BYTES = 32 * 1024
+#: Small bodies sent again and again (a task's prepared search) are compressed once.
+_GZIP_CACHE_SIZE = 256
+#: Request heads kept per transport (by method, target, node and headers object).
+_HEAD_CACHE_SIZE = 4096
+
+
+def gzip_body(body: bytes) -> bytes:
+    """``body`` gzip-compressed at :data:`GZIP_LEVEL`."""
+    return gzip.compress(body, compresslevel=GZIP_LEVEL)
+
 
 class _Stale(Exception):
-    """The server closed a reused connection before answering (safe to retry)."""
+    """The server closed a pooled connection before answering (safe to retry)."""
 
 
 def _expire(future: asyncio.Future[RawResponse]) -> None:
@@ -107,6 +130,8 @@ class _Connection(asyncio.Protocol):
             self._finish(bytes(self._buffer))
             return
         if not self._received and self.used:
+            # Only a connection that already served a request (a pooled one) can have been
+            # closed by the server's idle timeout before it saw this request.
             future.set_exception(_Stale())
         else:
             reason = str(exc) if exc else "the server closed the connection"
@@ -206,15 +231,19 @@ class _Connection(asyncio.Protocol):
 
     # ---------------------------------------------------------------------------- client
 
-    def send(self, payload: bytes, *, head: bool) -> asyncio.Future[RawResponse]:
-        """Write one request; the future completes with its response."""
+    def send(self, parts: tuple[bytes, ...], *, head: bool) -> asyncio.Future[RawResponse]:
+        """Write one request (head and body, not concatenated); the future completes with its
+        response."""
         self._reset()
         self._head = head
         loop = asyncio.get_running_loop()
         future: asyncio.Future[RawResponse] = loop.create_future()
         self._future = future
         assert self.transport is not None
-        self.transport.write(payload)
+        if len(parts) == 1:
+            self.transport.write(parts[0])
+        else:
+            self.transport.writelines(parts)
         return future
 
     def reusable(self) -> bool:
@@ -267,38 +296,65 @@ class RawHttpTransport:
             base["accept-encoding"] = "gzip"
         base.setdefault("user-agent", "esbench")
         self._base_headers = base
-        self._head_cache: dict[tuple[str, str, int], bytes] = {}
+        self._head_cache: dict[tuple[str, str, int, int], tuple[Any, bytes]] = {}
+        self._gzip_cache: dict[int, tuple[bytes, bytes]] = {}
 
     def _request_head(self, method: str, target: str, node: int, headers: Mapping[str, str] | None) -> bytes:
-        if not headers:
-            key = (method, target, node)
-            cached = self._head_cache.get(key)
-            if cached is None:
-                cached = self._build_head(method, target, node, self._base_headers)
-                if len(self._head_cache) < 4096:
-                    self._head_cache[key] = cached
-            return cached
-        merged = {**self._base_headers, **{k.lower(): v for k, v in headers.items()}}
-        return self._build_head(method, target, node, merged)
+        # Keyed by the identity of the headers object: prepared requests (a task's bulks and
+        # searches) hand the same dict every time. The entry keeps that object alive, so its id
+        # cannot be reused by another dict while the entry exists.
+        key = (method, target, node, id(headers))
+        cached = self._head_cache.get(key)
+        if cached is not None and cached[0] is headers:
+            return cached[1]
+        if headers:
+            merged = {**self._base_headers, **{k.lower(): v for k, v in headers.items()}}
+        else:
+            merged = self._base_headers
+        head = self._build_head(method, target, node, merged)
+        if len(self._head_cache) >= _HEAD_CACHE_SIZE:
+            self._head_cache.clear()
+        self._head_cache[key] = (headers, head)
+        return head
+
+    async def _gzip(self, body: bytes) -> bytes:
+        if len(body) >= THREAD_COMPRESS_BYTES:
+            return await asyncio.to_thread(gzip_body, body)
+        cached = self._gzip_cache.get(id(body))
+        if cached is not None and cached[0] is body:
+            return cached[1]
+        compressed = gzip_body(body)
+        if len(self._gzip_cache) >= _GZIP_CACHE_SIZE:
+            self._gzip_cache.clear()
+        self._gzip_cache[id(body)] = (body, compressed)
+        return compressed
 
     def _build_head(self, method: str, target: str, node: int, headers: Mapping[str, str]) -> bytes:
         lines = [f"{method} {target} HTTP/1.1", f"host: {self._nodes[node][3]}"]
         lines.extend(f"{k}: {v}" for k, v in headers.items())
         return ("\r\n".join(lines) + "\r\n").encode("latin-1")
 
-    async def _connect(self, node: int) -> _Connection:
+    async def _connect(self, node: int, timeout: float | None) -> _Connection:
         host, port, secure, _ = self._nodes[node]
         loop = asyncio.get_running_loop()
+        connecting = loop.create_connection(
+            _Connection,
+            host,
+            port,
+            ssl=self._ssl if secure else None,
+            server_hostname=host if secure else None,
+        )
         try:
-            _, protocol = await loop.create_connection(
-                _Connection,
-                host,
-                port,
-                ssl=self._ssl if secure else None,
-                server_hostname=host if secure else None,
-            )
+            if timeout:
+                _, protocol = await asyncio.wait_for(connecting, timeout)
+            else:
+                _, protocol = await connecting
         except ssl.SSLError as exc:
             raise elastic_transport.TlsError(f"TLS error connecting to {host}:{port}: {exc}") from None
+        except TimeoutError:
+            raise elastic_transport.ConnectionTimeout(
+                f"Connecting to {host}:{port} timed out after {timeout} s (client-side timeout)"
+            ) from None
         except OSError as exc:
             raise elastic_transport.ConnectionError(
                 f"Cannot connect to {host}:{port}: {exc.strerror or exc}"
@@ -321,33 +377,36 @@ class RawHttpTransport:
             node = self._next % nodes
             self._next += 1
         head = self._request_head(method, target, node, headers)
-        if body is not None and self._compress:
-            body = gzip.compress(body)
-            head += b"content-encoding: gzip\r\n"
         if body is not None:
-            payload = b"%scontent-length: %d\r\n\r\n%s" % (head, len(body), body)
+            if self._compress:
+                # Before the request start: compression is client work, not service time.
+                body = await self._gzip(body)
+                head += b"content-encoding: gzip\r\n"
+            parts: tuple[bytes, ...] = (b"%scontent-length: %d\r\n\r\n" % (head, len(body)), body)
         else:
-            payload = head + b"\r\n"
+            parts = (head + b"\r\n",)
         limit = self._timeout if timeout is DEFAULT else timeout
         idle = self._idle[node]
         timing = current_timing.get()
         loop = asyncio.get_running_loop()
-        for attempt in range(2):
-            connection = None
-            while idle and attempt == 0:
-                candidate = idle.pop()
-                if not candidate.closed:
-                    connection = candidate
-                    break
+        connection = None
+        while idle:
+            candidate = idle.pop()
+            if not candidate.closed:
+                connection = candidate
+                break
+        while True:
             if connection is None:
-                connection = await self._connect(node)
+                connection = await self._connect(node, limit)
             start = perf_counter()
-            future = connection.send(payload, head=method == "HEAD")
-            connection.used = True
+            future = connection.send(parts, head=method == "HEAD")
             timer = loop.call_later(limit, _expire, future) if limit else None
             try:
                 response = await future
             except _Stale:
+                # A pooled connection the server had closed: once more on a new connection
+                # (a new connection never raises _Stale, so this ends).
+                connection = None
                 continue
             except TimeoutError:
                 connection.abort()
@@ -366,12 +425,12 @@ class RawHttpTransport:
                     timer.cancel()
             if timing is not None:
                 timing.observe(start, connection.end)
+            connection.used = True
             if connection.reusable():
                 idle.append(connection)
             else:
                 connection.abort()
             return response
-        raise elastic_transport.ConnectionError("Connection lost: the server closed the connection twice")
 
     async def close(self) -> None:
         for idle in self._idle:

@@ -208,3 +208,94 @@ async def test_client_close_closes_fast_path_connections(serve):
     connection = client.http._idle[0][0]
     await client.close()
     assert connection.closed or connection.transport.is_closing()
+
+
+async def test_a_new_connection_closed_before_the_response_is_not_retried(serve):
+    server = await serve(lambda req: None)  # reads the request, closes without answering
+    transport = RawHttpTransport([server.url], {})
+    with pytest.raises(elastic_transport.ConnectionError) as lost:
+        await transport.request("POST", "/_bulk", body=b'{"index":{}}\n{}\n')
+    assert lost.value.message.startswith("Connection lost")
+    # sent once: a retry could index the bulk twice
+    assert len(server.requests) == 1 and server.connections == 1
+    await transport.close()
+
+
+async def test_connecting_is_bounded_by_the_timeout(monkeypatch):
+    loop = asyncio.get_running_loop()
+
+    async def never_connects(*args, **kwargs):
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(loop, "create_connection", never_connects)
+    transport = RawHttpTransport(["http://127.0.0.1:9"], {}, timeout=0.01)
+    with pytest.raises(elastic_transport.ConnectionTimeout) as timed_out:
+        # the outer bound only keeps a broken transport from hanging the test
+        await asyncio.wait_for(transport.request("GET", "/"), 10)
+    assert timed_out.value.message == "Connecting to 127.0.0.1:9 timed out after 0.01 s (client-side timeout)"
+
+
+def test_request_heads_are_cached_per_headers_object():
+    transport = RawHttpTransport(["http://127.0.0.1:9"], {"accept": "application/json"})
+    bulk_headers = {"content-type": "application/x-ndjson"}
+    head = transport._request_head("POST", "/_bulk", 0, bulk_headers)
+    assert transport._request_head("POST", "/_bulk", 0, bulk_headers) is head
+    assert b"content-type: application/x-ndjson\r\n" in head and b"accept: application/json\r\n" in head
+    other = transport._request_head("POST", "/_bulk", 0, {"content-type": "text/plain"})
+    assert b"content-type: text/plain\r\n" in other
+
+
+async def test_head_and_body_are_written_without_joining_them():
+    from esbench.driver.rawhttp import _Connection
+
+    class Recording:
+        def __init__(self):
+            self.calls = []
+
+        def write(self, data):
+            self.calls.append(("write", data))
+
+        def writelines(self, parts):
+            self.calls.append(("writelines", tuple(parts)))
+
+    connection = _Connection()
+    connection.transport = Recording()
+    body = b"x" * 100_000
+    connection.send((b"POST /_bulk HTTP/1.1\r\ncontent-length: 100000\r\n\r\n", body), head=False)
+    ((kind, parts),) = connection.transport.calls
+    assert kind == "writelines" and parts[1] is body  # the body is not copied
+
+
+async def test_large_bodies_are_compressed_off_the_loop_before_the_request_starts(serve, monkeypatch):
+    import threading
+    import time
+
+    from esbench.driver import rawhttp
+
+    compressed_at: list[tuple[int, float]] = []
+    original = rawhttp.gzip_body
+
+    def noting(body: bytes) -> bytes:
+        out = original(body)
+        compressed_at.append((threading.get_ident(), time.perf_counter()))
+        return out
+
+    monkeypatch.setattr(rawhttp, "gzip_body", noting)
+    server = await serve(lambda req: ok(b"{}"))
+    transport = RawHttpTransport([server.url], {}, http_compress=True)
+    timing = RequestTiming()
+    current_timing.set(timing)
+    body = b'{"index":{}}\n{"message":"GET /x HTTP/1.1 200"}\n' * 5000
+    await transport.request("POST", "/_bulk", body=body)
+    sent = server.requests[0].partition(b"\r\n\r\n")[2]
+    assert gzip.decompress(sent) == body
+    ((thread, done),) = compressed_at
+    assert thread != threading.get_ident()  # not on the event loop's thread
+    assert timing.start >= done  # compression is not service time
+    # a small body sent again (a prepared search) is compressed once
+    small = b'{"query":{"match_all":{}}}'
+    for _ in range(3):
+        await transport.request("POST", "/i/_search", body=small)
+    assert len(compressed_at) == 2
+    assert all(gzip.decompress(r.partition(b"\r\n\r\n")[2]) == small for r in server.requests[1:])
+    await transport.close()
