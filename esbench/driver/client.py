@@ -20,12 +20,15 @@ from task to task.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from elasticsearch import AsyncElasticsearch
 
@@ -105,19 +108,55 @@ def _scalar(text: str) -> Any:
     return text
 
 
+#: Option names whose values are secrets (also when misspelt: anything that looks like one).
+_SECRET_WORDS = re.compile(r"pass|secret|token|api[_-]?key|auth", re.IGNORECASE)
+
+
+def _entries(text: str) -> list[str]:
+    """``text`` split at commas outside single quotes (a quoted value may contain commas)."""
+    entries: list[str] = []
+    current: list[str] = []
+    quoted = False
+    for char in text:
+        if char == "'":
+            quoted = not quoted
+        if char == "," and not quoted:
+            entries.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    entries.append("".join(current))
+    return entries
+
+
+def _shown(entry: str, previous: str) -> str:
+    """An entry as it may appear in a message: hidden if it, or the entry before it (an unquoted
+    value cut at a comma), may hold a secret; only an option name is kept."""
+    if _SECRET_WORDS.search(entry) is None and _SECRET_WORDS.search(previous) is None:
+        return entry
+    name = re.match(r"\w*", entry.strip())
+    known = {f.name for f in fields(ClientOptions)} | set(_ALIASES) | {"basic_auth"}
+    if name is not None and name.group(0) in known:
+        return f"{name.group(0)}... (value hidden)"
+    return "(hidden: it may hold a secret)"
+
+
 def _parse_kv(text: str) -> dict[str, Any]:
     values: dict[str, Any] = {}
-    for part in text.split(","):
+    previous = ""
+    for part in _entries(text):
         part = part.strip()
         if not part:
             continue
         key, sep, value = part.partition(":")
         if not sep or not key.strip():
             raise ConfigError(
-                f"Invalid --client-options entry '{part}': expected 'key:value' pairs separated by commas, "
-                f'e.g. --client-options="timeout:60,use_ssl:true,verify_certs:true".'
+                f"Invalid --client-options entry '{_shown(part, previous)}': expected 'key:value' pairs "
+                f'separated by commas, e.g. --client-options="timeout:60,use_ssl:true,verify_certs:true" '
+                f"(quote values that contain commas: basic_auth_password:'a,b')."
             )
         values[key.strip()] = _scalar(value.strip())
+        previous = part
     return values
 
 
@@ -146,7 +185,10 @@ def client_options_from_mapping(values: Mapping[str, Any]) -> ClientOptions:
             kwargs["basic_auth_user"], kwargs["basic_auth_password"] = (str(v) for v in value)
             continue
         if key not in known:
-            unknown.append(raw_key)
+            # A key that is not a plain name may be a mangled "key value" entry: hide it if it
+            # may hold a secret (a misspelt option name is still shown).
+            plain = re.fullmatch(r"[\w-]+", str(raw_key)) is not None
+            unknown.append(str(raw_key) if plain or not _SECRET_WORDS.search(str(raw_key)) else "(hidden)")
             continue
         if key in _BOOL_KEYS:
             value = _as_bool(key, value)
@@ -247,8 +289,17 @@ def resolve_credentials(options: ClientOptions, environ: Mapping[str, str] | Non
 # ------------------------------------------------------------------------------------- hosts
 
 
+def _without_userinfo(host: str) -> str:
+    """``host`` (a URL or ``host:port``) without ``user:password@``, for messages."""
+    scheme, sep, rest = host.rpartition("://")
+    return f"{scheme}{sep}{rest.rpartition('@')[2]}"
+
+
 def host_urls(hosts: Sequence[str], *, use_ssl: bool) -> tuple[str, ...]:
     """``host:port`` strings as URLs (``https`` when ``use_ssl``); URLs with a scheme are kept.
+
+    ``user:password@`` in a host is kept (see :func:`split_credentials`) but never shown in a
+    message.
 
     Raises:
         esbench.exceptions.ConfigError: no hosts, or a host without a port.
@@ -262,11 +313,43 @@ def host_urls(hosts: Sequence[str], *, use_ssl: bool) -> tuple[str, ...]:
         if "://" in host:
             urls.append(host.rstrip("/"))
             continue
-        _, sep, port = host.rpartition(":")
+        _, sep, port = host.rpartition("@")[2].rpartition(":")
         if not sep or not port.isdigit():
-            raise ConfigError(f"Target host '{raw}' has no port. Write it as HOST:PORT, e.g. 127.0.0.1:9200.")
+            raise ConfigError(
+                f"Target host '{_without_userinfo(raw.strip())}' has no port. Write it as HOST:PORT, "
+                f"e.g. 127.0.0.1:9200."
+            )
         urls.append(f"{scheme}://{host}")
     return tuple(urls)
+
+
+def split_credentials(urls: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, str] | None]:
+    """Move ``user:password@`` out of node URLs: ``(urls without it, (user, password) or None)``.
+
+    The user and password are percent-decoded (as elasticsearch-py does).
+
+    Raises:
+        esbench.exceptions.ConfigError: the URLs carry different credentials (the message shows
+            the hosts, never the credentials).
+    """
+    clean: list[str] = []
+    found: dict[tuple[str, str], str] = {}
+    for url in urls:
+        parts = urlsplit(url)
+        if parts.username is None and "@" not in parts.netloc:
+            clean.append(url)
+            continue
+        userinfo, _, hostport = parts.netloc.rpartition("@")
+        user, _, password = userinfo.partition(":")
+        clean.append(urlunsplit(parts._replace(netloc=hostport)))
+        found.setdefault((unquote(user), unquote(password)), hostport)
+    if len(found) > 1:
+        raise ConfigError(
+            f"The target hosts {', '.join(sorted(found.values()))} carry different credentials in "
+            f"their URLs. Give one user for all hosts, preferably with --client-options "
+            f"basic_auth_user/basic_auth_password or ESBENCH_USERNAME/ESBENCH_PASSWORD."
+        )
+    return tuple(clean), next(iter(found), None)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -279,12 +362,26 @@ class ConnectionSettings:
 
     @classmethod
     def create(cls, hosts: Sequence[str], options: ClientOptions) -> ConnectionSettings:
-        """Resolve hosts and credentials (environment read here, in the coordinator)."""
-        return cls(
-            urls=host_urls(hosts, use_ssl=options.use_ssl),
-            options=options,
-            credentials=resolve_credentials(options),
-        )
+        """Resolve hosts and credentials (environment read here, in the coordinator).
+
+        Credentials in the host URLs (``https://user:password@host:9200``) become the basic-auth
+        credentials and are removed from the URLs. Order: ``--client-options``, then the URLs,
+        then the environment.
+
+        Raises:
+            esbench.exceptions.ConfigError: bad hosts; credentials both in the URLs and in the
+                options; different credentials in different URLs.
+        """
+        urls, userinfo = split_credentials(host_urls(hosts, use_ssl=options.use_ssl))
+        credentials = resolve_credentials(options)
+        if userinfo is not None:
+            if options.basic_auth_user is not None or options.api_key is not None:
+                raise ConfigError(
+                    "The target hosts carry credentials (user:password@host) and --client-options "
+                    "gives credentials too. Give them in one place only."
+                )
+            credentials = Credentials(username=userinfo[0], password=userinfo[1])
+        return cls(urls=urls, options=options, credentials=credentials)
 
 
 class EsbenchClient(AsyncElasticsearch):
@@ -302,6 +399,17 @@ class EsbenchClient(AsyncElasticsearch):
 
 #: Headers of the fast path (elasticsearch-py negotiates its own for API calls).
 BASE_HEADERS = {"content-type": "application/json", "accept": "application/json"}
+
+
+@functools.lru_cache(maxsize=8)
+def _shared_ssl_context(
+    verify_certs: bool, ca_certs: str | None, client_cert: str | None, client_key: str | None
+) -> Any:
+    # One TLS context per process (worker) and settings: loading CA files is slow, and a context
+    # can serve any number of connections.
+    return ssl_context_for(
+        verify_certs=verify_certs, ca_certs=ca_certs, client_cert=client_cert, client_key=client_key
+    )
 
 
 def create_client(
@@ -356,11 +464,8 @@ def create_client(
                 settings.urls,
                 headers,
                 timeout=options.timeout,
-                ssl_context=ssl_context_for(
-                    verify_certs=options.verify_certs,
-                    ca_certs=options.ca_certs,
-                    client_cert=options.client_cert,
-                    client_key=options.client_key,
+                ssl_context=_shared_ssl_context(
+                    options.verify_certs, options.ca_certs, options.client_cert, options.client_key
                 )
                 if secure
                 else None,

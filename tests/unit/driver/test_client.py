@@ -130,3 +130,58 @@ def test_tls_verification_on_by_default():
     client = create_client(ConnectionSettings.create(["127.0.0.1:9200"], ClientOptions(use_ssl=True)))
     node = client.transport.node_pool.all()[0]
     assert node.config.scheme == "https" and node.config.verify_certs is True
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"timeout:5,basic_auth_password='{SECRET}'",  # '=' instead of ':'
+        f"basic_auth_password={SECRET}",
+        f"basic_auth_user:'u',basic_auth_password:{SECRET[:4]},{SECRET[5:]}",  # unquoted comma
+        f"api_key {KEY}",
+    ],
+)
+def test_malformed_entries_never_show_secrets(text):
+    with pytest.raises(ConfigError) as error:
+        parse_client_options(text)
+    message = str(error.value)
+    assert "--client-options" in message
+    for secret in (SECRET, SECRET[:4], SECRET[5:], KEY, "S3CRET"):
+        assert secret not in message
+
+
+def test_quoted_values_may_contain_commas():
+    options = parse_client_options("basic_auth_user:'u',basic_auth_password:'a,b',timeout:5")
+    assert options.basic_auth_password == "a,b" and options.timeout == 5.0
+
+
+def test_credentials_in_host_urls_become_basic_auth_and_leave_the_urls():
+    settings = ConnectionSettings.create(
+        ["https://elastic:p%40ss-S3CRET@127.0.0.1:9200", "https://elastic:p%40ss-S3CRET@127.0.0.1:9201"],
+        ClientOptions(),
+    )
+    assert settings.urls == ("https://127.0.0.1:9200", "https://127.0.0.1:9201")
+    assert (settings.credentials.username, settings.credentials.password) == ("elastic", "p@ss-S3CRET")
+    assert "S3CRET" not in repr(settings)
+    client = create_client(settings)
+    expected = "Basic " + base64.b64encode(b"elastic:p@ss-S3CRET").decode()
+    assert client.http._base_headers["authorization"] == expected
+
+
+def test_conflicting_credentials_in_host_urls_are_errors_without_the_secrets():
+    with pytest.raises(ConfigError, match="different credentials") as different:
+        ConnectionSettings.create(
+            ["http://a:S3CRET1@127.0.0.1:9200", "http://b:S3CRET2@127.0.0.1:9201"], ClientOptions()
+        )
+    with pytest.raises(ConfigError, match="in one place only") as twice:
+        ConnectionSettings.create(["http://a:S3CRET1@127.0.0.1:9200"], ClientOptions(basic_auth_user="a"))
+    with pytest.raises(ConfigError, match="has no port") as no_port:
+        host_urls(["elastic:S3CRET1@localhost"], use_ssl=False)
+    for error in (different, twice, no_port):
+        assert "S3CRET" not in str(error.value)
+
+
+def test_clients_of_a_worker_share_one_tls_context():
+    settings = ConnectionSettings.create(["127.0.0.1:9200"], ClientOptions(use_ssl=True))
+    first, second = create_client(settings), create_client(settings)
+    assert first.http._ssl is not None and first.http._ssl is second.http._ssl
