@@ -289,8 +289,9 @@ def resolve_credentials(options: ClientOptions, environ: Mapping[str, str] | Non
 # ------------------------------------------------------------------------------------- hosts
 
 
-def _without_userinfo(host: str) -> str:
-    """``host`` (a URL or ``host:port``) without ``user:password@``, for messages."""
+def host_for_display(host: str) -> str:
+    """``host`` (a URL or ``host:port``) without ``user:password@``: use it to show hosts in
+    messages and logs."""
     scheme, sep, rest = host.rpartition("://")
     return f"{scheme}{sep}{rest.rpartition('@')[2]}"
 
@@ -316,7 +317,7 @@ def host_urls(hosts: Sequence[str], *, use_ssl: bool) -> tuple[str, ...]:
         _, sep, port = host.rpartition("@")[2].rpartition(":")
         if not sep or not port.isdigit():
             raise ConfigError(
-                f"Target host '{_without_userinfo(raw.strip())}' has no port. Write it as HOST:PORT, "
+                f"Target host '{host_for_display(raw.strip())}' has no port. Write it as HOST:PORT, "
                 f"e.g. 127.0.0.1:9200."
             )
         urls.append(f"{scheme}://{host}")

@@ -185,3 +185,11 @@ def test_clients_of_a_worker_share_one_tls_context():
     settings = ConnectionSettings.create(["127.0.0.1:9200"], ClientOptions(use_ssl=True))
     first, second = create_client(settings), create_client(settings)
     assert first.http._ssl is not None and first.http._ssl is second.http._ssl
+
+
+def test_hosts_for_display_have_no_userinfo():
+    from esbench.driver.client import host_for_display
+
+    assert host_for_display("https://elastic:S3CRET@h:9243") == "https://h:9243"
+    assert host_for_display("elastic:S3CRET@127.0.0.1:9200") == "127.0.0.1:9200"
+    assert host_for_display("127.0.0.1:9200") == "127.0.0.1:9200"
