@@ -360,12 +360,13 @@ def test_each_task_of_a_parallel_block_is_measured_over_its_own_span():
     start = 1000.0
     short = task(op("search", "short", body={}), target_throughput=Throughput(value=100.0), time_period=10.0)
     long = task(op("search", "long", body={}), target_throughput=Throughput(value=100.0), time_period=60.0)
-    step = plan_step(Parallel(tasks=(short, long)), index=0, max_workers=1)
+    late = task(op("search", "late", body={}), target_throughput=Throughput(value=100.0), time_period=29.5)
+    step = plan_step(Parallel(tasks=(short, long, late)), index=0, max_workers=1)
     states = {}
-    for t, seconds in ((short, 10), (long, 60)):
+    for t, begin, seconds in ((short, 0.0, 10), (long, 0.0, 60), (late, 30.5, 29.5)):
         recorder = TaskRecorder(task=t.name, operation=t.name, operation_type="search", origin=start)
-        for k in range(100 * seconds):
-            end = start + 0.005 + k / 100
+        for k in range(int(100 * seconds)):
+            end = start + begin + 0.005 + k / 100
             recorder.record(warmup=False, end=end, service_time=0.005, latency=0.005, processing_time=0.005)
         states[t.name] = recorder.state()
     done = StepDone(
@@ -375,7 +376,11 @@ def test_each_task_of_a_parallel_block_is_measured_over_its_own_span():
         states=states,
         item_errors={},
         context_changes={},
-        spans={"short": (start, start + 10.0), "long": (start, start + 60.01)},
+        spans={
+            "short": (start, start + 10.0),
+            "long": (start, start + 60.01),
+            "late": (start + 30.5, start + 60.0),
+        },
     )
     results = {r.task: r for r in step_results(step, [done], start_at=start, end=start + 60.01)}
     # the short task is not given its sibling's 50 idle seconds
@@ -385,6 +390,9 @@ def test_each_task_of_a_parallel_block_is_measured_over_its_own_span():
     assert results["short"].throughput_median == pytest.approx(100.0)
     assert results["long"].duration_s == pytest.approx(60.01)
     assert len(results["long"].throughput_windows) == 60
+    # started at 30.5 s (a clients cap): no leading zero windows, the partial window [30, 31) left out
+    assert results["late"].duration_s == pytest.approx(29.5)
+    assert results["late"].throughput_windows == pytest.approx((100.0,) * 29)
 
 
 async def test_workers_report_when_each_task_started_and_ended():
