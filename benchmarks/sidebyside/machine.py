@@ -2,12 +2,13 @@
 
 The project's machines are shared while engineers work, and a load average cannot tell the
 benchmark's own load from anyone else's. So the harness snapshots every process's CPU time
-(``/proc/PID/stat``: utime + stime + cutime + cstime, the last two covering reaped children) before
-and after each run, and adds up the growth of all processes except the harness itself (whose
-``cutime`` takes in the measured tool's tree when it is reaped) and the target server (nginx or
-Elasticsearch). Processes that start and end within the run without a surviving parent are missed.
-(The machine-wide busy time of ``/proc/stat`` is tick-sampled and disagreed with per-process times by
-up to 0.2 cores here, too much to subtract one from the other.)
+(``/proc/PID/stat``: utime + stime) before and after each run, and adds up the growth of all
+processes except the harness and the target server (nginx or Elasticsearch); the measured tool's
+processes have ended by then. This is a lower bound: a process that starts and ends within the run
+is missed. Children's times (``cutime``) are not used: a process reaping a child that ran for minutes
+before the run would charge all of it to the run. (The machine-wide busy time of ``/proc/stat`` is
+tick-sampled and disagreed with per-process times by up to 0.2 cores here, too much to subtract one
+from the other.)
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import os
 
 _TICK = os.sysconf("SC_CLK_TCK")
 
-#: pid -> (start time in ticks since boot, utime + stime + cutime + cstime in ticks)
+#: pid -> (start time in ticks since boot, utime + stime in ticks)
 Snapshot = dict[int, tuple[int, int]]
 
 
@@ -38,8 +39,8 @@ def cpu_snapshot() -> Snapshot:
         rest = _stat_fields(entry.name)
         if rest is None or len(rest) < 20:
             continue
-        # After comm: state=0, ppid=1, ... utime=11, stime=12, cutime=13, cstime=14, starttime=19.
-        snap[int(entry.name)] = (int(rest[19]), sum(int(x) for x in rest[11:15]))
+        # After comm: state=0, ppid=1, ... utime=11, stime=12, starttime=19.
+        snap[int(entry.name)] = (int(rest[19]), int(rest[11]) + int(rest[12]))
     return snap
 
 

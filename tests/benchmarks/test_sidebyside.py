@@ -354,21 +354,26 @@ def test_hotpath_aggregates_collapsed_stacks():
     assert "inclusive in files matching 'esbench/'" in text
 
 
-def test_machine_cpu_accounting_counts_other_processes_only():
+def test_machine_cpu_accounting_counts_live_and_new_processes():
     from sidebyside import machine
 
     before = machine.cpu_snapshot()
     child = subprocess.Popen(
-        [sys.executable, "-c", "import time\ns=time.process_time()\nwhile time.process_time()-s<0.3: pass"],
+        [sys.executable, "-c", "import time\ns=time.process_time()\nwhile time.process_time()-s<0.3: pass\n"
+         "input()"],
+        stdin=subprocess.PIPE,
         start_new_session=True,
-    )
-    assert machine.group_pids(child.pid) == [child.pid]
-    child.wait(60)
-    after = machine.cpu_snapshot()
-    # The reaped child's CPU moved into our cutime: counted unless we exclude ourselves.
-    everyone = machine.other_cpu_seconds(before, after, exclude=set())
-    others = machine.other_cpu_seconds(before, after, exclude={os.getpid()})
-    assert everyone - others >= 0.29
+    )  # fmt: skip
+    try:
+        while machine.process_cpu_seconds([child.pid]) < 0.3:  # bounded by the child's 0.3 s of CPU
+            assert child.poll() is None
+        after = machine.cpu_snapshot()
+        assert machine.group_pids(child.pid) == [child.pid]
+        everyone = machine.other_cpu_seconds(before, after, exclude=set())
+        others = machine.other_cpu_seconds(before, after, exclude={child.pid})
+        assert everyone - others >= 0.29  # the new process counts in full, unless excluded
+    finally:
+        child.communicate(b"\n", timeout=60)
     assert machine.process_cpu_seconds([child.pid]) == 0.0  # reaped: gone
     assert machine.process_cpu_seconds([os.getpid()]) > 0.0
 
