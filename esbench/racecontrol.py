@@ -28,7 +28,7 @@ from typing import Any
 from esbench import __version__
 from esbench.console import Console
 from esbench.corpus import prepare_corpora
-from esbench.driver.client import ConnectionSettings, EsbenchClient, create_client
+from esbench.driver.client import ConnectionSettings, EsbenchClient, create_client, host_for_display
 from esbench.driver.driver import DriverOutcome, Progress, run_challenge
 from esbench.driver.registry import default_registry
 from esbench.exceptions import ConfigError, ConnectionFailed, EsbenchError, UserInterrupted
@@ -234,7 +234,7 @@ def _admin_client(hosts: tuple[str, ...], settings: RaceSettings) -> EsbenchClie
 
 def _connection_message(hosts: tuple[str, ...], error: Exception) -> str:
     status = getattr(error, "status_code", None) or getattr(getattr(error, "meta", None), "status", None)
-    where = ", ".join(hosts)
+    where = ", ".join(host_for_display(h) for h in hosts)
     if status == 401:
         return (
             f"The cluster at {where} rejected the credentials (HTTP 401). Give them with "

@@ -13,7 +13,7 @@ from esbench.cli import main
 from esbench.cli._provision_options import provision_options, provision_settings
 from esbench.cli._tags import parse_user_tags
 from esbench.console import Console
-from esbench.driver.client import parse_client_options
+from esbench.driver.client import host_urls, parse_client_options
 from esbench.driver.driver import DriverSettings
 from esbench.driver.filters import parse_task_filters
 from esbench.exceptions import UserError, UserInterrupted
@@ -27,13 +27,9 @@ EXIT_RACE_FAILED = 1
 
 
 def _split_hosts(text: str | None) -> tuple[str, ...]:
-    if not text:
-        return ()
-    hosts = tuple(h.strip() for h in text.split(",") if h.strip())
-    for host in hosts:
-        bare = host.split("://", 1)[-1]
-        if ":" not in bare.rsplit("]", 1)[-1]:
-            raise UserError(f"--target-hosts entry '{host}' has no port. Use HOST:PORT, e.g. 127.0.0.1:9200.")
+    hosts = tuple(h.strip() for h in (text or "").split(",") if h.strip())
+    # Validate now, so that a typo fails before a corpus is generated or anything is provisioned.
+    host_urls(hosts, use_ssl=False)
     return hosts
 
 

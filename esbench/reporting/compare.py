@@ -189,6 +189,7 @@ def _merged_percentiles(
 ) -> dict[str, float] | None:
     """Percentiles (ms) of the merged histograms of ``metric``; None if any task lacks a histogram."""
     from esbench.metrics.recorder import new_histogram
+    from esbench.metrics.stats import percentile_values
 
     merged = new_histogram()
     for t in tasks:
@@ -199,7 +200,9 @@ def _merged_percentiles(
         merged.add(h)
     if merged.get_total_count() == 0:
         return None
-    return {label: merged.get_value_at_percentile(float(label)) / 1000.0 for label in labels}
+    # The same rule as the race report (Rally's interpolated ranks), so compare and report agree.
+    values = percentile_values(merged, [float(label) for label in labels])
+    return {label: value / 1000.0 for label, value in zip(labels, values, strict=True)}
 
 
 def _mean_stat(values: Sequence[float | None]) -> Stat | None:

@@ -402,7 +402,8 @@ def test_race_with_bulk_errors_pit_across_tasks_and_parallel_searches(es_hosts, 
     results = tasks_of(outcome)
     bulk = results["bulk"]
     assert bulk.sample_count == 10 and bulk.error_count == 10  # every bulk had a bad document
-    assert bulk.errors_by_type == {"400": 100}
+    assert bulk.errors_by_type == {"bulk": 10}  # failed requests...
+    assert bulk.item_errors_by_status == {"400": 100}  # ...and their failed documents, by status
     assert bulk.total_weight == 1000 and bulk.throughput_unit == "docs/s"
     pages = results["pages"]
     assert pages.error_count == 0 and pages.sample_count == 4

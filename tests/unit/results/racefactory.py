@@ -16,6 +16,7 @@ from typing import Any
 
 from hdrh.histogram import HdrHistogram
 
+from esbench.metrics.stats import percentile_values
 from esbench.reporting.compare import Side
 from esbench.results.model import ClusterMetric, RaceResult, TaskResult
 
@@ -50,7 +51,9 @@ def record(values_ms: Sequence[float]) -> HdrHistogram:
 
 
 def percentiles_ms(h: HdrHistogram) -> dict[str, float]:
-    return {p: h.get_value_at_percentile(float(p)) / 1000.0 for p in percentile_labels(h.get_total_count())}
+    labels = percentile_labels(h.get_total_count())
+    values = percentile_values(h, [float(p) for p in labels])
+    return {p: v / 1000.0 for p, v in zip(labels, values, strict=True)}
 
 
 def make_task(
