@@ -28,8 +28,9 @@ EXIT_RACE_FAILED = 1
 
 def _split_hosts(text: str | None) -> tuple[str, ...]:
     hosts = tuple(h.strip() for h in (text or "").split(",") if h.strip())
-    # Validate now, so that a typo fails before a corpus is generated or anything is provisioned.
-    host_urls(hosts, use_ssl=False)
+    if hosts:
+        # Validate now, so that a typo fails before a corpus is generated.
+        host_urls(hosts, use_ssl=False)
     return hosts
 
 

@@ -253,3 +253,22 @@ def test_node_going_away_keeps_results(tmp_path):
     assert race.error
     bulk = race.task("index-append")
     assert bulk is not None and bulk.error_count == 0 and bulk.total_weight == 1000
+
+
+@pytest.mark.slow
+def test_race_without_target_hosts_provisions_a_node_and_stops_it(tmp_path):
+    """The README's main job: no --target-hosts means Rally's from-distribution pipeline."""
+    proc = esbench("race", "--track=eventdata", "--test-mode", "--user-tag=case:embedded")
+    assert proc.returncode == 0, proc.stderr
+    no_traceback(proc)
+    assert "Provisioning Elasticsearch" in proc.stderr and "Stopping the cluster" in proc.stderr
+    race = ResultsStore.open().find(user_tags={"case": "embedded"})[0]
+    assert race.pipeline == "from-distribution" and race.car == "defaults"
+    assert race.distribution_version == race.cluster_version
+    assert race.task("index-append").total_weight == 1000
+    # Nothing is left running: the node's logs were copied into the race directory and the
+    # installation is gone.
+    from esbench.provision.cluster import running_installations
+
+    assert running_installations() == []
+    assert (Path(os.environ["ESBENCH_HOME"]) / "races" / race.race_id / "logs").is_dir()
