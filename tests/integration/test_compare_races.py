@@ -4,7 +4,7 @@ Runs ``esbench race`` (the lead's command) three times on ``tests/resources/trac
 two baseline races at the default search target throughput (40 ops/s) and one contender throttled on
 purpose to half of it (track param ``search_target_throughput:20``). Then ``esbench compare`` must
 exit 3 (and name the term-query throughput) for the contender, and 0 for the baseline against its
-repeat and against itself. Skipped, with a reason, only while ``esbench race`` is not registered.
+repeat and against itself.
 """
 
 from __future__ import annotations
@@ -19,15 +19,7 @@ from pathlib import Path
 import pytest
 from elasticsearch import Elasticsearch
 
-from esbench.cli import main
-
 TRACK = Path(__file__).resolve().parents[1] / "resources" / "tracks" / "compare-tiny"
-
-pytestmark = pytest.mark.skipif(
-    "race" not in main.commands,
-    reason="`esbench race` is not registered yet (racecontrol/race CLI arrive with the lead's issue); "
-    "this test runs as soon as it is.",
-)
 
 
 def esbench(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
