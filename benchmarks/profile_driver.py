@@ -59,9 +59,6 @@ def main(argv: list[str] | None = None) -> int:
     paths = BenchPaths(home=a.home)
     run_dir = a.out or paths.home / "profiles" / datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     run_dir.mkdir(parents=True, exist_ok=True)
-    if a.tool == "esbench" and not tools.esbench_race_available():
-        print("esbench race is not available yet in this checkout (esbench/cli/race.py missing)")
-        return 2
     tools.ensure_apt_tools()
     if a.tool == "rally":
         tools.ensure_rally(paths)

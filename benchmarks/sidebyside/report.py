@@ -27,7 +27,6 @@ METRIC_LABELS = {
     "latency_p50_ms": "p50 latency",
     "error_rate_pct": "error rate",
 }
-PENDING = "pending: esbench race not yet available"
 
 #: Average cores used by other processes during a run above which the run is flagged.
 OTHERS_LIMIT = 0.25
@@ -77,8 +76,6 @@ def summarize(cases: Sequence[Case], runs: Sequence[ToolRun], tools: Sequence[st
                 row[tool] = _median(values)
                 row["n"][tool] = len(values)
                 row["spread"][tool] = [min(values), max(values)] if values else None
-            esbench_runs = [r for r in case_runs if r.tool == "esbench"]
-            row["esbench_pending"] = bool(esbench_runs) and all(r.error == PENDING for r in esbench_runs)
             row["esbench/rally"] = _ratio(row["esbench"], row["rally"])
             row["esbench/wrk"] = _ratio(row["esbench"], row["wrk"])
             row["rally/wrk"] = _ratio(row["rally"], row["wrk"])
@@ -88,7 +85,6 @@ def summarize(cases: Sequence[Case], runs: Sequence[ToolRun], tools: Sequence[st
             if not tool_runs:
                 continue
             ok = [r for r in tool_runs if r.ok]
-            pending = all(r.error == PENDING for r in tool_runs)
 
             def med(key: str, scale: float = 1.0, _ok: list[ToolRun] = ok) -> float | None:
                 vals = [r.usage[key] / scale for r in _ok if key in r.usage]
@@ -100,7 +96,6 @@ def summarize(cases: Sequence[Case], runs: Sequence[ToolRun], tools: Sequence[st
                     "tool": tool,
                     "runs_ok": len(ok),
                     "runs": len(tool_runs),
-                    "pending": pending,
                     "wall_s": med("wall_s"),
                     "cpu_s": med("cpu_s"),
                     "peak_rss_mib": med("peak_rss_bytes", 2**20),
@@ -113,7 +108,7 @@ def summarize(cases: Sequence[Case], runs: Sequence[ToolRun], tools: Sequence[st
                 }
             )
             for r in tool_runs:
-                if not r.ok and r.error != PENDING:
+                if not r.ok:
                     first = (r.error or "").strip().splitlines()[0] if r.error else "failed"
                     warnings.append(f"{case.name} / {tool} / rep {r.rep}: {first} (log: {r.log})")
                 for task, m in r.metrics.items():
@@ -133,9 +128,9 @@ def summarize(cases: Sequence[Case], runs: Sequence[ToolRun], tools: Sequence[st
     return {"rows": rows, "resources": resources, "warnings": warnings}
 
 
-def _fmt(value: float | None, *, pending: bool = False) -> str:
+def _fmt(value: float | None) -> str:
     if value is None:
-        return "pending" if pending else "-"
+        return "-"
     if abs(value) >= 1000:
         return f"{value:,.0f}"
     if abs(value) >= 100:
@@ -150,7 +145,7 @@ def _fmt_ratio(value: float | None) -> str:
 
 
 def metric_table(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    """(headers, rows) of the main table; esbench cells read "pending" while ``esbench race`` is missing."""
+    """(headers, rows) of the main table."""
     headers = [
         "case",
         "task",
@@ -171,7 +166,7 @@ def metric_table(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
                 r["task"],
                 METRIC_LABELS.get(r["metric"], r["metric"]),
                 r["unit"],
-                _fmt(r["esbench"], pending=r.get("esbench_pending", False)),
+                _fmt(r["esbench"]),
                 _fmt(r["rally"]),
                 _fmt(r["wrk"]),
                 _fmt_ratio(r["esbench/rally"]),
@@ -198,9 +193,6 @@ def resource_table(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]
     ]
     out = []
     for r in summary["resources"]:
-        if r["pending"]:
-            out.append([r["case"], TOOL_LABELS[r["tool"]], "pending", "", "", "", "", "", "", ""])
-            continue
         out.append(
             [
                 r["case"],
@@ -252,8 +244,6 @@ def render_markdown(doc: dict[str, Any]) -> str:
     parts += [pipe_table(h, rows), ""]
     h, rows = resource_table(s)
     parts += ["Load-driver resources (whole process tree, medians):", "", pipe_table(h, rows), ""]
-    if any(r.get("esbench_pending") for r in s["rows"]):
-        parts += [f"esbench: {PENDING} when these runs started.", ""]
     if s["warnings"]:
         parts += ["Warnings:", "", *(f"- {w}" for w in s["warnings"]), ""]
     return "\n".join(parts)

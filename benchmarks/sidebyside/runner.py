@@ -126,9 +126,6 @@ def run_benchmark(opts: Options, *, argv: Sequence[str], log: Log = print) -> di
     log(f"side-by-side benchmark; logs and reports in {run_dir}")
 
     versions: dict[str, str] = {"esbench": tools.esbench_version()}
-    esbench_pending = "esbench" in opts.tools and not tools.esbench_race_available()
-    if esbench_pending:
-        log(f"esbench: {report.PENDING} (esbench/cli/race.py is missing); its rows stay empty")
     needs_stub = any(c in opts.cases for c in ("search-1", "search-16", "bulk-4"))
     if needs_stub or "wrk" in opts.tools:
         versions.update(tools.ensure_apt_tools(install=opts.install, log=log))
@@ -161,7 +158,6 @@ def run_benchmark(opts: Options, *, argv: Sequence[str], log: Log = print) -> di
         "command": " ".join(shlex.quote(a) for a in ["python", *argv]),
         "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(opts).items()},
         "cases": [{"name": c.name, "description": c.description, "params": c.params} for c in cases],
-        "esbench_pending": esbench_pending,
         "interrupted": False,
         "run_dir": str(run_dir),
     }
@@ -198,7 +194,7 @@ def run_benchmark(opts: Options, *, argv: Sequence[str], log: Log = print) -> di
                     return machine.listening_pids(port)
 
                 race_tools = _race_tools(opts)
-                warmers = [t for t in race_tools if t != "esbench" or tools.esbench_race_available()]
+                warmers = race_tools
                 for i in range(opts.node_warmup_runs if warmers else 0):
                     # A fresh JVM indexes and searches slower for its first minute: whichever tool ran
                     # first would be penalised. This run warms the node and is left out of the summary.

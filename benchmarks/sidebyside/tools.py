@@ -428,11 +428,6 @@ def esbench_version() -> str:
     return f"esbench {v} (commit {r.stdout.strip() or '?'})"
 
 
-def esbench_race_available() -> bool:
-    """Whether this checkout has the ``esbench race`` command (``esbench/cli/race.py``)."""
-    return (REPO_ROOT / "esbench" / "cli" / "race.py").exists()
-
-
 # ---------------------------------------------------------------------------------------------
 # The three tools
 
@@ -559,10 +554,6 @@ def run_esbench(
 ) -> ToolRun:
     """One ``esbench race`` run (benchmark-only against ``host``), measured; metrics from its JSON report."""
     report = run_dir / f"{case}.esbench.{rep}.report.json"
-    if not esbench_race_available():
-        return ToolRun(
-            tool="esbench", case=case, rep=rep, ok=False, error="pending: esbench race not yet available"
-        )
     cmd = esbench_race_command(host=host, track_path=track_path, params=params, report_file=report)
     return _run_race_tool(
         "esbench",

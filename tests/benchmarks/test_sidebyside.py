@@ -295,7 +295,7 @@ def _run(tool: str, rep: int, throughput: float, p50: float, ok: bool = True, ot
     )  # fmt: skip
 
 
-def test_summary_medians_ratios_and_pending(tmp_path):
+def test_summary_medians_ratios_and_failed_tools(tmp_path):
     bodies = {k: tmp_path / k for k in ("search", "bulk", "term")}
     cases = build_cases(Options(cases=("search-1",)), bodies=bodies)
     runs = [
@@ -304,7 +304,7 @@ def test_summary_medians_ratios_and_pending(tmp_path):
         _run("rally", 2, 9999.0, 0.1, ok=False),
         _run("rally", 3, 2100.0, 0.45, others=15.0),  # 0.5 cores of other load over 30 s
         _run("wrk", 0, 30000.0, 0.02),
-        ToolRun(tool="esbench", case="search-1", rep=0, ok=False, error=report.PENDING),
+        ToolRun(tool="esbench", case="search-1", rep=0, ok=False, error="esbench exited 64"),
     ]
     s = report.summarize(cases, runs, ALL_TOOLS)
     thr = next(r for r in s["rows"] if r["metric"] == "throughput")
@@ -317,7 +317,8 @@ def test_summary_medians_ratios_and_pending(tmp_path):
     res = {r["tool"]: r for r in s["resources"]}
     assert res["rally"]["runs_ok"] == 3 and res["rally"]["runs"] == 4
     assert res["rally"]["cpu_s"] == 11.0  # reps 0, 1, 3
-    assert res["esbench"]["pending"] is True
+    assert res["esbench"]["runs_ok"] == 0 and res["esbench"]["cpu_s"] is None
+    assert any("esbench / rep 0: esbench exited 64" in w for w in s["warnings"])
     assert any("rep 2: boom" in w for w in s["warnings"])
     assert [w for w in s["warnings"] if "shared the CPU" in w] == [
         "1 of 6 runs shared the CPU with other processes (besides the tool and the server) using more than "
@@ -325,7 +326,7 @@ def test_summary_medians_ratios_and_pending(tmp_path):
     ]
     assert res["rally"]["server_cpu_s"] == 5.0
     h, rows = report.metric_table(s)
-    assert rows[0][h.index("esbench")] == "pending"
+    assert rows[0][h.index("esbench")] == "-"
     assert rows[0][h.index("Rally/wrk")] == "0.07x"
     md = report.pipe_table(h, rows)
     assert md.splitlines()[0].startswith("| case")
