@@ -12,6 +12,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from esbench.telemetry.model import TelemetrySeries
+
 RESULTS_FORMAT_VERSION = 1
 
 STATUS_COMPLETED = "completed"
@@ -49,6 +51,11 @@ class TaskResult:
             ~38 h); counted, but missing from the percentiles.
         item_errors_by_status: failed *documents* of bulk requests by item status (``"409"``,
             ``"shards-failed"``) -> count, measurement samples only; empty for other operations.
+        start_epoch: Unix epoch seconds (wall clock) at which window 0 of ``throughput_windows``
+            and of the ``*_windows_ms`` series begins; None for races stored before it existed.
+        latency_windows_ms / service_time_windows_ms: percentile label (``"50"``, ``"90"``,
+            ``"99"``, ``"100"``) -> one value in ms per 1-second window, aligned with
+            ``throughput_windows``; empty when not recorded.
     """
 
     task: str
@@ -74,6 +81,9 @@ class TaskResult:
     warmup_sample_count: int = 0
     overflow_count: int = 0
     item_errors_by_status: dict[str, int] = field(default_factory=dict)
+    start_epoch: float | None = None
+    latency_windows_ms: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    service_time_windows_ms: dict[str, tuple[float, ...]] = field(default_factory=dict)
 
     @property
     def error_rate(self) -> float:
@@ -117,7 +127,10 @@ class RaceResult:
         error: the error message for failed/interrupted races.
         duration_s: wall time of the race in seconds.
         tasks: per-task results in schedule order.
-        cluster_metrics: cluster-level rows (from ``_stats``/``_nodes/stats`` at the end).
+        cluster_metrics: cluster-level rows (from ``_stats``/``_nodes/stats`` at the end), and the
+            summary rows of telemetry devices.
+        telemetry: time series sampled by telemetry devices during the race (see
+            :class:`esbench.telemetry.model.TelemetrySeries`).
     """
 
     race_id: str
@@ -139,6 +152,7 @@ class RaceResult:
     duration_s: float = 0.0
     tasks: tuple[TaskResult, ...] = ()
     cluster_metrics: tuple[ClusterMetric, ...] = ()
+    telemetry: tuple[TelemetrySeries, ...] = ()
 
     def task(self, name: str) -> TaskResult | None:
         """The result of the task called ``name``, or None."""
@@ -157,18 +171,26 @@ class RaceResult:
         metric_fields = {f.name for f in dataclasses.fields(ClusterMetric)}
         race_fields = {f.name for f in dataclasses.fields(cls)}
         tasks = tuple(
-            TaskResult(
-                **{
-                    k: (tuple(v) if k == "throughput_windows" else v)
-                    for k, v in t.items()
-                    if k in task_fields
-                }
-            )
+            TaskResult(**{k: _task_value(k, v) for k, v in t.items() if k in task_fields})
             for t in data.get("tasks", ())
         )
         metrics = tuple(
             ClusterMetric(**{k: v for k, v in m.items() if k in metric_fields})
             for m in data.get("cluster_metrics", ())
         )
-        kwargs = {k: v for k, v in data.items() if k in race_fields and k not in ("tasks", "cluster_metrics")}
-        return cls(**kwargs, tasks=tasks, cluster_metrics=metrics)
+        telemetry = tuple(TelemetrySeries.from_dict(s) for s in data.get("telemetry", ()))
+        nested = ("tasks", "cluster_metrics", "telemetry")
+        kwargs = {k: v for k, v in data.items() if k in race_fields and k not in nested}
+        return cls(**kwargs, tasks=tasks, cluster_metrics=metrics, telemetry=telemetry)
+
+
+_WINDOW_SERIES = frozenset({"latency_windows_ms", "service_time_windows_ms"})
+
+
+def _task_value(key: str, value: Any) -> Any:
+    # JSON turns tuples into lists; the frozen model keeps tuples so results compare equal.
+    if key == "throughput_windows":
+        return tuple(value)
+    if key in _WINDOW_SERIES:
+        return {label: tuple(series) for label, series in value.items()}
+    return value
