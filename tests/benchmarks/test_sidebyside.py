@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 import urllib.request
@@ -73,11 +74,14 @@ def test_stub_answers_like_elasticsearch_and_stops_cleanly():
 
 
 def test_treerun_charges_the_whole_tree_and_ends_leftovers(tmp_path):
-    # A shell starts a CPU-burning python child (0.3 s of CPU) and an orphan that would sleep 60 s.
+    # A shell starts a CPU-burning python child (0.3 s of CPU) and an orphan that would sleep ~60 s.
+    # The orphan's duration carries a token unique to this test, so the check below looks only at
+    # the process this test started, never at other processes of the machine.
+    orphan = f"sleep 60.{random.randrange(10**8, 10**9)}"
     burn = "import time\ns=time.process_time()\nwhile time.process_time()-s<0.3: pass\nx=bytearray(64<<20)\n"
     script = tmp_path / "burn.py"
     script.write_text(burn)
-    cmd = ["bash", "-c", f"(sleep 60 &) ; {sys.executable} {script}"]
+    cmd = ["bash", "-c", f"({orphan} &) ; {sys.executable} {script}"]
     result = tmp_path / "r.json"
     r = subprocess.run(
         [sys.executable, str(BENCH / "sidebyside" / "treerun.py"), "--result", str(result), "--linger", "0.5",
@@ -91,8 +95,21 @@ def test_treerun_charges_the_whole_tree_and_ends_leftovers(tmp_path):
     assert data["leftovers_killed"] >= 1  # the orphaned sleep was re-parented to treerun and ended
     assert data["processes_seen"] >= 2  # bash exec()s the last command
     assert data["max_single_rss_bytes"] >= 64 << 20
-    out = subprocess.run(["pgrep", "-f", "sleep 60"], capture_output=True, text=True).stdout.split()
-    assert not [p for p in out if int(p) != os.getpid()]
+    assert not _processes_running(orphan)
+
+
+def _processes_running(command_line: str) -> list[int]:
+    """PIDs whose command line is exactly ``command_line`` (read from /proc; no pgrep needed)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue  # exited meanwhile
+            if b" ".join(a for a in argv if a).decode(errors="replace") == command_line:
+                found.append(int(entry.name))
+    return found
 
 
 def test_treerun_reports_the_exit_code(tmp_path):

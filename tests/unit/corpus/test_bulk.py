@@ -222,8 +222,8 @@ def test_recency_biases_conflicts_to_recent_ids(tmp_path: Path) -> None:
 def test_conflicts_are_rejected_for_action_line_files_and_data_streams(tmp_path: Path) -> None:
     amd = prepared(write_docs(tmp_path / "a.json", 2, action_lines=True), 2, action_lines=True)
     ds = prepared(write_docs(tmp_path / "b.json", 2), 2, target_index=None, target_data_stream="ds")
-    for f in (amd, ds):
-        with pytest.raises(TrackValidationError):
+    for f, reason in ((amd, "already contains an action and meta-data line"), (ds, "data stream")):
+        with pytest.raises(TrackValidationError, match=reason):
             BulkSource(
                 [f], client_index=0, num_clients=1, bulk_size=4, id_conflicts=IdConflicts(kind="random")
             )
@@ -237,13 +237,13 @@ def test_id_conflict_params_are_validated_like_rally() -> None:
     assert parsed == IdConflicts(kind="random", probability=10.0, on_conflict="update", recency=0.0)
     assert IdConflicts.from_params({"conflicts": "sequential"}).probability == 25.0  # type: ignore[union-attr]
     bad_params = (
-        {"conflicts": "x"},
-        {"conflicts": "random", "conflict-probability": 101},
-        {"conflicts": "random", "on-conflict": "delete"},
-        {"conflicts": "random", "recency": 2},
+        ({"conflicts": "x"}, r"Unknown 'conflicts' setting \[x\].*'sequential' or 'random'"),
+        ({"conflicts": "random", "conflict-probability": 101}, r"'conflict-probability' must be in"),
+        ({"conflicts": "random", "on-conflict": "delete"}, r"Unknown 'on-conflict' setting \[delete\]"),
+        ({"conflicts": "random", "recency": 2}, r"'recency' must be in the range \[0.0, 1.0\] but was 2.0"),
     )
-    for bad in bad_params:
-        with pytest.raises(TrackValidationError):
+    for bad, message in bad_params:
+        with pytest.raises(TrackValidationError, match=message):
             IdConflicts.from_params(bad)
 
 

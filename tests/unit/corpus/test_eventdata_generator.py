@@ -181,18 +181,18 @@ def test_time_range_covers_the_generated_stamps(docs: list[dict]) -> None:
 
 
 @pytest.mark.parametrize(
-    "params",
+    ("params", "message"),
     [
-        {"seed": "1"},
-        {"seed": True},
-        {"docs_per_second": 0},
-        {"start": "yesterday"},
-        {"doc_count": -1},
-        {"x": 1},
+        ({"seed": "1"}, "'seed' must be an integer, got '1'"),
+        ({"seed": True}, "'seed' must be an integer, got True"),
+        ({"docs_per_second": 0}, "'docs_per_second' must be positive, got 0"),
+        ({"start": "yesterday"}, "'start' must be an ISO-8601 timestamp"),
+        ({"doc_count": -1}, "'doc_count' must be a non-negative integer, got -1"),
+        ({"x": 1}, r"unknown generator-params \['x'\]; allowed are"),
     ],
 )
-def test_bad_params_are_rejected(params: dict) -> None:
-    with pytest.raises(TrackValidationError):
+def test_bad_params_are_rejected(params: dict, message: str) -> None:
+    with pytest.raises(TrackValidationError, match=message):
         GEN.normalize_params(params)
 
 

@@ -43,7 +43,7 @@ def test_bounds_partition_every_document_exactly_once(total: int, clients: int) 
 
 
 def test_bounds_rejects_bad_client_index() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"client_index 2 not in \[0, 2\)"):
         bounds(10, 2, 2, False)
 
 

@@ -2,6 +2,12 @@
 
 These assert the measurement logic (what is timed, from which point), not the machine's speed:
 the server's delays are long compared to loopback and scheduling noise.
+
+Each test separates two kinds of claims. Lower bounds and counts (a stalled request shows in latency,
+service time never falls below the server's delay) hold on any machine and are checked on every
+run. Upper bounds (how close to the delay, how close to the target rate) can be broken by another
+process taking the CPU for a moment, so a run that breaks only those is repeated, up to
+:data:`ATTEMPTS` runs; a wrong measurement breaks them on every run and still fails.
 """
 
 from __future__ import annotations
@@ -17,6 +23,22 @@ from esbench.driver.driver import DriverSettings, run_challenge, tasks_of
 from esbench.track.model import Throughput
 
 SETTINGS = DriverSettings(workers=1, task_pause_s=0)
+#: Runs of a measurement before a noise-sensitive bound counts as broken (see the module doc).
+ATTEMPTS = 3
+
+
+def until_quiet(measure, always, when_quiet):
+    """Run ``measure()``; ``always(result)`` must hold on every run, ``when_quiet(result)`` on one
+    run of at most :data:`ATTEMPTS` (its last AssertionError is raised if it never holds)."""
+    for attempt in range(1, ATTEMPTS + 1):
+        result = measure()
+        always(result)
+        try:
+            when_quiet(result)
+            return
+        except AssertionError:
+            if attempt == ATTEMPTS:
+                raise
 
 
 def run(stub: StubProcess, t):
@@ -49,34 +71,56 @@ def blocking_client_p50_ms(stub: StubProcess, requests: int = 100) -> float:
 
 
 def test_service_time_matches_the_servers_delay():
-    with StubProcess(delay=0.010) as stub:
-        floor = blocking_client_p50_ms(stub)
-        result = run(
-            stub, task(op("search", body={"query": {"match_all": {}}}), warmup_iterations=10, iterations=150)
-        )
-    assert result.sample_count == 150 and result.error_count == 0
-    # Never below the server's delay; within 1 ms of it - or, on a machine so busy that even a
-    # blocking socket client sees more, within 0.5 ms of what that client sees.
-    assert 10.0 <= result.service_time_ms["50"] <= max(11.0, floor + 0.5)
-    # unthrottled: latency is service time
-    assert result.latency_ms["50"] == result.service_time_ms["50"]
-    # processing time adds the client's own work on top of the wire time
-    assert result.processing_time_ms["50"] >= result.service_time_ms["50"]
+    def measure():
+        with StubProcess(delay=0.010) as stub:
+            floor = blocking_client_p50_ms(stub)
+            result = run(
+                stub,
+                task(op("search", body={"query": {"match_all": {}}}), warmup_iterations=10, iterations=150),
+            )
+        return floor, result
+
+    def always(measured):
+        _, result = measured
+        assert result.sample_count == 150 and result.error_count == 0
+        assert result.service_time_ms["50"] >= 10.0  # never below the server's delay
+        # unthrottled: latency is service time
+        assert result.latency_ms["50"] == result.service_time_ms["50"]
+        # processing time adds the client's own work on top of the wire time
+        assert result.processing_time_ms["50"] >= result.service_time_ms["50"]
+
+    def when_quiet(measured):
+        floor, result = measured
+        # Within 1 ms of the delay - or, on a machine so busy that even a blocking socket client
+        # sees more, within 0.5 ms of what that client sees.
+        assert result.service_time_ms["50"] <= max(11.0, floor + 0.5)
+
+    until_quiet(measure, always, when_quiet)
 
 
 def test_latency_includes_waiting_after_a_stall_service_time_does_not():
     t = task(op("search", body={}), iterations=400, target_throughput=Throughput(value=100.0))
-    with StubProcess(delay=0.002, stalls={60: 1.0}) as stub:  # request 60 takes one second more
-        result = run(stub, t)
-    assert result.sample_count == 400
-    # After the stall the client is ~1 s behind its schedule; the requests that were due
-    # meanwhile start late and their latency includes that wait (no coordinated omission).
-    assert result.latency_ms["99"] >= 900.0
-    assert result.latency_ms["100"] >= 1000.0
-    assert result.service_time_ms["100"] >= 1000.0  # the stalled request itself
-    assert result.service_time_ms["99"] <= 30.0
-    # about a third of the requests were late: p90 latency is far above p90 service time
-    assert result.latency_ms["90"] >= 100.0 >= 10 * result.service_time_ms["90"]
+
+    def measure():
+        with StubProcess(delay=0.002, stalls={60: 1.0}) as stub:  # request 60 takes one second more
+            return run(stub, t)
+
+    def always(result):
+        assert result.sample_count == 400
+        # After the stall the client is ~1 s behind its schedule; the requests that were due
+        # meanwhile start late and their latency includes that wait (no coordinated omission).
+        assert result.latency_ms["99"] >= 900.0
+        assert result.latency_ms["100"] >= 1000.0
+        assert result.service_time_ms["100"] >= 1000.0  # the stalled request itself
+        # about a third of the requests were late
+        assert result.latency_ms["90"] >= 100.0
+
+    def when_quiet(result):
+        # ...while the wire time of the others stays near the server's 2 ms
+        assert result.service_time_ms["99"] <= 30.0
+        assert result.latency_ms["90"] >= 10 * result.service_time_ms["90"]
+
+    until_quiet(measure, always, when_quiet)
 
 
 def test_throughput_at_a_target_of_200_ops():
@@ -87,8 +131,18 @@ def test_throughput_at_a_target_of_200_ops():
         time_period=4.0,
         target_throughput=Throughput(value=200.0),
     )
-    with StubProcess(delay=0.001) as stub:
-        result = run(stub, t)
-    assert len(result.throughput_windows) >= 3
-    assert abs(statistics.median(result.throughput_windows) - 200.0) <= 4.0
-    assert abs(result.throughput_median - 200.0) <= 4.0
+
+    def measure():
+        with StubProcess(delay=0.001) as stub:
+            return run(stub, t)
+
+    def always(result):
+        assert len(result.throughput_windows) >= 3
+        # a throttled client never runs ahead of its schedule
+        assert max(result.throughput_windows) <= 200.0 * 1.05
+
+    def when_quiet(result):
+        assert abs(statistics.median(result.throughput_windows) - 200.0) <= 4.0
+        assert abs(result.throughput_median - 200.0) <= 4.0
+
+    until_quiet(measure, always, when_quiet)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import signal
 import socket
 import urllib.request
@@ -16,7 +17,7 @@ from esbench.exceptions import LaunchError, ProvisionError
 from esbench.provision import cluster, installation
 from esbench.provision.launcher import pid_alive, pids_with_marker
 from esbench.provision.ports import free_ports
-from esbench.provision.settings import ProvisionSettings
+from esbench.provision.settings import DEFAULT_RUN_AS_USER, ProvisionSettings
 
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
@@ -52,8 +53,9 @@ def test_provision_start_stop_single_node(fake_dist: Callable[..., Path], tmp_pa
     assert _health(pc.hosts[0])["status"] == "green"
     pids = _all_marker_pids(inst.id, 1)
     assert pids and node.pid in pids
-    if os.geteuid() == 0:
-        assert _uid(pids[0]) != 0  # never runs as root
+    # As root the node runs as the unprivileged esbench account (never as root); otherwise as us.
+    expected_uid = pwd.getpwnam(DEFAULT_RUN_AS_USER).pw_uid if os.geteuid() == 0 else os.geteuid()
+    assert _uid(pids[0]) == expected_uid
     opts = (node.config_dir / "jvm.options.d" / "esbench.options").read_text().split()
     assert opts[:3] == ["-Xms1g", "-Xmx1g", "-ea"]
     yml = (node.config_dir / "elasticsearch.yml").read_text()

@@ -15,8 +15,13 @@ def test_json_path_format() -> None:
     assert json_path(["a b", 1]) == '$["a b"][1]'
 
 
-def test_valid_track_passes() -> None:
-    validate_track(simple_track(), file="t.json")
+def test_valid_track_passes_and_one_wrong_value_fails_it() -> None:
+    spec = simple_track()
+    assert validate_track(spec, file="t.json") is None  # no exception: valid
+    # The same track with one value of the wrong type must fail, or the validator checks nothing.
+    spec["schedule"][0]["clients"] = "eight"
+    with pytest.raises(TrackValidationError, match=r"\$\.schedule\[0\]\.clients"):
+        validate_track(spec, file="t.json")
 
 
 def test_error_names_file_and_path() -> None:
