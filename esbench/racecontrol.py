@@ -42,6 +42,7 @@ from esbench.results.store import ResultsStore
 from esbench.settings import PIPELINE_BENCHMARK_ONLY, PIPELINE_FROM_DISTRIBUTION, RaceSettings
 from esbench.track import Track, load_plugins, load_track
 from esbench.track.model import Challenge
+from esbench.track.repository import TrackRepository
 
 logger = logging.getLogger(__name__)
 
@@ -96,9 +97,10 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
     """
     console = console or Console()
     pipeline = resolve_pipeline(settings)
+    track_dir, track_repo = _track_source(settings, pipeline)
     track = load_track(
-        name=settings.track_name,
-        path=settings.track_path,
+        name=None if track_dir else settings.track_name,
+        path=track_dir or settings.track_path,
         params=dict(settings.track_params),
         test_mode=settings.test_mode,
     )
@@ -150,6 +152,8 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
             user_tags=dict(settings.user_tags),
             pipeline=pipeline,
             distribution_version=distribution_version,
+            track_repository=track_repo.name if track_repo else None,
+            track_revision=track_repo.revision if track_repo else None,
             esbench_version=__version__,
             test_mode=settings.test_mode,
             duration_s=time.perf_counter() - started,
@@ -184,6 +188,22 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
 
     _finish(result, race_dir, settings, console)
     return result
+
+
+def _track_source(settings: RaceSettings, pipeline: str) -> tuple[Path | None, TrackRepository | None]:
+    # A named track that is neither built in nor a user track comes from a track repository, on the
+    # branch for the version to provision or of the target cluster (Rally's rule).
+    if not settings.track_name:
+        return None, None
+
+    def version() -> str | None:
+        if pipeline == PIPELINE_FROM_DISTRIBUTION:
+            return settings.provision.distribution_version
+        return _connect(settings.target_hosts, settings)[0].version
+
+    return settings.track_source.resolve(
+        settings.track_name, offline=settings.offline, distribution_version=version
+    )
 
 
 def _remove_if_empty(directory: Path) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 from esbench.driver.client import ClientOptions
 from esbench.driver.driver import DriverSettings
 from esbench.provision import ProvisionSettings
+from esbench.track.repository import TrackRepositorySettings
 
 PIPELINE_BENCHMARK_ONLY = "benchmark-only"
 PIPELINE_FROM_DISTRIBUTION = "from-distribution"
@@ -49,6 +50,7 @@ class RaceSettings:
         offline: never try to download anything.
         report: summary output.
         metrics_store: URL of an Elasticsearch metrics store to export the race to, or None.
+        track_source: the track repository, revision and branch of a named track.
     """
 
     track_name: str | None = None
@@ -65,3 +67,4 @@ class RaceSettings:
     offline: bool = False
     report: ReportSettings = field(default_factory=ReportSettings)
     metrics_store: str | None = None
+    track_source: TrackRepositorySettings = field(default_factory=TrackRepositorySettings)

@@ -12,6 +12,7 @@ import click
 from esbench.cli import main
 from esbench.cli._provision_options import provision_options, provision_settings
 from esbench.cli._tags import parse_user_tags
+from esbench.cli._track_source import pop_track_source, track_source_options
 from esbench.console import Console
 from esbench.driver.client import host_urls, parse_client_options
 from esbench.driver.driver import DriverSettings
@@ -41,6 +42,7 @@ def _split_hosts(text: str | None) -> tuple[str, ...]:
     type=click.Path(exists=True, path_type=Path),
     help="Directory of a Rally-format track (or its track.json).",
 )
+@track_source_options
 @click.option("--track-params", default="", help="k:v list, inline JSON or a .json file.")
 @click.option("--challenge", default=None, help="Challenge to run (default: the track's default challenge).")
 @click.option("--target-hosts", default=None, help="HOST:PORT[,HOST:PORT...] of an existing cluster.")
@@ -104,6 +106,8 @@ def race(
     """Run a benchmark (a race) with a Rally-format track and print its report."""
     from esbench.racecontrol import run_race
 
+    track_source = pop_track_source(provision_kwargs)
+
     if bool(track_name) == bool(track_path):
         raise UserError("Give exactly one of --track=NAME or --track-path=DIR (see 'esbench list tracks').")
     include = tuple(s.strip() for s in include_tasks.split(",") if s.strip())
@@ -132,6 +136,7 @@ def race(
         offline=offline,
         report=ReportSettings(fmt=report_format, file=report_file, show_processing_time=show_processing_time),
         metrics_store=metrics_store,
+        track_source=track_source,
     )
     result = run_race(settings, console=Console(quiet=quiet))
     if result.status == STATUS_INTERRUPTED:

@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 from tabulate import tabulate
 
 from esbench.cli import list_group, main
+from esbench.cli._track_source import pop_track_source, track_source_options
 from esbench.exceptions import EsbenchError, UserError
 from esbench.home import builtin_tracks_dir
-from esbench.track.loader import available_tracks, load_track, render_track_source, track_parameter_names
+from esbench.track.loader import (
+    TrackLocation,
+    available_tracks,
+    load_track,
+    render_track_source,
+    track_parameter_names,
+)
 from esbench.track.model import Challenge, Parallel, Task, Track
 from esbench.track.params import parse_track_params
+from esbench.track.repository import DEFAULT_REPOSITORY, check_out, open_repository
 
 
 def _track_options(f):  # type: ignore[no-untyped-def]
@@ -26,14 +35,28 @@ def _track_options(f):  # type: ignore[no-untyped-def]
         type=click.Path(path_type=Path),
         help="A track directory (with track.json) or a track JSON file.",
     )(f)
+    f = click.option("--offline", is_flag=True, help="Use the local clone of the track repository as is.")(f)
+    f = click.option(
+        "--distribution-version",
+        default=None,
+        help="Elasticsearch version that picks the track repository's branch (Rally's rule; else master).",
+    )(f)
+    f = track_source_options(f)
     return click.option(
         "--track", "track_name", help="Name of a built-in or user track (see `esbench list tracks`)."
     )(f)
 
 
-def _source(track_name: str | None, track_path: Path | None) -> dict[str, object]:
+def _source(track_name: str | None, track_path: Path | None, options: dict[str, Any]) -> dict[str, object]:
+    """``name``/``path`` keywords for the loader; a repository track is checked out first."""
+    settings = pop_track_source(options)
+    offline, version = options.pop("offline", False), options.pop("distribution_version", None)
     if (track_name is None) == (track_path is None):
         raise UserError("Give exactly one of --track=NAME and --track-path=DIR|FILE.")
+    if track_name is not None:
+        track_dir, _ = settings.resolve(track_name, offline=offline, distribution_version=lambda: version)
+        if track_dir is not None:
+            return {"name": None, "path": track_dir}
     return {"name": track_name, "path": track_path}
 
 
@@ -209,10 +232,11 @@ def render_track_command(
     output_path: Path | None,
     build_flavor: str,
     serverless_operator: bool,
+    **source_options: Any,
 ) -> None:
     """Print a track's rendered track.json (Jinja templates and collected parts resolved), like Rally."""
     text = render_track_source(
-        **_source(track_name, track_path),  # type: ignore[arg-type]
+        **_source(track_name, track_path, source_options),  # type: ignore[arg-type]
         params=parse_track_params(track_params),
         build_flavor=build_flavor,
         serverless_operator=serverless_operator,
@@ -234,10 +258,15 @@ def render_track_command(
 @click.option("--challenge", help="Show only this challenge (default: all).")
 @click.option("--test-mode", is_flag=True, help="Show the track as --test-mode would run it.")
 def info_command(
-    track_name: str | None, track_path: Path | None, track_params: str, challenge: str | None, test_mode: bool
+    track_name: str | None,
+    track_path: Path | None,
+    track_params: str,
+    challenge: str | None,
+    test_mode: bool,
+    **source_options: Any,
 ) -> None:
     """Show a track's description, corpora, challenges and their schedules."""
-    source = _source(track_name, track_path)
+    source = _source(track_name, track_path, source_options)
     params = parse_track_params(track_params)
     track = load_track(**source, params=params, test_mode=test_mode)  # type: ignore[arg-type]
     exposed = track_parameter_names(**source, params=params)  # type: ignore[arg-type]
@@ -245,12 +274,31 @@ def info_command(
 
 
 @list_group.command("tracks")
-def list_tracks_command() -> None:
-    """List the built-in tracks and the tracks in <esbench home>/tracks."""
+@track_source_options
+@click.option("--offline", is_flag=True, help="Use the local clone of the track repository as it is.")
+@click.option("--distribution-version", default=None, help="Elasticsearch version that picks the branch.")
+def list_tracks_command(**options: Any) -> None:
+    """List the built-in tracks, the tracks in <esbench home>/tracks and, with --track-repository
+    (or --track-revision/--track-branch), the tracks of a track repository."""
     builtin = builtin_tracks_dir().resolve()
     rows = []
-    for location in available_tracks():
-        kind = "built-in" if location.root.resolve().is_relative_to(builtin) else "user"
+    locations = [
+        (location, "built-in" if location.root.resolve().is_relative_to(builtin) else "user")
+        for location in available_tracks()
+    ]
+    settings = pop_track_source(options)
+    if settings.repository or settings.revision or settings.branch:
+        repo = check_out(
+            open_repository(settings.repository or DEFAULT_REPOSITORY, offline=options["offline"]),
+            revision=settings.revision,
+            branch=settings.branch,
+            distribution_version=options["distribution_version"],
+            offline=options["offline"],
+        )
+        for name in repo.track_names():
+            root = repo.track_dir(name)
+            locations.append((TrackLocation(name=name, root=root, track_file=root / "track.json"), repo.name))
+    for location, kind in locations:
         try:
             track = load_track(path=location.root)
         except EsbenchError as e:

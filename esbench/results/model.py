@@ -119,6 +119,8 @@ class RaceResult:
         user_tags: ``--user-tag`` key/values.
         pipeline: ``from-distribution`` or ``benchmark-only``.
         distribution_version: the version esbench provisioned (None for benchmark-only).
+        track_repository / track_revision: the track repository and the commit the track came from
+            (None for built-in, user and --track-path tracks).
         cluster_version: the version reported by the target cluster.
         cluster_nodes: number of nodes in the target cluster.
         esbench_version: version of esbench that ran the race.
@@ -143,6 +145,8 @@ class RaceResult:
     user_tags: dict[str, str] = field(default_factory=dict)
     pipeline: str = "benchmark-only"
     distribution_version: str | None = None
+    track_repository: str | None = None
+    track_revision: str | None = None
     cluster_version: str | None = None
     cluster_nodes: int | None = None
     esbench_version: str = ""

@@ -1,0 +1,295 @@
+"""Track repositories: git repositories of tracks in the rally-tracks layout, as Rally has them.
+
+A repository is named (``--track-repository=NAME``, default ``default``) and its URL comes from the
+``[tracks]`` section of ``<esbench home>/esbench.ini`` (Rally: ``~/.rally/rally.ini``, same keys)::
+
+    [tracks]
+    default.url = https://github.com/elastic/rally-tracks
+    mirror.url = file:///srv/git/rally-tracks.git
+
+Any URL git understands works (``https://``, ``ssh://``, ``file://``, a path). The clone lives in
+``<esbench home>/benchmarks/tracks/NAME`` (Rally: ``~/.rally/benchmarks/tracks/NAME``). Each use
+fetches (unless offline), then checks out, in Rally's order (``esrally/utils/repo.py``
+``RallyRepository.update``): an explicit ``--track-revision`` (commit, tag or branch) or
+``--track-branch``; else the remote branch that :func:`esbench.track.versions.best_match` picks for the
+distribution version; else such a local branch; else a ``v<version>`` tag. Offline, nothing is fetched,
+the local clone must exist and is used as it is (only an explicit revision or branch is checked out).
+
+git is run as the ``git`` binary (no prompt for credentials, bounded in time).
+"""
+
+from __future__ import annotations
+
+import configparser
+import logging
+import os
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from esbench.exceptions import DataError, NotFound
+from esbench.home import esbench_home
+from esbench.track.versions import best_match, version_variants
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_REPOSITORY = "default"
+#: Rally's default track repository.
+DEFAULT_URL = "https://github.com/elastic/rally-tracks"
+CONFIG_FILE = "esbench.ini"
+#: Seconds a clone or fetch may take before it counts as hanging.
+GIT_TIMEOUT_S = 600.0
+
+
+def config_path() -> Path:
+    """``<esbench home>/esbench.ini``."""
+    return esbench_home() / CONFIG_FILE
+
+
+def repository_url(name: str) -> str:
+    """The URL of the track repository ``name`` (``[tracks] NAME.url`` of esbench.ini).
+
+    Raises:
+        NotFound: no URL is configured for ``name`` (``default`` has Rally's built-in URL).
+    """
+    parser = configparser.ConfigParser()
+    path = config_path()
+    if path.is_file():
+        parser.read(path, encoding="utf-8")
+    key = f"{name}.url"
+    if parser.has_option("tracks", key):
+        return parser.get("tracks", key).strip()
+    if name == DEFAULT_REPOSITORY:
+        return DEFAULT_URL
+    keys = parser.options("tracks") if parser.has_section("tracks") else []
+    configured = sorted(k.removesuffix(".url") for k in keys)
+    raise NotFound(
+        f"Unknown track repository '{name}'. Add its URL to '{path}' as\n[tracks]\n{key} = <git URL>\n"
+        f"Configured repositories: {', '.join([DEFAULT_REPOSITORY, *configured])}."
+    )
+
+
+def _git(directory: Path | None, *args: str) -> str:
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+    cmd = ["git", *(["-C", str(directory)] if directory else []), *args]
+    try:
+        done = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=GIT_TIMEOUT_S, env=env, check=False
+        )
+    except FileNotFoundError as e:
+        raise DataError(
+            "Track repositories need the 'git' program; install git (e.g. apt-get install git)."
+        ) from e
+    except subprocess.TimeoutExpired as e:
+        raise DataError(
+            f"'git {' '.join(args)}' took more than {GIT_TIMEOUT_S:.0f} s and was stopped."
+        ) from e
+    if done.returncode != 0:
+        raise _GitFailed(done.stderr.strip() or done.stdout.strip() or f"exit code {done.returncode}")
+    return done.stdout
+
+
+class _GitFailed(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class TrackRepository:
+    """A local clone of a track repository.
+
+    Attributes:
+        name: the repository's name (``--track-repository``).
+        url: its git URL.
+        directory: the clone, ``<esbench home>/benchmarks/tracks/<name>``.
+        revision: the commit checked out (40 hex digits), or "" before :meth:`check_out`.
+    """
+
+    name: str
+    url: str
+    directory: Path
+    revision: str = ""
+
+    def track_names(self) -> list[str]:
+        """Names of the tracks in the clone (directories with a track.json, e.g. ``elastic/logs``)."""
+        return sorted(
+            p.parent.relative_to(self.directory).as_posix()
+            for p in self.directory.rglob("track.json")
+            if ".git" not in p.parts
+        )
+
+    def track_dir(self, track: str) -> Path:
+        """The directory of ``track`` in the clone.
+
+        Raises:
+            NotFound: the repository has no such track; the message lists its tracks.
+        """
+        root = self.directory / track
+        if (root / "track.json").is_file():
+            return root
+        names = ", ".join(self.track_names()) or "(none)"
+        raise NotFound(
+            f"The track repository '{self.name}' ({self.url}, revision {self.revision[:12] or '?'}) has no "
+            f"track '{track}'. Its tracks: {names}."
+        )
+
+
+def open_repository(name: str = DEFAULT_REPOSITORY, *, offline: bool = False) -> TrackRepository:
+    """Clone the repository ``name`` if needed, else fetch it (never when ``offline``).
+
+    A failed fetch of an existing clone is a warning (the local state is used, as in Rally).
+
+    Raises:
+        NotFound: ``name`` has no configured URL.
+        DataError: the clone fails, or there is no clone and ``offline`` is set; the message names
+            the URL, the directory and what to do.
+    """
+    url = repository_url(name)
+    directory = esbench_home() / "benchmarks" / "tracks" / name
+    cloned = (directory / ".git").exists()
+    if offline:
+        if not cloned:
+            raise DataError(
+                f"esbench runs offline but has no clone of the track repository '{name}' in '{directory}'. "
+                f"Run once without --offline, or clone it by hand: git clone {url} {directory}"
+            )
+        return TrackRepository(name=name, url=url, directory=directory)
+    if not cloned:
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            _git(None, "clone", "--quiet", "--no-checkout", url, str(directory))
+        except _GitFailed as e:
+            raise DataError(
+                f"Could not clone the track repository '{name}' from {url} into '{directory}': {e}. "
+                f"Check the network and the URL ([tracks] {name}.url in '{config_path()}'), "
+                "or give the track's directory with --track-path."
+            ) from e
+    else:
+        try:
+            _git(directory, "fetch", "--quiet", "--tags", "--prune", "origin")
+        except _GitFailed as e:
+            logger.warning("could not update track repository %s: %s", name, e)
+    return TrackRepository(name=name, url=url, directory=directory)
+
+
+def _branches(repo: TrackRepository, *, remote: bool) -> list[str]:
+    prefix = "refs/remotes/" if remote else "refs/heads/"
+    refs = _git(repo.directory, "for-each-ref", "--format=%(refname:short)", prefix)
+    names = []
+    for ref in refs.split():
+        if remote:
+            if "/" not in ref or ref.endswith("/HEAD"):
+                continue
+            ref = ref.split("/", 1)[1]
+        names.append(ref)
+    return names
+
+
+def check_out(
+    repo: TrackRepository,
+    *,
+    revision: str | None = None,
+    branch: str | None = None,
+    distribution_version: str | None = None,
+    offline: bool = False,
+) -> TrackRepository:
+    """Check out what the race asks for (module doc) and return the repository with its revision.
+
+    Raises:
+        DataError: the revision or branch does not exist, or nothing fits the distribution version.
+    """
+    target = revision or branch
+    try:
+        if target:
+            if branch and not revision and not offline and branch in _branches(repo, remote=True):
+                _git(repo.directory, "checkout", "--quiet", "-B", branch, f"origin/{branch}")
+            else:
+                _git(repo.directory, "checkout", "--quiet", target)
+        elif offline:
+            pass  # Rally: offline, the clone is used as it is (no branch switch)
+        else:
+            chosen = best_match(_branches(repo, remote=True), distribution_version)
+            if chosen is not None:
+                _git(repo.directory, "checkout", "--quiet", "-B", chosen, f"origin/{chosen}")
+            else:
+                chosen = best_match(_branches(repo, remote=False), distribution_version)
+                if chosen is None:
+                    tags = set(_git(repo.directory, "tag").split())
+                    variants = version_variants(distribution_version) if distribution_version else []
+                    chosen = next((f"v{v}" for v in variants if f"v{v}" in tags), None)
+                if chosen is None:
+                    raise DataError(
+                        f"The track repository '{repo.name}' ({repo.url}) has no branch or tag for "
+                        f"distribution version {distribution_version}. "
+                        "Pick one with --track-branch or --track-revision."
+                    )
+                _git(repo.directory, "checkout", "--quiet", chosen)
+        head = _git(repo.directory, "rev-parse", "HEAD").strip()
+    except _GitFailed as e:
+        what = f"revision '{target}'" if target else f"the branch for version {distribution_version}"
+        raise DataError(
+            f"Could not check out {what} of the track repository '{repo.name}' in '{repo.directory}': {e}."
+        ) from e
+    logger.info("track repository %s at %s", repo.name, head)
+    return TrackRepository(name=repo.name, url=repo.url, directory=repo.directory, revision=head)
+
+
+def is_local_track(name: str) -> bool:
+    """True if ``--track=name`` is a built-in track or one under ``<esbench home>/tracks``."""
+    from esbench.track.loader import track_search_dirs
+
+    return any((base / name / "track.json").is_file() for base in track_search_dirs())
+
+
+def repository_track(
+    name: str,
+    *,
+    repository: str | None = None,
+    revision: str | None = None,
+    branch: str | None = None,
+    offline: bool = False,
+    distribution_version: Callable[[], str | None] = lambda: None,
+) -> tuple[Path, TrackRepository]:
+    """The directory of track ``name`` in a track repository, checked out for the race.
+
+    ``distribution_version`` is called only when neither ``revision`` nor ``branch`` is given
+    (from-distribution: the version to provision; benchmark-only: the target cluster's version).
+
+    Raises:
+        NotFound / DataError: see :func:`open_repository`, :func:`check_out` and
+            :meth:`TrackRepository.track_dir`.
+    """
+    repo = open_repository(repository or DEFAULT_REPOSITORY, offline=offline)
+    version = None if (revision or branch) else distribution_version()
+    repo = check_out(repo, revision=revision, branch=branch, distribution_version=version, offline=offline)
+    return repo.track_dir(name), repo
+
+
+@dataclass(frozen=True)
+class TrackRepositorySettings:
+    """Where a named track comes from (``--track-repository``, ``--track-revision``, ``--track-branch``).
+
+    All None: a built-in or user track of that name, else the ``default`` repository with the branch
+    chosen from the distribution version.
+    """
+
+    repository: str | None = None
+    revision: str | None = None
+    branch: str | None = None
+
+    def resolve(
+        self, name: str, *, offline: bool, distribution_version: Callable[[], str | None]
+    ) -> tuple[Path | None, TrackRepository | None]:
+        """``(track directory, repository)`` for ``--track=name``, or ``(None, None)`` when the name
+        is a local track and no repository option was given (the loader resolves it as before)."""
+        explicit = self.repository or self.revision or self.branch
+        if not explicit and is_local_track(name):
+            return None, None
+        return repository_track(
+            name,
+            repository=self.repository,
+            revision=self.revision,
+            branch=self.branch,
+            offline=offline,
+            distribution_version=distribution_version,
+        )
