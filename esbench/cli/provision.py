@@ -8,6 +8,7 @@ starts in one go. Machine-readable results go to stdout, progress to stderr.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import click
@@ -15,6 +16,7 @@ from tabulate import tabulate
 
 from esbench.cli import list_group, main
 from esbench.cli._provision_options import provision_options, provision_settings
+from esbench.cli._track_source import pop_track_source, track_source_options
 from esbench.exceptions import NotFound
 from esbench.provision import cluster, installation
 from esbench.provision.cars import list_cars
@@ -35,10 +37,60 @@ def _err(message: str) -> None:
 @main.command()
 @provision_options
 @_offline
-def download(offline: bool, **options: Any) -> None:
-    """Fetch an Elasticsearch distribution into the cache and print the archive's path."""
-    settings = provision_settings(**options, offline=offline)
-    click.echo(str(download_archive(settings)))
+@click.option("--track", "track_name", default=None, help="Fetch this track's corpora, not a distribution.")
+@click.option("--track-path", type=click.Path(exists=True, path_type=Path), default=None, help="...or these.")
+@click.option("--track-params", default="", help="Track params (k:v list, inline JSON or a .json file).")
+@click.option("--challenge", default=None, help="Only the corpora this challenge's tasks use (default: all).")
+@click.option("--test-mode", is_flag=True, help="The -1k test-mode files instead of the full corpora.")
+@track_source_options
+def download(
+    offline: bool,
+    track_name: str | None,
+    track_path: Path | None,
+    track_params: str,
+    challenge: str | None,
+    test_mode: bool,
+    **options: Any,
+) -> None:
+    """Fetch an Elasticsearch distribution into the cache and print the archive's path; with --track or
+    --track-path, fetch (download, decompress, index) the track's corpora and print their files."""
+    source = pop_track_source(options)
+    if not (track_name or track_path):
+        settings = provision_settings(**options, offline=offline)
+        click.echo(str(download_archive(settings)))
+        return
+    from esbench.corpus import prepare_corpora
+    from esbench.track.loader import load_track
+    from esbench.track.params import parse_track_params
+
+    version = options.get("distribution_version")
+    track_dir = None
+    if track_name:
+        track_dir, _ = source.resolve(track_name, offline=offline, distribution_version=lambda: version)
+    track = load_track(
+        name=None if (track_dir or track_path) else track_name,
+        path=track_dir or track_path,
+        params=parse_track_params(track_params) if track_params.strip() else {},
+        test_mode=test_mode,
+    )
+    names = None if challenge is None else _challenge_corpora(track, challenge)
+    prepared = prepare_corpora(track, corpus_names=names, offline=offline, progress=_err)
+    for ready in prepared.all():
+        click.echo(f"{ready.corpus}\t{ready.document_count}\t{ready.path}")
+
+
+def _challenge_corpora(track: Any, challenge: str) -> list[str]:
+    # A bulk task reads the corpora named in its 'corpora' param (a name or a list), else all of them.
+    names: set[str] = set()
+    for task in track.find_challenge(challenge).tasks():
+        if task.operation.operation_type != "bulk":
+            continue
+        wanted = task.operation.params.get("corpora")
+        if wanted is None:
+            names.update(c.name for c in track.corpora)
+        else:
+            names.update([wanted] if isinstance(wanted, str) else wanted)
+    return [c.name for c in track.corpora if c.name in names]
 
 
 @main.command()

@@ -12,7 +12,12 @@ import click
 from esbench.cli import main
 from esbench.cli._provision_options import provision_options, provision_settings
 from esbench.cli._tags import parse_user_tags
-from esbench.cli._track_source import pop_track_source, track_source_options
+from esbench.cli._track_source import (
+    bundle_track_path,
+    pop_track_source,
+    track_bundle_option,
+    track_source_options,
+)
 from esbench.console import Console
 from esbench.driver.client import host_urls, parse_client_options
 from esbench.driver.driver import DriverSettings
@@ -43,6 +48,7 @@ def _split_hosts(text: str | None) -> tuple[str, ...]:
     help="Directory of a Rally-format track (or its track.json).",
 )
 @track_source_options
+@track_bundle_option
 @click.option("--track-params", default="", help="k:v list, inline JSON or a .json file.")
 @click.option("--challenge", default=None, help="Challenge to run (default: the track's default challenge).")
 @click.option("--target-hosts", default=None, help="HOST:PORT[,HOST:PORT...] of an existing cluster.")
@@ -107,6 +113,8 @@ def race(
     from esbench.racecontrol import run_race
 
     track_source = pop_track_source(provision_kwargs)
+    bundled = bundle_track_path(provision_kwargs.pop("track_bundle", None), track_name, track_path)  # type: ignore[arg-type]
+    track_path = bundled or track_path
 
     if bool(track_name) == bool(track_path):
         raise UserError("Give exactly one of --track=NAME or --track-path=DIR (see 'esbench list tracks').")

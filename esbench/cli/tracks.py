@@ -21,10 +21,11 @@ from esbench.track.loader import (
 )
 from esbench.track.model import Challenge, Parallel, Task, Track
 from esbench.track.params import parse_track_params
-from esbench.track.repository import DEFAULT_REPOSITORY, check_out, open_repository
+from esbench.track.repository import DEFAULT_REPOSITORY, TrackRepository, check_out, open_repository
 
 
-def _track_options(f):  # type: ignore[no-untyped-def]
+def track_options(f):  # type: ignore[no-untyped-def]
+    """--track, --track-path, --track-params and where a named track comes from."""
     f = click.option(
         "--track-params",
         default="",
@@ -47,17 +48,24 @@ def _track_options(f):  # type: ignore[no-untyped-def]
     )(f)
 
 
-def _source(track_name: str | None, track_path: Path | None, options: dict[str, Any]) -> dict[str, object]:
-    """``name``/``path`` keywords for the loader; a repository track is checked out first."""
+def resolve_source(
+    track_name: str | None, track_path: Path | None, options: dict[str, Any]
+) -> tuple[dict[str, Any], TrackRepository | None]:
+    """``name``/``path`` keywords for the loader and the track repository they came from (if any);
+    pops the options added by :func:`track_options`. A repository track is checked out first."""
     settings = pop_track_source(options)
     offline, version = options.pop("offline", False), options.pop("distribution_version", None)
     if (track_name is None) == (track_path is None):
         raise UserError("Give exactly one of --track=NAME and --track-path=DIR|FILE.")
     if track_name is not None:
-        track_dir, _ = settings.resolve(track_name, offline=offline, distribution_version=lambda: version)
+        track_dir, repo = settings.resolve(track_name, offline=offline, distribution_version=lambda: version)
         if track_dir is not None:
-            return {"name": None, "path": track_dir}
-    return {"name": track_name, "path": track_path}
+            return {"name": None, "path": track_dir}, repo
+    return {"name": track_name, "path": track_path}, None
+
+
+def _source(track_name: str | None, track_path: Path | None, options: dict[str, Any]) -> dict[str, Any]:
+    return resolve_source(track_name, track_path, options)[0]
 
 
 def _size(n: int | None) -> str:
@@ -211,7 +219,7 @@ def track_info_text(track: Track, *, challenge: str | None = None, exposed: list
 
 
 @main.command("render-track")
-@_track_options
+@track_options
 @click.option(
     "--output-path", type=click.Path(path_type=Path), help="Write the rendered track here instead of stdout."
 )
@@ -254,7 +262,7 @@ def render_track_command(
 
 
 @main.command("info")
-@_track_options
+@track_options
 @click.option("--challenge", help="Show only this challenge (default: all).")
 @click.option("--test-mode", is_flag=True, help="Show the track as --test-mode would run it.")
 def info_command(

@@ -130,7 +130,8 @@ def _data_roots(track: Track, corpus: DocumentCorpus) -> list[Path]:
     return [root] if root is not None and Path(root).is_dir() else []
 
 
-def _generator_meta(corpus: DocumentCorpus, documents: Documents) -> tuple[str, Mapping[str, Any]] | None:
+def generator_meta(corpus: DocumentCorpus, documents: Documents) -> tuple[str, Mapping[str, Any]] | None:
+    """``(generator name, params)`` when ``documents`` (or its corpus) is generated, else None."""
     for meta in (documents.meta, corpus.meta):
         if meta and meta.get("generator"):
             params = meta.get("generator-params", {})
@@ -146,7 +147,7 @@ def _generator_meta(corpus: DocumentCorpus, documents: Documents) -> tuple[str, 
 def _prepare_documents(
     track: Track, corpus: DocumentCorpus, documents: Documents, *, offline: bool, reporter: _Reporter
 ) -> PreparedDocuments:
-    generator = _generator_meta(corpus, documents)
+    generator = generator_meta(corpus, documents)
     local = _find_in_roots(_data_roots(track, corpus), documents) if generator else None
     if generator is not None and local is None:
         path, offsets_path = _prepare_generated(corpus, documents, generator, reporter)
