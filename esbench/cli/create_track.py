@@ -1,0 +1,58 @@
+"""``esbench create-track``: a track from indices or data streams of a live cluster (Rally's command)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from esbench.cli import main
+from esbench.console import Console
+
+
+def _names(text: str | None) -> tuple[str, ...]:
+    return tuple(n.strip() for n in (text or "").split(",") if n.strip())
+
+
+@main.command("create-track")
+@click.option("--track", "track_name", required=True, help="Name of the new track (its directory's name).")
+@click.option("--target-hosts", required=True, help="HOST:PORT[,HOST:PORT...] of the cluster to read.")
+@click.option("--indices", default=None, help="Indices (names or patterns, comma-separated).")
+@click.option("--data-streams", default=None, help="Data streams (names or patterns) to turn into a track.")
+@click.option(
+    "--output-path",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The track is written to OUTPUT_PATH/TRACK.",
+)
+@click.option("--client-options", default="", help="Client options, as for `esbench race`.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=1000, help="Scroll page size (1000).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+def create_track_command(
+    track_name: str,
+    target_hosts: str,
+    indices: str | None,
+    data_streams: str | None,
+    output_path: Path,
+    client_options: str,
+    batch_size: int,
+    quiet: bool,
+) -> None:
+    """Write a track (index bodies, corpora with -1k test-mode files, a default challenge) from a cluster."""
+    from esbench.driver.client import parse_client_options
+    from esbench.tracker import create_track
+
+    console = Console(quiet=quiet)
+    root = create_track(
+        name=track_name,
+        hosts=_names(target_hosts),
+        output=output_path.expanduser().resolve(),
+        indices=_names(indices),
+        data_streams=_names(data_streams),
+        client_options=parse_client_options(client_options),
+        batch_size=batch_size,
+        progress=console.progress,
+    )
+    console.end_progress()
+    click.echo(f"Track '{track_name}' written to [{root}]. Race it with: esbench race --track-path={root}")
