@@ -15,6 +15,8 @@ Every test below ``tests/integration`` is marked ``integration``.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,7 +34,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(scope="session")
-def es_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
+def es_hosts(tmp_path_factory: pytest.TempPathFactory, snapshot_repo_dir: Path) -> Iterator[list[str]]:
     """HTTP ``host:port`` of a running Elasticsearch for the session (see the module docstring)."""
     external = os.environ.get("ESBENCH_TEST_HOSTS", "").strip()
     if external:
@@ -47,7 +49,7 @@ def es_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
         )
         settings = ProvisionSettings(
             distribution_version=os.environ.get("ESBENCH_TEST_ES_VERSION", DEFAULT_DISTRIBUTION_VERSION),
-            car="defaults",
+            car=f"defaults,{_write_repo_mixin(session_home, snapshot_repo_dir)}",
             nodes=1,
         )
         cluster = provision_cluster(settings, race_dir=session_home / "race")
@@ -55,3 +57,44 @@ def es_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
         yield list(cluster.hosts)
     finally:
         cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def snapshot_repo_dir() -> Iterator[Path]:
+    """A directory under the system temp dir that the node's account can write (mode 777; the
+    pytest temp root is private to root): the provisioned node's ``path.repo``."""
+    path = Path(tempfile.mkdtemp(prefix="esbench-it-repo-"))
+    path.chmod(0o777)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _write_repo_mixin(home: Path, repo_dir: Path) -> str:
+    """A car mixin in ``home/cars`` setting ``path.repo`` (cars are how provisioning takes node
+    settings); returns its name."""
+    cars = home / "cars"
+    cars.mkdir(parents=True, exist_ok=True)
+    name = "it-snapshot-repo"
+    (cars / f"{name}.yml").write_text(
+        "description: path.repo for the snapshot tests\ntype: mixin\n"
+        f"settings:\n  path.repo: ['{repo_dir}']\n"
+    )
+    return name
+
+
+@pytest.fixture(scope="session")
+def es_repo_path(es_hosts: list[str], snapshot_repo_dir: Path) -> Path:
+    """A directory listed in the test node's ``path.repo`` (for ``fs`` snapshot repositories).
+
+    The provisioned node has :func:`snapshot_repo_dir`. With ``ESBENCH_TEST_HOSTS`` the node is not
+    ours: ``ESBENCH_TEST_REPO_PATH`` names its ``path.repo`` directory, and the snapshot tests are
+    skipped (saying so) without it; CI provisions the node, so this skip never hides a failure there.
+    """
+    if not os.environ.get("ESBENCH_TEST_HOSTS", "").strip():
+        return snapshot_repo_dir
+    external = os.environ.get("ESBENCH_TEST_REPO_PATH", "").strip()
+    if not external:
+        pytest.skip("ESBENCH_TEST_HOSTS is set without ESBENCH_TEST_REPO_PATH (the node's path.repo)")
+    return Path(external)

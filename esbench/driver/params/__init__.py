@@ -22,6 +22,7 @@ from esbench.driver.params.admin import (
 )
 from esbench.driver.params.base import DelegatingParamSource, ParamSource, is_infinite, operation_params
 from esbench.driver.params.bulk import BulkParamSource
+from esbench.driver.params.operations import CompositeParamSource, DownsampleParamSource
 from esbench.driver.params.search import RawRequestParamSource, SearchParamSource
 
 __all__ = [
@@ -57,4 +58,6 @@ def builtin_param_sources() -> dict[str, Any]:
         "sleep": SleepParamSource,
         "open-point-in-time": OpenPointInTimeParamSource,
         "close-point-in-time": ClosePointInTimeParamSource,
+        "downsample": DownsampleParamSource,
+        "composite": CompositeParamSource,
     }

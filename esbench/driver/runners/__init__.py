@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from esbench.driver.runners import async_search, index_admin, ml, snapshot, sql, transform
 from esbench.driver.runners.base import LegacyRunner, Retry, Runner, RunnerResult, normalize_result
 from esbench.driver.runners.bulk import Bulk
 from esbench.driver.runners.cluster import ClusterHealth, NodeStats, PutPipeline, PutSettings
+from esbench.driver.runners.composite import Composite
+from esbench.driver.runners.ilm import CreateIlmPolicy, DeleteIlmPolicy
 from esbench.driver.runners.indices import (
     CreateDataStream,
     CreateIndex,
@@ -15,6 +18,7 @@ from esbench.driver.runners.indices import (
     Refresh,
 )
 from esbench.driver.runners.misc import ClosePointInTime, FieldCaps, OpenPointInTime, RawRequest, Sleep
+from esbench.driver.runners.run_until import RunUntil
 from esbench.driver.runners.search import CompositeAgg, PaginatedSearch, ScrollSearch, Search
 from esbench.driver.runners.templates import (
     CreateComponentTemplate,
@@ -39,8 +43,10 @@ def builtin_runners() -> dict[str, Runner]:
     """Operation type -> runner instance, for a new registry.
 
     Administrative operations are wrapped in :class:`Retry` (Rally's ``register_default_runners``);
-    operations that are not idempotent (bulk, force-merge, point in time) or that are measured as
-    they come (searches, raw requests) are not.
+    operations that are not idempotent (bulk, force-merge, point in time, create/restore snapshot,
+    downsample) or that are measured as they come (searches, raw requests, sql, esql, async
+    search submit/delete) are not; ``get-async-search`` retries until it succeeds. All 59 operation
+    types of Rally 2.13's ``OperationType`` have a runner here.
     """
     runners: dict[str, Runner] = {
         "bulk": Bulk(),
@@ -55,6 +61,15 @@ def builtin_runners() -> dict[str, Runner]:
         "field-caps": FieldCaps(),
         "open-point-in-time": OpenPointInTime(),
         "close-point-in-time": ClosePointInTime(),
+        "submit-async-search": async_search.SubmitAsyncSearch(),
+        "get-async-search": Retry(async_search.GetAsyncSearch(), retry_until_success=True),
+        "delete-async-search": async_search.DeleteAsyncSearch(),
+        "sql": sql.Sql(),
+        "esql": sql.Esql(),
+        "esql-profile": sql.EsqlProfile(),
+        "create-snapshot": snapshot.CreateSnapshot(),
+        "restore-snapshot": snapshot.RestoreSnapshot(),
+        "downsample": index_admin.Downsample(),
     }
     for runner in (
         IndexStats(),
@@ -72,6 +87,30 @@ def builtin_runners() -> dict[str, Runner]:
         DeleteComponentTemplate(),
         PutPipeline(),
         PutSettings(),
+        index_admin.ShrinkIndex(),
+        index_admin.WaitForRecovery(),
+        ml.CreateMlDatafeed(),
+        ml.DeleteMlDatafeed(),
+        ml.StartMlDatafeed(),
+        ml.StopMlDatafeed(),
+        ml.CreateMlJob(),
+        ml.DeleteMlJob(),
+        ml.OpenMlJob(),
+        ml.CloseMlJob(),
+        snapshot.CreateSnapshotRepository(),
+        snapshot.DeleteSnapshotRepository(),
+        snapshot.WaitForSnapshotCreate(),
+        snapshot.WaitForCurrentSnapshotsCreate(),
+        transform.CreateTransform(),
+        transform.StartTransform(),
+        transform.WaitForTransform(),
+        transform.DeleteTransform(),
+        transform.TransformStats(),
+        CreateIlmPolicy(),
+        DeleteIlmPolicy(),
+        RunUntil(),
     ):
         runners[runner.name] = Retry(runner)
+    # The composite's items run with the runners of this table (Rally: ``runner_for``).
+    runners["composite"] = Composite(runners)
     return runners
