@@ -40,6 +40,7 @@ from esbench.reporting.html_figures import (
     spectrum_figure,
     task_timeline_figure,
     telemetry_figure,
+    timeline_height,
 )
 from esbench.reporting.plot_data import (
     SideRaces,
@@ -181,11 +182,24 @@ def _charts(sides: Sequence[SideRaces]) -> str:
 def _task_section(ts: TaskSeries, index: int, *, several: bool, x_range: tuple[float, float] | None) -> str:
     timeline = task_timeline_figure(ts, several_sides=several, x_range=x_range)
     spectrum = spectrum_figure(
-        f"{ts.task}: by percentile", [*ts.latency_spectrum, *ts.service_time_spectrum], several_sides=several
+        f"{ts.task}: by percentile",
+        [*ts.latency_spectrum, *ts.service_time_spectrum],
+        several_sides=several,
+        height=timeline_height(ts),
     )
     klass = "timeline" if ts.aligned else "task-time"
+    missing = [
+        name for name, lines in (("latency", ts.latency), ("service time", ts.service_time)) if not lines
+    ]
+    note = (
+        f'<p class="note">Per-second {" and ".join(missing)} percentiles were not recorded for this task '
+        "(races stored before esbench recorded them have only the overall percentiles and the histograms)."
+        "</p>"
+        if missing and ts.throughput
+        else ""
+    )
     return (
-        f'<h2 id="task-{index}">Task {_esc(ts.task)}</h2><div class="pair">'
+        f'<h2 id="task-{index}">Task {_esc(ts.task)}</h2>{note}<div class="pair">'
         f'<div class="{klass}">{_figure_div(timeline, f"chart-task-{index}-time")}</div>'
         f"<div>{_figure_div(spectrum, f'chart-task-{index}-spectrum')}</div></div>"
     )

@@ -101,34 +101,42 @@ def _time_axis_title(aligned: bool) -> str:
     )
 
 
+def timeline_rows(series: TaskSeries) -> list[tuple[str, tuple[Line, ...]]]:
+    """(y axis title, lines) of the rows of :func:`task_timeline_figure` that have data, in order
+    throughput, latency, service time."""
+    rows = (
+        (f"throughput ({series.throughput_unit})", series.throughput),
+        ("latency (ms)", series.latency),
+        ("service time (ms)", series.service_time),
+    )
+    return [(title, lines) for title, lines in rows if lines]
+
+
+def timeline_height(series: TaskSeries) -> int:
+    """Height in px of :func:`task_timeline_figure` (and of the spectrum beside it)."""
+    return max(len(timeline_rows(series)), 2) * ROW_HEIGHT + 60
+
+
 def task_timeline_figure(
     series: TaskSeries, *, several_sides: bool, x_range: tuple[float, float] | None
 ) -> go.Figure:
-    """Throughput, latency percentiles and service time percentiles over time of one task (3 rows,
-    one shared time axis); a row without data says so instead of staying blank."""
-    rows = (
-        (f"throughput ({series.throughput_unit})", series.throughput, "no throughput windows recorded"),
-        ("latency (ms)", series.latency, "per-second latency percentiles not recorded for this race"),
-        (
-            "service time (ms)",
-            series.service_time,
-            "per-second service time percentiles not recorded for this race",
-        ),
-    )
-    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.06)
-    for r, (title, lines, missing) in enumerate(rows, start=1):
+    """Throughput, latency percentiles and service time percentiles over time of one task, one row
+    each on one shared time axis; rows without data are left out (the page says which)."""
+    rows = timeline_rows(series)
+    fig = make_subplots(rows=max(len(rows), 1), cols=1, shared_xaxes=True, vertical_spacing=0.06)
+    for r, (title, lines) in enumerate(rows, start=1):
         for i, line in enumerate(lines):
             fig.add_trace(_scatter(line, several_sides=several_sides, index=i), row=r, col=1)
-        if not lines:
-            _empty_note(fig, missing, row=r, col=1)
         fig.update_yaxes(title_text=title, rangemode="tozero", row=r, col=1)
-    _row_legends(fig, 3)
-    fig.update_xaxes(title_text=_time_axis_title(series.aligned), row=3, col=1)
+    if not rows:
+        _empty_note(fig, "no throughput windows recorded for this task")
+    _row_legends(fig, max(len(rows), 1))
+    fig.update_xaxes(title_text=_time_axis_title(series.aligned), row=max(len(rows), 1), col=1)
     if x_range is not None and series.aligned:
         fig.update_xaxes(range=list(x_range))
     fig.update_layout(
         template=TEMPLATE,
-        height=3 * ROW_HEIGHT + 60,
+        height=timeline_height(series),
         margin={"l": 70, "r": 150, "t": 30, "b": 50},
         title={"text": f"{series.task}: over time", "font": {"size": 14}},
         hovermode="x unified",
@@ -137,7 +145,9 @@ def task_timeline_figure(
     return fig
 
 
-def spectrum_figure(title: str, lines: Sequence[Line], *, several_sides: bool) -> go.Figure:
+def spectrum_figure(
+    title: str, lines: Sequence[Line], *, several_sides: bool, height: int = 3 * ROW_HEIGHT + 60
+) -> go.Figure:
     """Latency / service time by percentile, HdrHistogram-style (log x = ``1/(1-p)``, labelled in %)."""
     fig = go.Figure()
     for i, line in enumerate(lines):
@@ -148,7 +158,7 @@ def spectrum_figure(title: str, lines: Sequence[Line], *, several_sides: bool) -
     fig.update_yaxes(title_text="ms", rangemode="tozero")
     fig.update_layout(
         template=TEMPLATE,
-        height=3 * ROW_HEIGHT + 60,
+        height=height,
         margin={"l": 70, "r": 20, "t": 30, "b": 50},
         title={"text": title, "font": {"size": 14}},
         legend={"font": {"size": 10}, "orientation": "h", "y": -0.15},

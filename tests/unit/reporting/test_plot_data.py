@@ -1,4 +1,4 @@
-"""The chart data of the HTML/PNG reports, built from synthetic races (tests/unit/reporting/plotfactory.py)."""
+"""The chart data of the HTML/PNG reports, built from synthetic races (plotfactory.py beside this file)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ from esbench.reporting.plot_data import (
 )
 
 sys.path.append(str(Path(__file__).resolve().parent))
+import itertools
+
 import plotfactory as pf
 
 
@@ -79,8 +81,8 @@ def test_spectrum_follows_the_stored_histogram(race) -> None:
     assert count == 2000
     # 10 points per decade below the sample count (k = 0..33: 10^3.3 < 2000), then the maximum at x = count.
     assert len(x) == 35 and x[-1] == count and pcts[-1] == 100.0
-    assert all(b > a for a, b in zip(x, x[1:], strict=False))
-    assert all(b >= a for a, b in zip(values, values[1:], strict=False))
+    assert all(b > a for a, b in itertools.pairwise(x))
+    assert all(b >= a for a, b in itertools.pairwise(values))
     assert pcts[10] == pytest.approx(90.0) and pcts[20] == pytest.approx(99.0)
     p90, p99, p100 = percentile_values(hist, [90.0, 99.0, 100.0])
     assert values[10] == pytest.approx(p90 / 1000)
@@ -153,7 +155,10 @@ def test_telemetry_panels_group_by_panel_and_unit(race) -> None:
     ]
     assert unplotted == 1  # indices.segments.count
     cpu = panels[3]
-    assert [ln.name for ln in cpu.lines] == ["node-stats os.cpu.percent (node-0)", "os process.cpu_percent (load-driver)"]
+    assert [ln.name for ln in cpu.lines] == [
+        "node-stats os.cpu.percent (node-0)",
+        "os process.cpu_percent (load-driver)",
+    ]
     series = next(s for s in race.telemetry if s.metric == "os.cpu.percent")
     assert cpu.lines[0].y == series.values
     assert cpu.lines[0].x[0] == 0.0 and cpu.lines[0].x[-1] == 34.0
