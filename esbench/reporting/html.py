@@ -45,6 +45,7 @@ from esbench.reporting.html_figures import (
 from esbench.reporting.plot_data import (
     SideRaces,
     TaskSeries,
+    race_sides,
     reported_task_names,
     task_series,
     task_spans,
@@ -325,11 +326,6 @@ def write_png(sides: Sequence[SideRaces], path: Path) -> None:
         path.write_bytes(image)
     except OSError as e:
         raise UserError(f"Cannot write the PNG report {path}: {e}.", e) from e
-
-
-def race_sides(race: RaceResult) -> list[SideRaces]:
-    """The one side of a race report."""
-    return [SideRaces(label=race.race_id[:8], races=(race,))]
 
 
 def comparison_sides(comparison: Comparison) -> list[SideRaces]:

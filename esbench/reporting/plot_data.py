@@ -88,6 +88,11 @@ class SideRaces:
         return self.label if len(self.races) == 1 else f"{self.label} #{index + 1}"
 
 
+def race_sides(race: RaceResult) -> list[SideRaces]:
+    """The one side of a race report, labelled with the race id's first 8 characters."""
+    return [SideRaces(label=race.race_id[:8], races=(race,))]
+
+
 @dataclass(frozen=True, kw_only=True)
 class TaskSeries:
     """Everything drawn for one task.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import sys
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from esbench.reporting.plot_data import (
     Line,
     SideRaces,
     panel_of,
+    race_sides,
     spectrum_from_histogram,
     task_series,
     task_spans,
@@ -23,18 +25,12 @@ from esbench.reporting.plot_data import (
 )
 
 sys.path.append(str(Path(__file__).resolve().parent))
-import itertools
-
 import plotfactory as pf
 
 
 @pytest.fixture(scope="module")
 def race():
     return pf.race(seed=3)
-
-
-def one(race) -> list[SideRaces]:
-    return [SideRaces(label=race.race_id[:8], races=(race,))]
 
 
 def test_time_zero_is_the_first_sample_of_the_race(race) -> None:
@@ -51,18 +47,18 @@ def test_race_timestamp_is_the_fallback_zero() -> None:
 
 
 def test_throughput_windows_at_their_midpoints_on_the_race_axis(race) -> None:
-    bulk = task_series(one(race), "index-append")
+    bulk = task_series(race_sides(race), "index-append")
     (line,) = bulk.throughput
     assert line.y == race.task("index-append").throughput_windows
     assert line.x[0] == pytest.approx(2.5) and line.x[-1] == pytest.approx(21.5)
     assert bulk.throughput_unit == "docs/s" and bulk.aligned
-    search = task_series(one(race), "term")
+    search = task_series(race_sides(race), "term")
     assert search.throughput[0].x[0] == pytest.approx(23.5)
     assert line.name == "throughput"  # one race: no race label in the legend
 
 
 def test_latency_and_service_time_window_lines(race) -> None:
-    ts = task_series(one(race), "index-append")
+    ts = task_series(race_sides(race), "index-append")
     stored = race.task("index-append")
     assert [ln.style for ln in ts.latency] == ["50", "90", "99", "100"]
     assert [ln.name for ln in ts.service_time] == ["p50", "p90", "p99", "p100"]
@@ -115,7 +111,7 @@ def test_damaged_histogram_leaves_out_only_that_spectrum(race) -> None:
     bulk = race.task("index-append")
     broken = dataclasses.replace(bulk, histograms={**bulk.histograms, "latency": "garbage"})
     damaged = dataclasses.replace(race, tasks=(broken, race.tasks[1]))
-    ts = task_series(one(damaged), "index-append")
+    ts = task_series(race_sides(damaged), "index-append")
     assert ts.latency_spectrum == () and len(ts.service_time_spectrum) == 1
 
 
@@ -144,7 +140,7 @@ def test_panel_patterns(metric: str, panel: str | None) -> None:
 
 
 def test_telemetry_panels_group_by_panel_and_unit(race) -> None:
-    panels, unplotted = telemetry_panels(one(race))
+    panels, unplotted = telemetry_panels(race_sides(race))
     assert [(p.title, p.unit) for p in panels] == [
         ("Rejections", ""),
         ("GC", "ms"),
@@ -167,8 +163,8 @@ def test_telemetry_panels_group_by_panel_and_unit(race) -> None:
 
 def test_task_spans_and_time_range(race) -> None:
     assert task_spans(race) == [("index-append", 2.0, 22.0), ("term", 23.0, 33.0)]
-    series = [task_series(one(race), n) for n in ("index-append", "term")]
-    panels, _ = telemetry_panels(one(race))
+    series = [task_series(race_sides(race), n) for n in ("index-append", "term")]
+    panels, _ = telemetry_panels(race_sides(race))
     assert time_range(series, panels) == (0.0, 34.0)
     assert time_range(series, []) == (0.0, 33.0)
     assert time_range([], []) is None
@@ -176,12 +172,12 @@ def test_task_spans_and_time_range(race) -> None:
 
 def test_old_race_without_start_epoch_or_window_percentiles() -> None:
     old = pf.race(aligned=False)
-    ts = task_series(one(old), "index-append")
+    ts = task_series(race_sides(old), "index-append")
     assert not ts.aligned
     assert ts.throughput[0].x[0] == 0.5  # seconds since the task's measurement start
     assert ts.latency == () and ts.service_time == ()
     assert len(ts.latency_spectrum) == 1  # histograms are there in old races too
-    assert telemetry_panels(one(old)) == ([], 0)
+    assert telemetry_panels(race_sides(old)) == ([], 0)
     assert task_spans(old) == []
     assert time_range([ts], []) is None
 
