@@ -10,6 +10,8 @@ not an empty canvas.
 
 from __future__ import annotations
 
+import html
+import json
 import os
 import re
 import subprocess
@@ -140,3 +142,32 @@ def test_html_reports_of_a_real_race_and_a_compare_draw_their_data(
     assert (width, height) == (1200, 460)
     # the data lines are coloured; an empty chart (axes, grid, text) has no coloured pixel at all
     assert colored > 300
+
+
+_ZOOM_PROBE = """<script>window.addEventListener('load', function () { setTimeout(function () {
+  var g = document.getElementById('chart-task-0-time');
+  Plotly.relayout(g, {'xaxis3.range[0]': 5, 'xaxis3.range[1]': 10}).then(function () {
+    setTimeout(function () {
+      var ranges = ['chart-telemetry', 'chart-task-1-time'].map(function (id) {
+        return document.getElementById(id).layout.xaxis.range;
+      });
+      document.body.setAttribute('data-probe', JSON.stringify(ranges));
+    }, 500);
+  });
+}, 500); });</script></body>"""
+
+
+def test_zooming_one_time_chart_zooms_the_others(tmp_path: Path) -> None:
+    """The page's linking script, run in Chromium on a synthetic race with telemetry and task start
+    times (the races above have no telemetry device): zooming the service time row of one task's chart
+    sets the same time range on the telemetry panels and on the other task's chart."""
+    sys.path.append(str(Path(__file__).resolve().parents[1] / "unit" / "reporting"))
+    import plotfactory
+
+    from esbench.reporting.html import render_race_html
+
+    page = tmp_path / "zoom.html"
+    page.write_text(render_race_html(plotfactory.race()).replace("</body>", _ZOOM_PROBE), encoding="utf-8")
+    probe = re.search(r'data-probe="([^"]*)"', dump_dom(page))
+    assert probe is not None, "the probe script did not run"
+    assert json.loads(html.unescape(probe.group(1))) == [[5, 10], [5, 10]]
