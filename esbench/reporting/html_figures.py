@@ -186,19 +186,42 @@ def telemetry_figure(
         for i, line in enumerate(panel.lines):
             fig.add_trace(_scatter(line, several_sides=several_sides, index=i), row=r, col=1)
         fig.update_yaxes(title_text=panel.unit, rangemode="tozero", row=r, col=1)
-    for i, (task, start, end) in enumerate(spans):
-        fig.add_vrect(
-            x0=start,
-            x1=end,
-            fillcolor=COLORS[i % len(COLORS)],
-            opacity=0.07,
-            line_width=0,
-            annotation_text=task,
-            annotation_position="top left",
-            annotation_font_size=9,
-            row="all",
-            col=1,
-        )
+    # One band per task through all panels (plotly's add_vrect(row="all") costs seconds on big figures).
+    fig.update_layout(
+        shapes=[
+            {
+                "type": "rect",
+                "xref": "x",
+                "yref": "paper",
+                "x0": start,
+                "x1": end,
+                "y0": 0,
+                "y1": 1,
+                "fillcolor": COLORS[i % len(COLORS)],
+                "opacity": 0.07,
+                "line": {"width": 0},
+                "layer": "below",
+            }
+            for i, (_, start, end) in enumerate(spans)
+        ],
+        annotations=[
+            *fig.layout.annotations,
+            *(
+                {
+                    "text": task,
+                    "xref": "x",
+                    "yref": "paper",
+                    "x": start,
+                    "y": 1,
+                    "xanchor": "left",
+                    "yanchor": "bottom",
+                    "showarrow": False,
+                    "font": {"size": 9},
+                }
+                for task, start, _ in spans
+            ),
+        ],
+    )
     _row_legends(fig, len(panels))
     fig.update_xaxes(title_text=_time_axis_title(True), row=len(panels), col=1)
     if x_range is not None:

@@ -103,7 +103,12 @@ def test_telemetry_figure_panels_and_task_spans(race) -> None:
         "Page cache and memory (bytes)",
     ]
     assert len(fig.data) == 8
-    assert len(fig.layout.shapes) == 2 * 6  # a shaded span per task on each of the 6 panels
+    # a shaded band per task through all panels, named at the top
+    assert [(sh.x0, sh.x1, sh.yref) for sh in fig.layout.shapes] == [
+        (2.0, 22.0, "paper"),
+        (23.0, 33.0, "paper"),
+    ]
+    assert [a.text for a in fig.layout.annotations][6:] == ["index-append", "term"]
 
 
 def test_overview_uses_a_log_axis_for_throughputs_far_apart(race) -> None:
