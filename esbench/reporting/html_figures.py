@@ -36,15 +36,12 @@ TEMPLATE = "plotly_white"
 def _scatter(line: Line, *, several_sides: bool, index: int, legendgroup: str = "") -> go.Scatter:
     color = COLORS[(line.side if several_sides else index) % len(COLORS)]
     dash = _DASH.get(line.style, "solid") if several_sides else "solid"
-    hover = "%{y:.4g}<extra>%{fullData.name}</extra>"
-    kwargs = {}
-    if line.hover:
-        kwargs = {
-            "text": list(line.hover),
-            "hovertemplate": "%{text}: %{y:.4g} ms<extra>%{fullData.name}</extra>",
-        }
-    else:
-        kwargs = {"hovertemplate": hover}
+    # Spectrum points carry their percentile ("p99.9", "max") as hover text.
+    hover = (
+        {"text": list(line.hover), "hovertemplate": "%{text}: %{y:.4g} ms<extra>%{fullData.name}</extra>"}
+        if line.hover
+        else {"hovertemplate": "%{y:.4g}<extra>%{fullData.name}</extra>"}
+    )
     return go.Scatter(
         x=list(line.x),
         y=list(line.y),
@@ -52,7 +49,7 @@ def _scatter(line: Line, *, several_sides: bool, index: int, legendgroup: str = 
         mode="lines+markers" if len(line.x) < 3 else "lines",
         line={"color": color, "dash": dash, "width": 1.6},
         legendgroup=legendgroup or None,
-        **kwargs,
+        **hover,
     )
 
 
@@ -72,7 +69,6 @@ def _row_legends(fig: go.Figure, rows: int) -> None:
 
 
 def _empty_note(fig: go.Figure, text: str, *, row: int | None = None, col: int | None = None) -> None:
-    ref = {}
     if row is not None:
         sub = fig.get_subplot(row, col or 1)
         ref = {
