@@ -35,6 +35,7 @@ from esbench.exceptions import ConfigError, ConnectionFailed, EsbenchError, User
 from esbench.home import home_subdir
 from esbench.metrics.cluster import ClusterStatsSnapshot, cluster_metrics, take_cluster_snapshot
 from esbench.provision import provision_cluster
+from esbench.reporting.formats import GRAPHIC_FORMATS
 from esbench.reporting.summary import render_summary
 from esbench.results.files import write_results_file
 from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, RaceResult
@@ -325,20 +326,40 @@ def _finish(result: RaceResult, race_dir: Path, settings: RaceSettings, console:
         console.warn(f"The race was not added to the results store: {e} Its results are in {race_dir}.")
     if settings.metrics_store:
         _export(result, settings, console)
-    report = render_summary(
-        result, fmt=settings.report.fmt, show_processing_time=settings.report.show_processing_time
-    )
-    if settings.report.file is not None:
-        settings.report.file.parent.mkdir(parents=True, exist_ok=True)
-        settings.report.file.write_text(report + ("" if report.endswith("\n") else "\n"), encoding="utf-8")
-        console.info(f"Report written to {settings.report.file}")
+    if settings.report.fmt in GRAPHIC_FORMATS:
+        _write_graphic_report(result, race_dir, settings, console)
     else:
-        print(report)
+        report = render_summary(
+            result, fmt=settings.report.fmt, show_processing_time=settings.report.show_processing_time
+        )
+        if settings.report.file is not None:
+            settings.report.file.parent.mkdir(parents=True, exist_ok=True)
+            text = report + ("" if report.endswith("\n") else "\n")
+            settings.report.file.write_text(text, encoding="utf-8")
+            console.info(f"Report written to {settings.report.file}")
+        else:
+            print(report)
     status = {STATUS_COMPLETED: "SUCCESS", STATUS_FAILED: "FAILURE", STATUS_INTERRUPTED: "INTERRUPTED"}
     console.info(
         f"[{status.get(result.status, result.status.upper())}] race {result.race_id} "
         f"({result.duration_s:.1f} s); results in {race_dir}"
     )
+
+
+def _write_graphic_report(
+    result: RaceResult, race_dir: Path, settings: RaceSettings, console: Console
+) -> None:
+    """``--report-format=html|png``: the file goes to ``--report-file`` or ``race_dir/report.html|png``."""
+    from esbench.reporting.html import write_race_report
+
+    report = settings.report
+    path = report.file or race_dir / f"report.{report.fmt}"
+    try:
+        write_race_report(result, fmt=report.fmt, path=path, show_processing_time=report.show_processing_time)
+    except EsbenchError as e:
+        console.warn(f"The {report.fmt} report was not written: {e}")
+        return
+    console.info(f"Report written to {path}")
 
 
 def _export(result: RaceResult, settings: RaceSettings, console: Console) -> None:

@@ -20,7 +20,7 @@ PIPELINE_BENCHMARK_ONLY = "benchmark-only"
 PIPELINE_FROM_DISTRIBUTION = "from-distribution"
 PIPELINES = (PIPELINE_BENCHMARK_ONLY, PIPELINE_FROM_DISTRIBUTION)
 
-REPORT_FORMATS = ("text", "markdown", "csv", "json")
+REPORT_FORMATS = ("text", "markdown", "csv", "json", "html", "png")
 
 
 @dataclass(frozen=True, kw_only=True)

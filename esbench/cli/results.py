@@ -22,7 +22,7 @@ from esbench.cli._tags import parse_tag_filter
 from esbench.exceptions import UserError
 from esbench.reporting.compare import DEFAULT_ALPHA, Side, all_warnings, compare_races
 from esbench.reporting.compare_render import TABLES, gate_lines, render_comparison
-from esbench.reporting.formats import FORMATS
+from esbench.reporting.formats import GRAPHIC_FORMATS, REPORT_FORMATS
 from esbench.reporting.gate import REGRESSION_EXIT_CODE, default_rules, evaluate_gate, load_thresholds
 from esbench.results.es_export import DEFAULT_PREFIX, MetricsStoreSettings
 from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, RaceResult
@@ -186,7 +186,14 @@ def _write_report(text: str, report_file: Path | None, *, color: bool) -> None:
     metavar="RACE",
     help="Like --baseline; repeat to compare several contenders with the baseline.",
 )
-@click.option("--report-format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option(
+    "--report-format",
+    "fmt",
+    type=click.Choice(REPORT_FORMATS),
+    default="text",
+    show_default=True,
+    help="html: one self-contained page of charts and the table; png: one chart (see docs/reporting.md).",
+)
 @click.option(
     "--report-file",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -264,10 +271,18 @@ def compare_command(
                 err=True,
             )
         gate = evaluate_gate(comparison, fail_on_regression=fail_on_regression, thresholds=thresholds)
-    use_color = (sys.stdout.isatty() if color is None else color) and report_file is None
-    text = render_comparison(comparison, fmt=fmt, table=table, color=use_color, gate=gate)
-    _write_report(text, report_file, color=use_color)
-    if fmt == "csv" or report_file is not None:
+    if fmt in GRAPHIC_FORMATS:
+        from esbench.reporting.html import default_report_path, write_compare_report
+
+        stem = "esbench-compare-" + "-".join(s.races[0].race_id[:8] for s in (base_side, *contender_sides))
+        path = report_file or default_report_path(fmt, stem)
+        write_compare_report(comparison, fmt=fmt, path=path, table=table, gate=gate)
+        click.echo(f"Wrote the report to {path}.", err=True)
+    else:
+        use_color = (sys.stdout.isatty() if color is None else color) and report_file is None
+        text = render_comparison(comparison, fmt=fmt, table=table, color=use_color, gate=gate)
+        _write_report(text, report_file, color=use_color)
+    if fmt in ("csv", *GRAPHIC_FORMATS) or report_file is not None:
         # The report does not carry these (csv) or is not on screen: keep them visible.
         for warning in all_warnings(comparison):
             click.echo(f"[WARNING] {warning}", err=True)
@@ -282,7 +297,14 @@ def compare_command(
 
 @main.command("report")
 @click.argument("race", metavar="RACE")
-@click.option("--report-format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option(
+    "--report-format",
+    "fmt",
+    type=click.Choice(REPORT_FORMATS),
+    default="text",
+    show_default=True,
+    help="html: one self-contained page of charts and the table; png: one chart (see docs/reporting.md).",
+)
 @click.option(
     "--report-file",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -299,6 +321,13 @@ def report_command(
 
     with _open_store(results_db) as store:
         result = store.get(race)
+    if fmt in GRAPHIC_FORMATS:
+        from esbench.reporting.html import default_report_path, write_race_report
+
+        path = report_file or default_report_path(fmt, f"esbench-report-{result.race_id[:8]}")
+        write_race_report(result, fmt=fmt, path=path, show_processing_time=show_processing_time)
+        click.echo(f"Wrote the report to {path}.", err=True)
+        return
     text = render_summary(result, fmt=fmt, show_processing_time=show_processing_time)
     _write_report(text, report_file, color=False)
 

@@ -29,6 +29,13 @@ from esbench.exceptions import ConfigError
 
 FORMATS: tuple[str, ...] = ("text", "markdown", "csv", "json")
 
+#: Formats that write a file with charts instead of a table (:mod:`esbench.reporting.html`):
+#: ``html`` (one self-contained page) and ``png`` (one chart).
+GRAPHIC_FORMATS: tuple[str, ...] = ("html", "png")
+
+#: Every ``--report-format`` value of ``esbench report`` and ``esbench compare``.
+REPORT_FORMATS: tuple[str, ...] = FORMATS + GRAPHIC_FORMATS
+
 Cell = str | int | float | None
 
 

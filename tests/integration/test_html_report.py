@@ -1,0 +1,173 @@
+"""End to end: the HTML report of real races, opened in headless Chromium.
+
+Two real races of ``tests/resources/tracks/compare-tiny`` against the real node, in test mode (the
+first one writes its HTML report from ``esbench race --report-format=html``), then ``esbench report``
+and ``esbench compare`` with ``--report-format=html`` (and ``png``). Each page is opened in Chromium
+(``--dump-dom`` after the scripts ran) and the SVG paths plotly drew are read back: the charts must
+show the stored data (as many points as the race has throughput windows, several distinct values),
+not an empty canvas.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+from browser import drawn_lines, dump_dom, png_colored_pixels
+from elasticsearch import Elasticsearch
+
+from esbench.results.store import ResultsStore
+
+TRACK = Path(__file__).resolve().parents[1] / "resources" / "tracks" / "compare-tiny"
+
+
+def esbench(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "esbench", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=os.environ.copy(),  # carries the test's isolated ESBENCH_HOME
+        check=False,
+    )
+
+
+@pytest.fixture
+def index(es_hosts: list[str]):
+    name = f"html-report-{uuid.uuid4().hex[:8]}"
+    yield name
+    es = Elasticsearch(f"http://{es_hosts[0]}")
+    es.options(ignore_status=404).indices.delete(index=name)
+    es.close()
+
+
+def run_race(hosts: list[str], index: str, tag: str, *extra: str) -> str:
+    result = esbench(
+        "race",
+        f"--track-path={TRACK}",
+        f"--target-hosts={','.join(hosts)}",
+        "--pipeline=benchmark-only",
+        "--test-mode",
+        f"--track-params=index_name:{index}",
+        f"--user-tag=html:{tag}",
+        "--quiet",
+        *extra,
+    )
+    assert result.returncode == 0, f"esbench race failed:\n{result.stdout}\n{result.stderr}"
+    with ResultsStore.open() as store:
+        (race,) = store.resolve(f"tag:html:{tag}")
+    return race.race_id
+
+
+def task_index(page: str, task: str) -> int:
+    """Position of ``task`` among the page's task sections (``<h2 id="task-N">Task NAME</h2>``)."""
+    for i in range(20):
+        if f'<h2 id="task-{i}">Task {task}</h2>' in page:
+            return i
+    raise AssertionError(f"no section for task {task}")
+
+
+def test_html_reports_of_a_real_race_and_a_compare_draw_their_data(
+    es_hosts: list[str], index: str, tmp_path: Path
+) -> None:
+    tag = uuid.uuid4().hex[:8]
+    from_race = tmp_path / "from-race.html"
+    base_id = run_race(es_hosts, index, f"{tag}-a", "--report-format=html", f"--report-file={from_race}")
+    contender_id = run_race(es_hosts, index, f"{tag}-b")
+    with ResultsStore.open() as store:
+        base = store.get(base_id)
+    term = base.task("term-query")
+    assert term is not None and len(term.throughput_windows) >= 3, term
+    assert from_race.is_file() and from_race.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+    page = tmp_path / "race.html"
+    result = esbench("report", base_id, "--report-format=html", f"--report-file={page}")
+    assert result.returncode == 0, result.stderr
+    text = page.read_text(encoding="utf-8")
+    # self-contained: no external script, style or image (and Chromium below runs with no network)
+    assert not re.search(r"<(script|link|img|iframe)\b[^>]*\b(src|href)=", text)
+    t = task_index(text, "term-query")
+
+    charts = drawn_lines(dump_dom(page))
+    assert {"chart-overview", f"chart-task-{t}-time", f"chart-task-{t}-spectrum"} <= set(charts)
+    # throughput over time: one point per stored window, and the values vary (it is not a flat line)
+    (throughput, *percentile_lines) = charts[f"chart-task-{t}-time"]
+    assert len(throughput.points) == len(term.throughput_windows)
+    assert throughput.distinct_y >= 2
+    assert len(percentile_lines) == sum(1 for v in term.latency_windows_ms.values() if v) + sum(
+        1 for v in term.service_time_windows_ms.values() if v
+    )
+    # latency spectrum: latency and service time lines from the stored histograms, rising with p
+    spectra = charts[f"chart-task-{t}-spectrum"]
+    assert len(spectra) == 2
+    for line in spectra:
+        assert len(line.points) >= 10 and line.distinct_y >= 3
+        ys = [y for _, y in line.points]
+        assert ys[-1] < ys[0]  # SVG y grows downwards: the maximum is drawn highest
+    assert len(charts["chart-overview"]) >= 2  # throughput and spectrum of the tasks
+    # the page drawn by 'esbench race --report-format=html' has the same charts
+    assert len(drawn_lines(dump_dom(from_race))[f"chart-task-{t}-time"]) == len(
+        charts[f"chart-task-{t}-time"]
+    )
+
+    compare_page = tmp_path / "compare.html"
+    result = esbench(
+        "compare",
+        f"--baseline={base_id}",
+        f"--contender={contender_id}",
+        "--report-format=html",
+        f"--report-file={compare_page}",
+    )
+    assert result.returncode == 0, result.stderr
+    compare_text = compare_page.read_text(encoding="utf-8")
+    assert "Median Throughput" in compare_text and contender_id[:8] in compare_text
+    t = task_index(compare_text, "term-query")
+    compared = drawn_lines(dump_dom(compare_page))
+    # both sides overlaid: two throughput lines and a latency + service time spectrum per side
+    time_lines = compared[f"chart-task-{t}-time"]
+    assert len(time_lines) >= 2 and all(len(line.points) >= 3 for line in time_lines[:2])
+    assert len(compared[f"chart-task-{t}-spectrum"]) == 4
+
+    png = tmp_path / "race.png"
+    result = esbench("report", base_id, "--report-format=png", f"--report-file={png}")
+    assert result.returncode == 0, result.stderr
+    width, height, colored = png_colored_pixels(png.read_bytes())
+    assert (width, height) == (1200, 460)
+    # the data lines are coloured; an empty chart (axes, grid, text) has no coloured pixel at all
+    assert colored > 300
+
+
+_ZOOM_PROBE = """<script>window.addEventListener('load', function () { setTimeout(function () {
+  var g = document.getElementById('chart-task-0-time');
+  Plotly.relayout(g, {'xaxis3.range[0]': 5, 'xaxis3.range[1]': 10}).then(function () {
+    setTimeout(function () {
+      var ranges = ['chart-telemetry', 'chart-task-1-time'].map(function (id) {
+        return document.getElementById(id).layout.xaxis.range;
+      });
+      document.body.setAttribute('data-probe', JSON.stringify(ranges));
+    }, 500);
+  });
+}, 500); });</script></body>"""
+
+
+def test_zooming_one_time_chart_zooms_the_others(tmp_path: Path) -> None:
+    """The page's linking script, run in Chromium on a synthetic race with telemetry and task start
+    times (the races above have no telemetry device): zooming the service time row of one task's chart
+    sets the same time range on the telemetry panels and on the other task's chart."""
+    sys.path.append(str(Path(__file__).resolve().parents[1] / "unit" / "reporting"))
+    import plotfactory
+
+    from esbench.reporting.html import render_race_html
+
+    page = tmp_path / "zoom.html"
+    page.write_text(render_race_html(plotfactory.race()).replace("</body>", _ZOOM_PROBE), encoding="utf-8")
+    probe = re.search(r'data-probe="([^"]*)"', dump_dom(page))
+    assert probe is not None, "the probe script did not run"
+    assert json.loads(html.unescape(probe.group(1))) == [[5, 10], [5, 10]]
