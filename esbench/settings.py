@@ -49,6 +49,8 @@ class RaceSettings:
         offline: never try to download anything.
         report: summary output.
         metrics_store: URL of an Elasticsearch metrics store to export the race to, or None.
+        requirements_policy: what to do when the cluster lacks a module the track needs (see
+            :mod:`esbench.requirements.check`): ``"fail"`` before the first task, or ``"warn"`` and race.
     """
 
     track_name: str | None = None
@@ -65,3 +67,4 @@ class RaceSettings:
     offline: bool = False
     report: ReportSettings = field(default_factory=ReportSettings)
     metrics_store: str | None = None
+    requirements_policy: str = "fail"
