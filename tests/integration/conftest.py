@@ -49,6 +49,9 @@ def es_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
             distribution_version=os.environ.get("ESBENCH_TEST_ES_VERSION", DEFAULT_DISTRIBUTION_VERSION),
             car="defaults",
             nodes=1,
+            # The integ-test distribution, also where Elastic's server is reachable: tests rely on
+            # its module set (e.g. the requirement check's missing modules).
+            distribution_repository="maven",
         )
         cluster = provision_cluster(settings, race_dir=session_home / "race")
     try:
