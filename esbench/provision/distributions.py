@@ -208,7 +208,7 @@ def _download(url: str, dest: Path, *, timeout: float = 60.0) -> None:
         reason = getattr(e, "reason", e)
         raise SupplyError(
             f"Cannot download the Elasticsearch distribution from {url}: {reason}. Elastic's download server "
-            f"may be unreachable from here: use --distribution-repository=maven (the default, resolved with "
+            f"may be unreachable from here: use --distribution-repository=maven (resolved with "
             f"mvn and your Maven mirrors) or --distribution-path=FILE.",
             e,
         ) from e
