@@ -136,6 +136,8 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
         )
         prov = replace(prov, offline=settings.offline or prov.offline)
         prov, repository = pin_repository(prov, notify=console.warn)
+        if not repository.fallback:
+            console.info(f"Distribution: {repository.reason}")
         cluster = provision_cluster(prov, race_dir=race_dir)
         hosts = cluster.hosts
         car = cluster.car
