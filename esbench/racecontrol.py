@@ -30,13 +30,16 @@ from esbench.console import Console
 from esbench.corpus import prepare_corpora
 from esbench.driver.client import ConnectionSettings, EsbenchClient, create_client, host_for_display
 from esbench.driver.driver import DriverOutcome, Progress, run_challenge
+from esbench.driver.filters import filter_schedule
 from esbench.driver.registry import default_registry
 from esbench.exceptions import ConfigError, ConnectionFailed, EsbenchError, UserInterrupted
 from esbench.home import home_subdir
 from esbench.metrics.cluster import ClusterStatsSnapshot, cluster_metrics, take_cluster_snapshot
 from esbench.provision import provision_cluster
 from esbench.reporting.formats import GRAPHIC_FORMATS
+from esbench.provision.repositories import pin_repository
 from esbench.reporting.summary import render_summary
+from esbench.requirements import verify_race_requirements
 from esbench.results.files import write_results_file
 from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, RaceResult
 from esbench.results.store import ResultsStore
@@ -127,15 +130,18 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
     hosts: tuple[str, ...] = settings.target_hosts
     car = "external"
     distribution_version = None
+    repository = None
     if pipeline == PIPELINE_FROM_DISTRIBUTION:
         prov = settings.provision
         console.info(
             f"Provisioning Elasticsearch {prov.distribution_version} "
             f"({prov.nodes} node{'s' if prov.nodes != 1 else ''}, car {prov.car})..."
         )
-        cluster = provision_cluster(
-            replace(prov, offline=settings.offline or prov.offline), race_dir=race_dir
-        )
+        prov = replace(prov, offline=settings.offline or prov.offline)
+        prov, repository = pin_repository(prov, notify=console.warn)
+        if not repository.fallback:
+            console.info(f"Distribution: {repository.reason}")
+        cluster = provision_cluster(prov, race_dir=race_dir)
         hosts = cluster.hosts
         car = cluster.car
         distribution_version = cluster.version
@@ -158,11 +164,23 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
             esbench_version=__version__,
             test_mode=settings.test_mode,
             duration_s=time.perf_counter() - started,
+            distribution_repository=repository.repository if repository else None,
+            distribution_note=repository.reason if repository else None,
             **changes,
         )
 
     try:
         info, before = _connect(hosts, settings)
+        verify_race_requirements(
+            track=track,
+            tasks=filter_schedule(
+                challenge, include=settings.driver.include_tasks, exclude=settings.driver.exclude_tasks
+            ).tasks(),
+            hosts=hosts,
+            client_options=settings.client_options,
+            policy=settings.requirements_policy,
+            warn=console.warn,
+        )
         outcome = _drive(track, challenge, hosts, settings, corpora, console)
         after = _snapshot(hosts, settings) if outcome.status != STATUS_INTERRUPTED else None
         metrics = cluster_metrics(before, after) if (before is not None and after is not None) else ()

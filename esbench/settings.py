@@ -51,6 +51,8 @@ class RaceSettings:
         report: summary output.
         metrics_store: URL of an Elasticsearch metrics store to export the race to, or None.
         track_source: the track repository, revision and branch of a named track.
+        requirements_policy: what to do when the cluster lacks a module the track needs (see
+            :mod:`esbench.requirements.check`): ``"fail"`` before the first task, or ``"warn"`` and race.
     """
 
     track_name: str | None = None
@@ -68,3 +70,4 @@ class RaceSettings:
     report: ReportSettings = field(default_factory=ReportSettings)
     metrics_store: str | None = None
     track_source: TrackRepositorySettings = field(default_factory=TrackRepositorySettings)
+    requirements_policy: str = "fail"

@@ -43,9 +43,11 @@ _OPTIONS = (
     click.option(
         "--distribution-repository",
         type=click.Choice(REPOSITORIES),
-        default="maven",
+        default="auto",
         show_default=True,
-        help="maven: the integ-test distribution via the mvn client (your settings.xml mirrors apply); "
+        help="auto: the full distribution from Elastic's download server when it answers within a few "
+        "seconds, else maven; "
+        "maven: the integ-test distribution via the mvn client (your settings.xml mirrors apply); "
         "elastic: the full tar.gz from Elastic's download server "
         "($ESBENCH_DISTRIBUTION_URL overrides the URL).",
     ),

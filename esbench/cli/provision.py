@@ -21,6 +21,8 @@ from esbench.exceptions import NotFound
 from esbench.provision import cluster, installation
 from esbench.provision.cars import list_cars
 from esbench.provision.distributions import download_archive
+from esbench.provision.repositories import pin_repository
+from esbench.provision.settings import ProvisionSettings
 
 _offline = click.option(
     "--offline", is_flag=True, default=False, help="Never download; use only cached/local artifacts."
@@ -32,6 +34,11 @@ _installation_id = click.option(
 
 def _err(message: str) -> None:
     click.echo(message, err=True)
+
+
+def _pin(settings: ProvisionSettings) -> ProvisionSettings:
+    # Resolve --distribution-repository=auto here so a fallback is one clean line on stderr.
+    return pin_repository(settings, notify=lambda line: _err(f"[WARNING] {line}"))[0]
 
 
 @main.command()
@@ -56,7 +63,7 @@ def download(
     --track-path, fetch (download, decompress, index) the track's corpora and print their files."""
     source = pop_track_source(options)
     if not (track_name or track_path):
-        settings = provision_settings(**options, offline=offline)
+        settings = _pin(provision_settings(**options, offline=offline))
         click.echo(str(download_archive(settings)))
         return
     from esbench.corpus import prepare_corpora
@@ -98,7 +105,7 @@ def _challenge_corpora(track: Any, challenge: str) -> list[str]:
 @_offline
 def install(offline: bool, **options: Any) -> None:
     """Install Elasticsearch (no node is started) and print the installation id."""
-    settings = provision_settings(**options, offline=offline)
+    settings = _pin(provision_settings(**options, offline=offline))
     inst = cluster.install(settings)
     _err(
         f"Installed Elasticsearch {inst.version} (car {inst.car['name']}, {len(inst.nodes)} node(s)) "
@@ -119,7 +126,7 @@ def start(installation_id: str | None, offline: bool, **options: Any) -> None:
         inst = installation.load(installation_id)
         started = cluster.start(inst, timeout=settings.start_timeout, stop_timeout=settings.stop_timeout)
     else:
-        pc = cluster.provision_cluster(settings, race_dir=None)
+        pc = cluster.provision_cluster(_pin(settings), race_dir=None)
         started = pc.installation
     _err(
         f"Started Elasticsearch {started.version} (car {started.car['name']}, {len(started.nodes)} node(s)) "

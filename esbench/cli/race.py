@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from esbench.cli import main
 from esbench.cli._provision_options import provision_options, provision_settings
@@ -23,6 +24,7 @@ from esbench.driver.client import host_urls, parse_client_options
 from esbench.driver.driver import DriverSettings
 from esbench.driver.filters import parse_task_filters
 from esbench.exceptions import UserError, UserInterrupted
+from esbench.requirements.check import RequirementsPolicy
 from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED
 from esbench.settings import PIPELINES, REPORT_FORMATS, RaceSettings, ReportSettings
 from esbench.track.params import parse_track_params
@@ -38,6 +40,14 @@ def _split_hosts(text: str | None) -> tuple[str, ...]:
         # Validate now, so that a typo fails before a corpus is generated.
         host_urls(hosts, use_ssl=False)
     return hosts
+
+
+def _requirements_policy(on_error: str) -> str:
+    # Missing modules stop the race unless the user asked to continue on errors explicitly: the
+    # default of --on-error is "continue" (Rally's), which must not hide a track that cannot run.
+    source = click.get_current_context().get_parameter_source("on_error")
+    explicit = source in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+    return RequirementsPolicy.WARN if (on_error == "continue" and explicit) else RequirementsPolicy.FAIL
 
 
 @main.command()
@@ -145,6 +155,7 @@ def race(
         report=ReportSettings(fmt=report_format, file=report_file, show_processing_time=show_processing_time),
         metrics_store=metrics_store,
         track_source=track_source,
+        requirements_policy=_requirements_policy(on_error),
     )
     result = run_race(settings, console=Console(quiet=quiet))
     if result.status == STATUS_INTERRUPTED:

@@ -265,20 +265,48 @@ def render_track_command(
 @track_options
 @click.option("--challenge", help="Show only this challenge (default: all).")
 @click.option("--test-mode", is_flag=True, help="Show the track as --test-mode would run it.")
+@click.option(
+    "--target-hosts",
+    default=None,
+    help="HOST:PORT[,...] of a cluster to check for the modules the track needs.",
+)
+@click.option(
+    "--client-options", default="", help="Client options for --target-hosts (as for 'esbench race')."
+)
 def info_command(
     track_name: str | None,
     track_path: Path | None,
     track_params: str,
     challenge: str | None,
     test_mode: bool,
+    target_hosts: str | None,
+    client_options: str,
     **source_options: Any,
 ) -> None:
-    """Show a track's description, corpora, challenges and their schedules."""
+    """Show a track's description, corpora, challenges, schedules and the modules it needs."""
     source = _source(track_name, track_path, source_options)
     params = parse_track_params(track_params)
     track = load_track(**source, params=params, test_mode=test_mode)  # type: ignore[arg-type]
     exposed = track_parameter_names(**source, params=params)  # type: ignore[arg-type]
     click.echo(track_info_text(track, challenge=challenge, exposed=exposed), nl=False)
+    click.echo("")
+    click.echo(_requirements_section(track, challenge, target_hosts, client_options), nl=False)
+
+
+def _requirements_section(
+    track: Track, challenge: str | None, target_hosts: str | None, client_options: str
+) -> str:
+    from esbench.driver.client import parse_client_options
+    from esbench.requirements import check_requirements, probe_cluster, track_needs
+    from esbench.requirements.text import requirements_text
+
+    selected = track.find_challenge(challenge) if challenge is not None else None
+    needs = track_needs(track, challenge=selected)
+    hosts = [h.strip() for h in (target_hosts or "").split(",") if h.strip()]
+    if not hosts:
+        return requirements_text(needs)
+    capabilities = probe_cluster(hosts, parse_client_options(client_options))
+    return requirements_text(needs, check_requirements(needs, capabilities))
 
 
 @list_group.command("tracks")

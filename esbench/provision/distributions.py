@@ -68,6 +68,15 @@ def distributions_cache() -> Path:
     return home_subdir("distributions")
 
 
+def _pinned(settings: ProvisionSettings) -> ProvisionSettings:
+    """Resolve ``--distribution-repository=auto`` (see :mod:`esbench.provision.repositories`)."""
+    if settings.distribution_path is not None or settings.distribution_repository != "auto":
+        return settings
+    from esbench.provision.repositories import pin_repository
+
+    return pin_repository(settings, notify=logger.warning)[0]
+
+
 def _check_repository(settings: ProvisionSettings) -> None:
     if settings.distribution_path is None and settings.distribution_repository not in REPOSITORIES:
         raise UserError(
@@ -199,7 +208,7 @@ def _download(url: str, dest: Path, *, timeout: float = 60.0) -> None:
         reason = getattr(e, "reason", e)
         raise SupplyError(
             f"Cannot download the Elasticsearch distribution from {url}: {reason}. Elastic's download server "
-            f"may be unreachable from here: use --distribution-repository=maven (the default, resolved with "
+            f"may be unreachable from here: use --distribution-repository=maven (resolved with "
             f"mvn and your Maven mirrors) or --distribution-path=FILE.",
             e,
         ) from e
@@ -236,6 +245,7 @@ def download_archive(settings: ProvisionSettings) -> Path:
         SupplyError: mvn missing or failing, unknown version, download failure, offline without cache.
         UserError: bad repository name or version.
     """
+    settings = _pinned(settings)
     _check_repository(settings)
     if settings.distribution_path is not None:
         path = settings.distribution_path.expanduser().resolve()
@@ -269,6 +279,7 @@ def obtain_distribution(settings: ProvisionSettings) -> Distribution:
         SupplyError: see :func:`download_archive`; also a corrupt archive or one without
             ``bin/elasticsearch``.
     """
+    settings = _pinned(settings)
     _check_repository(settings)
     cache = distributions_cache()
     if settings.distribution_path is not None:

@@ -10,8 +10,8 @@ from typing import Any
 #: The newest 8.x release whose integ-test distribution runs on Java 17 (Maven Central carries it).
 DEFAULT_DISTRIBUTION_VERSION = "8.19.0"
 
-#: Accepted values of ``--distribution-repository``.
-REPOSITORIES = ("maven", "elastic")
+#: Accepted values of ``--distribution-repository`` (``auto``: see :mod:`esbench.provision.repositories`).
+REPOSITORIES = ("auto", "maven", "elastic")
 
 #: Elastic's download server layout for the full Linux tar.gz (Rally's ``release_url`` for 7.x+).
 DEFAULT_ELASTIC_URL_TEMPLATE = (
@@ -28,8 +28,10 @@ class ProvisionSettings:
 
     Attributes:
         distribution_version: Elasticsearch version, e.g. ``"8.19.0"``.
-        distribution_repository: ``"maven"`` (integ-test-zip via the ``mvn`` client, honouring the user's
-            ``settings.xml``) or ``"elastic"`` (full tar.gz from ``elastic_url_template``).
+        distribution_repository: ``"auto"`` (the full distribution from ``elastic_url_template`` when
+            reachable, else Maven's; see :mod:`esbench.provision.repositories`), ``"maven"``
+            (integ-test-zip via the ``mvn`` client, honouring the user's ``settings.xml``) or
+            ``"elastic"`` (full tar.gz from ``elastic_url_template``).
         distribution_path: a local ``.zip``/``.tar.gz``; overrides the repository when set.
         car: comma-separated car and mixin names (``"defaults,4gheap"``), found in the built-in ``cars/``
             and ``$ESBENCH_HOME/cars``.
@@ -46,7 +48,7 @@ class ProvisionSettings:
     """
 
     distribution_version: str = DEFAULT_DISTRIBUTION_VERSION
-    distribution_repository: str = "maven"
+    distribution_repository: str = "auto"
     distribution_path: Path | None = None
     car: str = "defaults"
     car_params: Mapping[str, Any] = field(default_factory=dict)

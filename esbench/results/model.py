@@ -133,6 +133,11 @@ class RaceResult:
             summary rows of telemetry devices.
         telemetry: time series sampled by telemetry devices during the race (see
             :class:`esbench.telemetry.model.TelemetrySeries`).
+        distribution_repository: where the provisioned distribution came from (``elastic``: the full
+            default distribution, ``maven``: the integ-test distribution, ``local``:
+            ``--distribution-path``); None for benchmark-only.
+        distribution_note: why that repository was chosen (e.g. the fallback reason naming the
+            modules the integ-test distribution lacks); None for benchmark-only.
     """
 
     race_id: str
@@ -157,6 +162,8 @@ class RaceResult:
     tasks: tuple[TaskResult, ...] = ()
     cluster_metrics: tuple[ClusterMetric, ...] = ()
     telemetry: tuple[TelemetrySeries, ...] = ()
+    distribution_repository: str | None = None
+    distribution_note: str | None = None
 
     def task(self, name: str) -> TaskResult | None:
         """The result of the task called ``name``, or None."""

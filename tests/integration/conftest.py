@@ -51,6 +51,9 @@ def es_hosts(tmp_path_factory: pytest.TempPathFactory, snapshot_repo_dir: Path) 
             distribution_version=os.environ.get("ESBENCH_TEST_ES_VERSION", DEFAULT_DISTRIBUTION_VERSION),
             car=f"defaults,{_write_repo_mixin(session_home, snapshot_repo_dir)}",
             nodes=1,
+            # The integ-test distribution, also where Elastic's server is reachable: tests rely on
+            # its module set (e.g. the requirement check's missing modules).
+            distribution_repository="maven",
         )
         cluster = provision_cluster(settings, race_dir=session_home / "race")
     try:

@@ -55,6 +55,7 @@ def test_cli_three_node_cluster_is_green_and_stop_leaves_nothing(dist_cache_env:
         dist_cache_env,
         "start",
         "--distribution-version=8.19.0",
+        "--distribution-repository=maven",
         "--nodes=3",
         "--car=defaults,ea",
         "--car-params=heap_size:512m",
@@ -97,7 +98,7 @@ def test_real_nodes_bind_failure_is_recognised_as_a_taken_port(
         monkeypatch.setattr(cluster, "free_ports", lambda count, exclude=(): [*free_ports(count - 1), taken])
         race = tmp_path / "race"
         with pytest.raises(LaunchError, match="ports kept being taken"):
-            cluster.provision_cluster(ProvisionSettings(), race_dir=race)
+            cluster.provision_cluster(ProvisionSettings(distribution_repository="maven"), race_dir=race)
     console = (race / "logs" / "node-0" / "console.log").read_text()
     assert str(taken) in console and "bind" in console.lower()
     assert installation.list_installations() == []
@@ -105,7 +106,7 @@ def test_real_nodes_bind_failure_is_recognised_as_a_taken_port(
 
 def test_ctrl_c_during_start_leaves_nothing_running(dist_cache_env: dict[str, str]) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "esbench", "start"],
+        [sys.executable, "-m", "esbench", "start", "--distribution-repository=maven"],
         env=dist_cache_env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -134,7 +135,13 @@ def test_ctrl_c_during_start_leaves_nothing_running(dist_cache_env: dict[str, st
 
 
 def test_unknown_version_reported_by_real_maven(dist_cache_env: dict[str, str]) -> None:
-    result = _esbench(dist_cache_env, "download", "--distribution-version=8.99.0", timeout=120)
+    result = _esbench(
+        dist_cache_env,
+        "download",
+        "--distribution-version=8.99.0",
+        "--distribution-repository=maven",
+        timeout=120,
+    )
     assert result.returncode == 64
     assert "[ERROR] Elasticsearch 8.99.0 was not found in the Maven repositories" in result.stderr
     assert "Traceback" not in result.stderr and result.stdout == ""

@@ -233,7 +233,9 @@ def test_ctrl_c_stores_what_was_measured(es_hosts):
 def test_node_going_away_keeps_results(tmp_path):
     from esbench.provision import ProvisionSettings, provision_cluster
 
-    cluster = provision_cluster(ProvisionSettings(car="defaults"), race_dir=tmp_path / "own-node")
+    cluster = provision_cluster(
+        ProvisionSettings(car="defaults", distribution_repository="maven"), race_dir=tmp_path / "own-node"
+    )
     try:
         proc = _start_long_race(list(cluster.hosts), "--user-tag=case:node-gone", "--on-error=abort")
         try:

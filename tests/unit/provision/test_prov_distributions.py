@@ -62,7 +62,8 @@ def test_maven_resolves_with_mvn_once_then_uses_the_cache(
 ) -> None:
     calls = fake_mvn(write_zip(tmp_path / "art.zip", distribution_files()))
     monkeypatch.setenv("ESBENCH_MVN_ARGS", "-Dmaven.repo.local=/tmp/somewhere -s my-settings.xml")
-    dist = obtain_distribution(ProvisionSettings(distribution_version="8.19.0"))
+    settings = ProvisionSettings(distribution_version="8.19.0", distribution_repository="maven")
+    dist = obtain_distribution(settings)
     assert dist.version == "8.19.0" and dist.flavor == "integ-test"
     assert dist.home == distributions_cache() / "maven" / "elasticsearch-8.19.0"
     args = calls.read_text().splitlines()
@@ -70,13 +71,13 @@ def test_maven_resolves_with_mvn_once_then_uses_the_cache(
     assert f"-Dartifact={maven_coordinates('8.19.0')}" in args[0]
     assert "dependency:copy" in args[0] and "-Dmaven.repo.local=/tmp/somewhere -s my-settings.xml" in args[0]
     assert " -o " not in f" {args[0]} "
-    obtain_distribution(ProvisionSettings(distribution_version="8.19.0"))
+    obtain_distribution(ProvisionSettings(distribution_version="8.19.0", distribution_repository="maven"))
     assert len(calls.read_text().splitlines()) == 1  # second start: no mvn, no unpack
 
 
 def test_maven_offline_passes_dash_o(tmp_path: Path, fake_mvn: Callable[..., Path]) -> None:
     calls = fake_mvn(write_zip(tmp_path / "art.zip", distribution_files()))
-    path = download_archive(ProvisionSettings(offline=True))
+    path = download_archive(ProvisionSettings(offline=True, distribution_repository="maven"))
     assert path.name == "elasticsearch-8.19.0.zip" and path.is_file()
     assert " -o " in f" {calls.read_text()} "
 
@@ -84,14 +85,14 @@ def test_maven_offline_passes_dash_o(tmp_path: Path, fake_mvn: Callable[..., Pat
 def test_maven_unknown_version(fake_mvn: Callable[..., Path]) -> None:
     fake_mvn(None)
     with pytest.raises(SupplyError, match=r"Elasticsearch 8\.99\.0 was not found in the Maven repositories"):
-        obtain_distribution(ProvisionSettings(distribution_version="8.99.0"))
+        obtain_distribution(ProvisionSettings(distribution_version="8.99.0", distribution_repository="maven"))
     assert not (distributions_cache() / "maven" / "elasticsearch-8.99.0").exists()
 
 
 def test_missing_mvn(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(SupplyError, match="'mvn' command was not found"):
-        download_archive(ProvisionSettings())
+        download_archive(ProvisionSettings(distribution_repository="maven"))
 
 
 def test_elastic_url_rendering(monkeypatch: pytest.MonkeyPatch) -> None:

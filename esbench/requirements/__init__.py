@@ -1,0 +1,38 @@
+"""What a track needs from a cluster, what the cluster has, and the check between them.
+
+Public API::
+
+    track_needs(track, *, challenge=None, tasks=None) -> tuple[Need, ...]          # needs.py (static)
+    probe_cluster(hosts, client_options=None) -> ClusterCapabilities               # probe.py
+    check_requirements(needs, capabilities) -> RequirementsReport                  # check.py
+    verify_race_requirements(track=, tasks=, hosts=, client_options=, policy=, warn=)
+
+The module mapping (which module registers which analyzer, processor, script language...) is in
+:mod:`esbench.requirements.catalog`, with the Elasticsearch source file of each table.
+"""
+
+from __future__ import annotations
+
+from esbench.requirements.check import (
+    MissingModules,
+    RequirementsPolicy,
+    RequirementsReport,
+    check_requirements,
+    missing_paragraph,
+    verify_race_requirements,
+)
+from esbench.requirements.needs import Need, track_needs
+from esbench.requirements.probe import ClusterCapabilities, probe_cluster
+
+__all__ = [
+    "ClusterCapabilities",
+    "MissingModules",
+    "Need",
+    "RequirementsPolicy",
+    "RequirementsReport",
+    "check_requirements",
+    "missing_paragraph",
+    "probe_cluster",
+    "track_needs",
+    "verify_race_requirements",
+]
