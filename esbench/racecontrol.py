@@ -36,8 +36,8 @@ from esbench.exceptions import ConfigError, ConnectionFailed, EsbenchError, User
 from esbench.home import home_subdir
 from esbench.metrics.cluster import ClusterStatsSnapshot, cluster_metrics, take_cluster_snapshot
 from esbench.provision import provision_cluster
-from esbench.reporting.formats import GRAPHIC_FORMATS
 from esbench.provision.repositories import pin_repository
+from esbench.reporting.formats import GRAPHIC_FORMATS
 from esbench.reporting.summary import render_summary
 from esbench.requirements import verify_race_requirements
 from esbench.results.files import write_results_file
