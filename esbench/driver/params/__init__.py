@@ -23,6 +23,7 @@ from esbench.driver.params.admin import (
 from esbench.driver.params.base import DelegatingParamSource, ParamSource, is_infinite, operation_params
 from esbench.driver.params.bulk import BulkParamSource
 from esbench.driver.params.search import RawRequestParamSource, SearchParamSource
+from esbench.driver.params.template_source import TemplatedRequestParamSource
 
 __all__ = [
     "DelegatingParamSource",
@@ -57,4 +58,5 @@ def builtin_param_sources() -> dict[str, Any]:
         "sleep": SleepParamSource,
         "open-point-in-time": OpenPointInTimeParamSource,
         "close-point-in-time": ClosePointInTimeParamSource,
+        "templated-request": TemplatedRequestParamSource,
     }

@@ -16,6 +16,7 @@ from esbench.driver.runners.indices import (
 )
 from esbench.driver.runners.misc import ClosePointInTime, FieldCaps, OpenPointInTime, RawRequest, Sleep
 from esbench.driver.runners.search import CompositeAgg, PaginatedSearch, ScrollSearch, Search
+from esbench.driver.runners.templated import TemplatedRequest
 from esbench.driver.runners.templates import (
     CreateComponentTemplate,
     CreateComposableTemplate,
@@ -55,6 +56,7 @@ def builtin_runners() -> dict[str, Runner]:
         "field-caps": FieldCaps(),
         "open-point-in-time": OpenPointInTime(),
         "close-point-in-time": ClosePointInTime(),
+        "templated-request": TemplatedRequest(),
     }
     for runner in (
         IndexStats(),

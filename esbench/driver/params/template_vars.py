@@ -1,0 +1,606 @@
+"""Template variables of the ``templated-request`` param source: INFINI Loadgen's variable types.
+
+Semantics from Loadgen's source (``domain.go`` ``buildVariableValue``, ``LoaderConfig.Init``) and
+its framework (``core/util`` ``GetAutoIncrement32ID``, ``GetUUID`` = ``rs/xid``):
+
+=================  ========================================================================
+type               value (a string)
+=================  ========================================================================
+file               a random line of ``path`` (lines end at ``\\n`` or ``\\r\\n``), plus ``data``
+list               a random item of ``data``
+sequence           a counter: ``from+1, from+2 ... to``, then ``0 ... to`` again (32-bit; with
+                   ``to`` 0 it wraps after 2^31-1); one counter for the whole run
+sequence64         the same, 64-bit (wraps after 2^63-1)
+range              a random integer in [``from``, ``to``] (both included)
+random_array       ``size`` values of the variable ``variable_key`` joined by ``,``; with
+                   ``variable_type: string`` each is quoted with ``string_bracket`` (default
+                   ``"``); ``square_bracket: true`` adds ``[`` ``]``
+uuid               an ``xid`` (20 characters of base32hex, time-ordered), as Loadgen produces
+now_local          Go ``Time.String()`` in the local zone: ``2006-01-02 15:04:05.999999999 -0700 MST``
+now_utc            the same in UTC (``+0000 UTC``)
+now_utc_lite       UTC as ``2006-01-02T15:04:05.000``
+now_unix           Unix time in seconds (also ``now_unix_in_ms``/``_micro``/``_nano``)
+now_with_format    local time formatted with the Go layout ``format``
+env                ``$[[env.NAME]]``: the environment variable NAME, else the configured default
+=================  ========================================================================
+
+``replace`` (a mapping) rewrites every value (Go ``strings.Replacer``: one pass, no overlaps).
+
+How esbench differs, and why: the counter of a ``sequence`` is shared out among the clients (client
+``i`` of ``n`` takes every ``n``-th value of the run's sequence), because the clients run in
+several processes; values stay unique across clients. The clock of the ``now_*`` types is read
+once per placeholder and request, not once per body line (a bulk is built in milliseconds).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import hashlib
+import os
+import random
+import re
+import socket
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from esbench.driver.params.template_golayout import compile_layout, go_time_string
+from esbench.exceptions import ConfigError
+
+
+class VariableType(StrEnum):
+    """Loadgen's variable types (see module doc)."""
+
+    FILE = "file"
+    LIST = "list"
+    SEQUENCE = "sequence"
+    SEQUENCE64 = "sequence64"
+    RANGE = "range"
+    RANDOM_ARRAY = "random_array"
+    UUID = "uuid"
+    NOW_LOCAL = "now_local"
+    NOW_UTC = "now_utc"
+    NOW_UTC_LITE = "now_utc_lite"
+    NOW_UNIX = "now_unix"
+    NOW_UNIX_IN_MS = "now_unix_in_ms"
+    NOW_UNIX_IN_MICRO = "now_unix_in_micro"
+    NOW_UNIX_IN_NANO = "now_unix_in_nano"
+    NOW_WITH_FORMAT = "now_with_format"
+    ENV = "env"
+
+
+#: Keys a variable may have, by type (Loadgen's ``Variable`` struct).
+_COMMON = frozenset({"name", "type", "replace"})
+_KEYS: dict[VariableType, frozenset[str]] = {
+    VariableType.FILE: _COMMON | {"path", "data"},
+    VariableType.LIST: _COMMON | {"data", "path"},
+    VariableType.SEQUENCE: _COMMON | {"from", "to"},
+    VariableType.SEQUENCE64: _COMMON | {"from", "to"},
+    VariableType.RANGE: _COMMON | {"from", "to"},
+    VariableType.RANDOM_ARRAY: _COMMON
+    | {"variable_key", "variable_type", "square_bracket", "string_bracket", "size"},
+    VariableType.NOW_WITH_FORMAT: _COMMON | {"format"},
+    VariableType.ENV: _COMMON | {"value", "default"},
+}
+_MAX32 = 2**31 - 1
+_MAX64 = 2**63 - 1
+#: Integer ranges up to this many values are kept as a table of strings (no str() per value).
+_RANGE_TABLE_MAX = 1 << 16
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VariableSpec:
+    """One variable, validated (see module doc for each type's fields).
+
+    Attributes:
+        name: the name used in ``$[[name]]``.
+        type: the variable type.
+        lines: values of ``file``/``list`` (``replace`` already applied).
+        start / stop: ``from`` / ``to`` of sequences and ranges.
+        layout: the Go layout of ``now_with_format``.
+        replace: ``(old, new)`` pairs applied to every value.
+        size / array_key / quote / square_bracket: ``random_array``.
+        value: the value of an ``env`` variable.
+    """
+
+    name: str
+    type: VariableType
+    lines: tuple[str, ...] = ()
+    start: int = 0
+    stop: int = 0
+    layout: str = ""
+    replace: tuple[tuple[str, str], ...] = ()
+    size: int = 0
+    array_key: str = ""
+    quote: str | None = None
+    square_bracket: bool = False
+    value: str = ""
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+
+def read_lines(path: Path, *, what: str) -> tuple[str, ...]:
+    """The lines of a dictionary or ``file`` variable (``\\n`` or ``\\r\\n``; no final empty line).
+
+    Raises:
+        ConfigError: the file is missing, unreadable, not UTF-8 or has no line.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(
+            f"The {what} file {path} does not exist. Give the path of a text file with one value per "
+            f"line (relative paths are relative to the configuration file or track)."
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"The {what} file {path} cannot be read ({exc}). It must be UTF-8 text.") from None
+    lines = tuple(text.splitlines())
+    if not lines:
+        raise ConfigError(
+            f"The {what} file {path} is empty: it needs at least one line (one value per line)."
+        )
+    return lines
+
+
+def _int(raw: Mapping[str, Any], key: str, where: str, default: int = 0) -> int:
+    value = raw.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ConfigError(f"{where}: '{key}' must be a whole number, got {value!r}.")
+    try:
+        number = int(value)
+    except ValueError:
+        raise ConfigError(f"{where}: '{key}' must be a whole number, got {value!r}.") from None
+    if number < 0:
+        raise ConfigError(f"{where}: '{key}' must not be negative (Loadgen reads it as unsigned), got {number}.")
+    return number
+
+
+def parse_variable(raw: Any, *, where: str, base_dir: Path, env: Mapping[str, str]) -> VariableSpec:
+    """One Loadgen variable definition (a mapping) as a :class:`VariableSpec`.
+
+    Args:
+        raw: the mapping from the YAML or track JSON.
+        where: where it was written, for messages (``"loadgen.yml line 12"``, a JSON path).
+        base_dir: directory relative ``path`` values are resolved against.
+        env: the configured ``env`` defaults (for ``env`` variables).
+
+    Raises:
+        ConfigError: unknown type or key, missing or bad field, missing or empty file.
+    """
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{where}: a variable must be a mapping with 'name' and 'type', got {raw!r}.")
+    name = str(raw.get("name", "")).strip()
+    if not name:
+        raise ConfigError(f"{where}: the variable has no 'name'.")
+    try:
+        kind = VariableType(str(raw.get("type", "")))
+    except ValueError:
+        raise ConfigError(
+            f"{where}: variable '{name}' has the unknown type {raw.get('type')!r}. Known types: "
+            f"{', '.join(t.value for t in VariableType)}."
+        ) from None
+    allowed = _KEYS.get(kind, _COMMON)
+    for key in raw:
+        if key not in allowed:
+            raise ConfigError(
+                f"{where}: variable '{name}' ({kind}) has the unsupported key '{key}'. Its keys are: "
+                f"{', '.join(sorted(allowed))}."
+            )
+    replace = raw.get("replace") or {}
+    if not isinstance(replace, Mapping):
+        raise ConfigError(f"{where}: 'replace' of variable '{name}' must be a mapping of old: new strings.")
+    pairs = tuple((str(k), str(v)) for k, v in replace.items())
+    spec: dict[str, Any] = {"name": name, "type": kind, "replace": pairs}
+    if kind in (VariableType.FILE, VariableType.LIST):
+        lines: list[str] = []
+        if raw.get("path"):
+            lines.extend(read_lines(base_dir / str(raw["path"]), what=f"variable '{name}'"))
+        data = raw.get("data") or []
+        if not isinstance(data, list):
+            raise ConfigError(f"{where}: 'data' of variable '{name}' must be a list of strings.")
+        lines.extend(s for s in (str(v).strip() for v in data) if s)
+        if not lines:
+            raise ConfigError(
+                f"{where}: variable '{name}' ({kind}) has no values: give 'path' (a file with one value "
+                f"per line) or a non-empty 'data' list."
+            )
+        spec["lines"] = tuple(apply_replace(pairs, v) for v in lines) if pairs else tuple(lines)
+    elif kind in (VariableType.SEQUENCE, VariableType.SEQUENCE64, VariableType.RANGE):
+        spec["start"] = _int(raw, "from", where)
+        spec["stop"] = _int(raw, "to", where)
+        if kind is VariableType.RANGE and spec["stop"] < spec["start"]:
+            raise ConfigError(
+                f"{where}: range variable '{name}' has 'to' ({spec['stop']}) below 'from' ({spec['start']})."
+            )
+    elif kind is VariableType.RANDOM_ARRAY:
+        spec["array_key"] = str(raw.get("variable_key", "")).strip()
+        if not spec["array_key"]:
+            raise ConfigError(f"{where}: random_array '{name}' needs 'variable_key' (the variable of its items).")
+        spec["size"] = _int(raw, "size", where)
+        item_type = str(raw.get("variable_type", "number"))
+        if item_type not in ("number", "string"):
+            raise ConfigError(f"{where}: 'variable_type' of '{name}' must be number or string, got {item_type!r}.")
+        spec["quote"] = (str(raw.get("string_bracket") or '"')) if item_type == "string" else None
+        spec["square_bracket"] = bool(raw.get("square_bracket", False))
+    elif kind is VariableType.NOW_WITH_FORMAT:
+        if not raw.get("format"):
+            raise ConfigError(
+                f"{where}: now_with_format '{name}' needs 'format', a Go layout such as 2006-01-02T15:04:05-0700."
+            )
+        spec["layout"] = str(raw["format"])
+    elif kind is VariableType.ENV:
+        spec["value"] = env_value(name, env, default=raw.get("default", raw.get("value")), where=where)
+    return VariableSpec(**spec)
+
+
+def env_value(name: str, env: Mapping[str, str], *, default: Any = None, where: str) -> str:
+    """The value of ``env.NAME``: the process environment, else the configured default.
+
+    Raises:
+        ConfigError: neither is set.
+    """
+    key = name[4:] if name.startswith("env.") else name
+    value = os.environ.get(key)
+    if value is None:
+        value = env.get(key, default)
+    if value is None:
+        raise ConfigError(
+            f"{where}: the environment variable {key} is not set and has no default. Export {key}, or "
+            f"give it a default in the 'env' section."
+        )
+    return str(value)
+
+
+def apply_replace(pairs: Sequence[tuple[str, str]], value: str) -> str:
+    """Go ``strings.NewReplacer(pairs...).Replace(value)``: one left-to-right pass, no overlaps."""
+    if not pairs:
+        return value
+    return _replacer(tuple(pairs))(value)
+
+
+_REPLACERS: dict[tuple[tuple[str, str], ...], Callable[[str], str]] = {}
+
+
+def _replacer(pairs: tuple[tuple[str, str], ...]) -> Callable[[str], str]:
+    fn = _REPLACERS.get(pairs)
+    if fn is None:
+        table = dict(reversed(pairs))  # the first pair of a repeated key wins, as in Go
+        pattern = re.compile("|".join(re.escape(k) for k, _ in pairs if k))
+
+        def fn(value: str, _sub: Any = pattern.sub, _table: dict[str, str] = table) -> str:
+            return _sub(lambda m: _table[m.group(0)], value)
+
+        _REPLACERS[pairs] = fn
+    return fn
+
+
+# --------------------------------------------------------------------------------------- xid
+
+
+_B32 = "0123456789abcdefghijklmnopqrstuv"
+
+
+def _b32(value: int, chars: int) -> str:
+    return "".join(_B32[(value >> (5 * (chars - 1 - i))) & 31] for i in range(chars))
+
+
+def _machine_id() -> bytes:
+    # rs/xid: the first 3 bytes of the md5 of the platform machine id, else of the host name.
+    for path in ("/etc/machine-id", "/var/lib/dbus/machine-id"):
+        try:
+            ident = Path(path).read_text().strip()
+        except OSError:
+            continue
+        if ident:
+            return hashlib.md5(ident.encode(), usedforsecurity=False).digest()[:3]
+    return hashlib.md5(socket.gethostname().encode(), usedforsecurity=False).digest()[:3]
+
+
+class XidSource:
+    """``rs/xid`` ids (Loadgen's ``uuid``): 4-byte seconds, 3-byte machine, 2-byte pid, 3-byte counter
+    (random start), base32hex, 20 characters. One per process, so ids are unique across clients."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self._machine = _machine_id()
+        self._counter = int.from_bytes(os.urandom(3), "big")
+        p2 = self.pid & 3
+        # The last 6 characters hold the pid's 2 low bits and the 24-bit counter (+4 padding bits):
+        # 3 characters from counter >> 11, 3 from counter & 0x7ff.
+        self._hi = [_b32(((p2 << 13) | h), 3) for h in range(1 << 13)]
+        self._lo = [_b32(lo << 4, 3) for lo in range(1 << 11)]
+        self._second = -1
+        self._prefix = ""
+
+    def _head(self) -> str:
+        second = int(time.time())
+        if second != self._second:
+            self._second = second
+            raw = second.to_bytes(4, "big") + self._machine + (self.pid & 0xFFFF).to_bytes(2, "big") + b"\0\0\0"
+            self._prefix = base64.b32hexencode(raw).decode("ascii").lower()[:14]
+        return self._prefix
+
+    def column(self, n: int) -> list[str]:
+        """``n`` consecutive ids."""
+        prefix = self._head()
+        hi, lo = self._hi, self._lo
+        c = self._counter
+        self._counter = (c + n) & 0xFFFFFF
+        out: list[str] = []
+        remaining = n
+        while remaining:
+            c &= 0xFFFFFF
+            low = c & 0x7FF
+            take = min(remaining, 0x800 - low)
+            head = prefix + hi[c >> 11]
+            out += [head + x for x in lo[low : low + take]]
+            c += take
+            remaining -= take
+        return out
+
+
+_XID: XidSource | None = None
+
+
+def xid_source() -> XidSource:
+    """The process's :class:`XidSource` (a new one after a fork: the pid is part of the id)."""
+    global _XID
+    if _XID is None or _XID.pid != os.getpid():
+        _XID = XidSource()
+    return _XID
+
+
+# --------------------------------------------------------------------------------- generators
+
+
+class Generator:
+    """Produces a variable's values for one client: ``column(n)`` gives ``n`` fresh values.
+
+    ``uniform`` generators give ``n`` equal values per call (clock, constants): a body builder
+    may ask them for one value and write it into the line format instead.
+    """
+
+    uniform = False
+
+    def column(self, n: int) -> list[str]:
+        raise NotImplementedError
+
+    def one(self) -> str:
+        return self.column(1)[0]
+
+
+#: Tables up to this size are drawn from with 16-bit random numbers (see :class:`_Pick`).
+_FAST_PICK_MAX = 1 << 14
+
+
+class _Pick(Generator):
+    """Uniform random items of ``table``.
+
+    Small tables: ``table`` is repeated to ``M = L * (65536 // L)`` entries, 16-bit random numbers
+    index it in C (``map`` over a ``memoryview``), and the rare numbers >= M (rejection sampling,
+    so every item keeps probability exactly 1/L) are redrawn one by one.
+    """
+
+    def __init__(self, table: Sequence[str], rng: random.Random) -> None:
+        self._table = list(table)
+        self._rng = rng
+        size = len(self._table)
+        if size <= _FAST_PICK_MAX:
+            usable = size * (65536 // size)
+            self._wide: list[str | None] | None = [self._table[j % size] for j in range(usable)]
+            self._wide.extend([None] * (65536 - usable))
+        else:
+            self._wide = None
+
+    def column(self, n: int) -> list[str]:
+        wide = self._wide
+        if wide is None:
+            return self._rng.choices(self._table, k=n)
+        values = list(map(wide.__getitem__, memoryview(self._rng.randbytes(2 * n)).cast("H")))
+        if None in values:
+            choice = self._rng.choice
+            table = self._table
+            i = values.index(None)
+            while True:
+                values[i] = choice(table)
+                try:
+                    i = values.index(None, i + 1)
+                except ValueError:
+                    break
+        return values  # type: ignore[return-value]
+
+
+class _RandomInt(Generator):
+    def __init__(self, start: int, stop: int, rng: random.Random, replace: tuple[tuple[str, str], ...]) -> None:
+        self._start, self._stop, self._rng, self._replace = start, stop, rng, replace
+
+    def column(self, n: int) -> list[str]:
+        rand = self._rng.randint
+        values = [str(rand(self._start, self._stop)) for _ in range(n)]
+        return [apply_replace(self._replace, v) for v in values] if self._replace else values
+
+
+class _Sequence(Generator):
+    """Client ``index`` of ``clients``' share of Loadgen's counter (see module doc)."""
+
+    def __init__(self, spec: VariableSpec, index: int, clients: int) -> None:
+        limit = _MAX64 if spec.type is VariableType.SEQUENCE64 else _MAX32
+        top = spec.stop if spec.stop > 0 else limit
+        self._start = spec.start
+        self._top = top
+        self._first = max(0, top - spec.start)  # values from+1..top before the first wrap
+        self._k = index
+        self._stride = clients
+        self._replace = spec.replace
+
+    def _value(self, k: int) -> int:
+        if k < self._first:
+            return self._start + 1 + k
+        return (k - self._first) % (self._top + 1)
+
+    def column(self, n: int) -> list[str]:
+        k, stride = self._k, self._stride
+        self._k = k + n * stride
+        last = k + (n - 1) * stride
+        if last < self._first:
+            first = self._start + 1 + k
+            values = list(map(str, range(first, first + n * stride, stride)))
+        else:
+            values = [str(self._value(k + i * stride)) for i in range(n)]
+        return [apply_replace(self._replace, v) for v in values] if self._replace else values
+
+
+class _Xid(Generator):
+    def __init__(self, replace: tuple[tuple[str, str], ...]) -> None:
+        self._replace = replace
+
+    def column(self, n: int) -> list[str]:
+        values = xid_source().column(n)
+        return [apply_replace(self._replace, v) for v in values] if self._replace else values
+
+
+class _Clock(Generator):
+    """``now_*``: the clock is read once per column (see module doc)."""
+
+    uniform = True
+
+    def __init__(self, render: Callable[[], str], replace: tuple[tuple[str, str], ...]) -> None:
+        self._render, self._replace = render, replace
+
+    def column(self, n: int) -> list[str]:
+        return [apply_replace(self._replace, self._render())] * n
+
+
+class _Constant(Generator):
+    uniform = True
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def column(self, n: int) -> list[str]:
+        return [self._value] * n
+
+
+class _RandomArray(Generator):
+    def __init__(self, spec: VariableSpec, items: Generator) -> None:
+        self._spec, self._items = spec, items
+
+    def column(self, n: int) -> list[str]:
+        spec = self._spec
+        size = spec.size
+        if size <= 0:
+            value = "[]" if spec.square_bracket else ""
+            return [apply_replace(spec.replace, value)] * n
+        items = self._items.column(n * size)
+        if spec.quote is not None:
+            q = spec.quote
+            items = [q + x + q for x in items]
+        joined = [",".join(items[i : i + size]) for i in range(0, n * size, size)]
+        if spec.square_bracket:
+            joined = ["[" + x + "]" for x in joined]
+        return [apply_replace(spec.replace, v) for v in joined] if spec.replace else joined
+
+
+def _now_local() -> str:
+    ns = time.time_ns()
+    t = dt.datetime.fromtimestamp(ns // 1_000_000_000, dt.UTC).astimezone()
+    return go_time_string(t, ns % 1_000_000_000)
+
+
+def _now_utc() -> str:
+    ns = time.time_ns()
+    t = dt.datetime.fromtimestamp(ns // 1_000_000_000, dt.UTC)
+    return go_time_string(t, ns % 1_000_000_000)
+
+
+def _now_utc_lite() -> str:
+    t = dt.datetime.now(dt.UTC)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}"
+
+
+def _clock(spec: VariableSpec) -> Callable[[], str]:
+    kind = spec.type
+    if kind is VariableType.NOW_LOCAL:
+        return _now_local
+    if kind is VariableType.NOW_UTC:
+        return _now_utc
+    if kind is VariableType.NOW_UTC_LITE:
+        return _now_utc_lite
+    if kind is VariableType.NOW_UNIX:
+        return lambda: str(time.time_ns() // 1_000_000_000)
+    if kind is VariableType.NOW_UNIX_IN_MS:
+        return lambda: str(time.time_ns() // 1_000_000)
+    if kind is VariableType.NOW_UNIX_IN_MICRO:
+        return lambda: str(time.time_ns() // 1_000)
+    if kind is VariableType.NOW_UNIX_IN_NANO:
+        return lambda: str(time.time_ns())
+    fmt = compile_layout(spec.layout)
+    return lambda: fmt(dt.datetime.now().astimezone())
+
+
+def make_generator(
+    spec: VariableSpec,
+    specs: Mapping[str, VariableSpec],
+    *,
+    index: int,
+    clients: int,
+    rng: random.Random,
+    cache: dict[str, Generator] | None = None,
+) -> Generator:
+    """The generator of ``spec`` for client ``index`` of ``clients``.
+
+    ``cache`` (name -> generator) makes every use of a variable share one generator, so a
+    ``random_array`` over a ``sequence`` advances the same counter as the sequence itself.
+
+    Raises:
+        ConfigError: a ``random_array`` refers to an unknown variable or to itself.
+    """
+    if cache is None:
+        cache = {}
+    made = cache.get(spec.name)
+    if made is None:
+        made = cache[spec.name] = _make(spec, specs, index=index, clients=clients, rng=rng, cache=cache)
+    return made
+
+
+def _make(
+    spec: VariableSpec,
+    specs: Mapping[str, VariableSpec],
+    *,
+    index: int,
+    clients: int,
+    rng: random.Random,
+    cache: dict[str, Generator],
+) -> Generator:
+    kind = spec.type
+    if kind in (VariableType.FILE, VariableType.LIST):
+        return _Pick(spec.lines, rng)
+    if kind is VariableType.RANGE:
+        if spec.stop - spec.start < _RANGE_TABLE_MAX:
+            table = [apply_replace(spec.replace, str(v)) for v in range(spec.start, spec.stop + 1)]
+            return _Pick(table, rng)
+        return _RandomInt(spec.start, spec.stop, rng, spec.replace)
+    if kind in (VariableType.SEQUENCE, VariableType.SEQUENCE64):
+        return _Sequence(spec, index, clients)
+    if kind is VariableType.UUID:
+        return _Xid(spec.replace)
+    if kind is VariableType.ENV:
+        return _Constant(apply_replace(spec.replace, spec.value))
+    if kind is VariableType.RANDOM_ARRAY:
+        key = spec.array_key
+        if key == spec.name or key not in specs:
+            raise ConfigError(
+                f"random_array '{spec.name}' takes its items from '{key}', which is "
+                + ("itself." if key == spec.name else "not a defined variable.")
+            )
+        items = make_generator(specs[key], specs, index=index, clients=clients, rng=rng, cache=cache)
+        return _RandomArray(spec, items)
+    return _Clock(_clock(spec), spec.replace)
+
+
+def constant_generator(value: str) -> Generator:
+    """A generator that always yields ``value`` (runtime variables, ``env.*``)."""
+    return _Constant(value)
