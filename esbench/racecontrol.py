@@ -96,7 +96,7 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
     """
     console = console or Console()
     pipeline = resolve_pipeline(settings)
-    track = load_track(
+    track = settings.track or load_track(
         name=settings.track_name,
         path=settings.track_path,
         params=dict(settings.track_params),

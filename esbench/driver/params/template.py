@@ -70,7 +70,9 @@ def compile_template(text: str) -> CompiledTemplate:
         if name is not None:
             name = name.strip()
             if not name:
-                raise ConfigError(f"The template has an empty placeholder '$[[]]' at character {match.start()}.")
+                raise ConfigError(
+                    f"The template has an empty placeholder '$[[]]' at character {match.start()}."
+                )
             slots.append(name)
         elif modulus is not None:
             if int(modulus) <= 0:

@@ -103,7 +103,8 @@ def _field(field: Any, where: str) -> str:
     if not name.startswith(_PREFIX):
         raise ConfigError(
             f"{where}: the field '{name}' is not one Loadgen exposes. Use _ctx.response.status, "
-            f"_ctx.response.body, _ctx.response.body_json.<path>, _ctx.response.header.<name> or _ctx.elapsed."
+            f"_ctx.response.body, _ctx.response.body_json.<path>, _ctx.response.header.<name> or "
+            f"_ctx.elapsed."
         )
     return name
 
@@ -119,9 +120,7 @@ def _flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _per_field(
-    spec: Any, where: str, kind: str, test: Callable[[Any, Any], bool], verb: str
-) -> Check:
+def _per_field(spec: Any, where: str, kind: str, test: Callable[[Any, Any], bool], verb: str) -> Check:
     if not isinstance(spec, Mapping) or not spec:
         raise ConfigError(f"{where}: '{kind}' needs a mapping of field: value.")
     pairs = [(_field(k, where), v) for k, v in spec.items()]
@@ -140,7 +139,12 @@ def _per_field(
 def _range(spec: Any, where: str) -> Check:
     if not isinstance(spec, Mapping) or not spec:
         raise ConfigError(f"{where}: 'range' needs a mapping of field: {{gte/gt/lte/lt: number}}.")
-    ops = {"gt": lambda a, b: a > b, "gte": lambda a, b: a >= b, "lt": lambda a, b: a < b, "lte": lambda a, b: a <= b}
+    ops = {
+        "gt": lambda a, b: a > b,
+        "gte": lambda a, b: a >= b,
+        "lt": lambda a, b: a < b,
+        "lte": lambda a, b: a <= b,
+    }
     rules = []
     for key, bounds in spec.items():
         name = _field(key, where)
@@ -161,7 +165,9 @@ def _range(spec: Any, where: str) -> Check:
 
 def _compile(spec: Any, where: str) -> Check:
     if not isinstance(spec, Mapping) or not spec:
-        raise ConfigError(f"{where}: an assertion must be a mapping such as {{equals: {{_ctx.response.status: 200}}}}.")
+        raise ConfigError(
+            f"{where}: an assertion must be a mapping such as {{equals: {{_ctx.response.status: 200}}}}."
+        )
     if all(str(k).startswith("_ctx") for k in spec):
         return _per_field(_flatten(spec), where, "equals", _equal, "equal")
     checks: list[Check] = []
@@ -176,10 +182,10 @@ def _compile(spec: Any, where: str) -> Check:
         elif kind == "suffix":
             checks.append(_per_field(arg, sub, kind, lambda a, e: str(a).endswith(str(e)), "end with"))
         elif kind == "regexp":
-            compiled = {k: re.compile(str(v)) for k, v in (arg or {}).items()} if isinstance(arg, Mapping) else None
-            checks.append(
-                _per_field(compiled, sub, kind, lambda a, e: e.search(str(a)) is not None, "match")
+            compiled = (
+                {k: re.compile(str(v)) for k, v in (arg or {}).items()} if isinstance(arg, Mapping) else None
             )
+            checks.append(_per_field(compiled, sub, kind, lambda a, e: e.search(str(a)) is not None, "match"))
         elif kind == "in":
             checks.append(
                 _per_field(arg, sub, kind, lambda a, e: any(_equal(a, x) for x in (e or [])), "be one of")
@@ -189,7 +195,9 @@ def _compile(spec: Any, where: str) -> Check:
         elif kind == "exists":
             names = [_field(f, sub) for f in ([arg] if isinstance(arg, str) else (arg or []))]
             checks.append(
-                lambda ctx, names=names: next((f"{n} does not exist" for n in names if ctx.get(n) is _MISSING), None)
+                lambda ctx, names=names: next(
+                    (f"{n} does not exist" for n in names if ctx.get(n) is _MISSING), None
+                )
             )
         elif kind in ("and", "or"):
             if not isinstance(arg, list) or not arg:
@@ -199,13 +207,15 @@ def _compile(spec: Any, where: str) -> Check:
                 checks.append(lambda ctx, parts=parts: next((m for p in parts if (m := p(ctx))), None))
             else:
                 checks.append(
-                    lambda ctx, parts=parts: None
-                    if any(p(ctx) is None for p in parts)
-                    else "none of the 'or' conditions holds"
+                    lambda ctx, parts=parts: (
+                        None if any(p(ctx) is None for p in parts) else "none of the 'or' conditions holds"
+                    )
                 )
         elif kind == "not":
             inner = _compile(arg, sub)
-            checks.append(lambda ctx, inner=inner: "the 'not' condition holds" if inner(ctx) is None else None)
+            checks.append(
+                lambda ctx, inner=inner: "the 'not' condition holds" if inner(ctx) is None else None
+            )
         else:
             raise ConfigError(
                 f"{where}: the condition '{kind}' is not supported. Supported: equals, contains, prefix, "

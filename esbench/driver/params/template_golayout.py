@@ -12,12 +12,26 @@ import datetime as dt
 from collections.abc import Callable
 
 # Longest tokens first: Go matches "January" before "Jan", "2006" before "2", "-07:00:00" before "-07".
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
-           "October", "November", "December")
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 _DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
-def _offset(t: dt.datetime, *, colon: bool, seconds: bool = False, hours_only: bool = False, z: bool = False) -> str:
+def _offset(
+    t: dt.datetime, *, colon: bool, seconds: bool = False, hours_only: bool = False, z: bool = False
+) -> str:
     delta = t.utcoffset() or dt.timedelta(0)
     total = int(delta.total_seconds())
     if z and total == 0:

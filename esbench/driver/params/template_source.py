@@ -41,7 +41,6 @@ from typing import Any
 from esbench.driver.params.base import ParamSource
 from esbench.driver.params.template import (
     RDICT,
-    CompiledTemplate,
     Expander,
     RepeatedBody,
     check_names,
@@ -64,11 +63,29 @@ from esbench.track.model import Track
 
 _KEYS = frozenset(
     {
-        "method", "path", "body", "body-repeat-times", "variables", "dictionary", "env",
-        "runtime-variables", "runtime-body-line-variables", "headers", "request-limit", "bulk",
-        "assert", "ignore", "request-timeout", "request-params", "opaque-id",
+        "method",
+        "path",
+        "body",
+        "body-repeat-times",
+        "variables",
+        "dictionary",
+        "env",
+        "runtime-variables",
+        "runtime-body-line-variables",
+        "headers",
+        "request-limit",
+        "bulk",
+        "assert",
+        "ignore",
+        "request-timeout",
+        "request-params",
+        "opaque-id",
         # added by the track stage
-        "name", "operation-type", "param-source", "include-in-reporting", "meta",
+        "name",
+        "operation-type",
+        "param-source",
+        "include-in-reporting",
+        "meta",
     }
 )
 _BULK_ACTIONS = frozenset({"index", "create", "update", "delete"})
@@ -181,7 +198,9 @@ class TemplatedRequestParamSource(ParamSource):
         known = set(specs) | set(self.env_values) | ({RDICT} if self.dictionary else set())
         for name, source in [*self.runtime.items(), *self.line_vars.items()]:
             if source not in known and source not in self.runtime:
-                check_names(compile_template(f"$[[{source}]]"), known, where=f"{where}: runtime variable '{name}'")
+                check_names(
+                    compile_template(f"$[[{source}]]"), known, where=f"{where}: runtime variable '{name}'"
+                )
         request_scope = known | set(self.runtime)
         check_names(self.path, request_scope, where=f"{where}: the path")
         for name, header in self.headers.items():
@@ -216,7 +235,7 @@ class TemplatedRequestParamSource(ParamSource):
             self.docs_per_line = _count_actions(sample)
             if self.docs_per_line == 0:
                 raise ConfigError(
-                    f"{where}: the bulk body has no action line ({{\"index\": ...}}, create, update or "
+                    f'{where}: the bulk body has no action line ({{"index": ...}}, create, update or '
                     f"delete), so it would index nothing. Check the body template, or set 'bulk': false."
                 )
         if self.body is not None and self.body.constant and self.times == 1 and not self.dictionary:
@@ -254,7 +273,10 @@ class _ClientSource:
         if task.dictionary:
             gens[RDICT] = make_generator(
                 VariableSpec(name=RDICT, type=VariableType.LIST, lines=task.dictionary),
-                {}, index=index, clients=clients, rng=rng,
+                {},
+                index=index,
+                clients=clients,
+                rng=rng,
             )
         for template in [task.path, *task.headers.values(), *([task.body] if task.body else [])]:
             for slot in template.slots:
@@ -262,7 +284,10 @@ class _ClientSource:
                     top = int(slot[6:-1])
                     gens[slot] = make_generator(
                         VariableSpec(name=slot, type=VariableType.RANGE, start=0, stop=top - 1),
-                        {}, index=index, clients=clients, rng=rng,
+                        {},
+                        index=index,
+                        clients=clients,
+                        rng=rng,
                     )
         self._gens = gens
         self._expander = Expander(gens)

@@ -154,7 +154,9 @@ def _int(raw: Mapping[str, Any], key: str, where: str, default: int = 0) -> int:
     except ValueError:
         raise ConfigError(f"{where}: '{key}' must be a whole number, got {value!r}.") from None
     if number < 0:
-        raise ConfigError(f"{where}: '{key}' must not be negative (Loadgen reads it as unsigned), got {number}.")
+        raise ConfigError(
+            f"{where}: '{key}' must not be negative (Loadgen reads it as unsigned), got {number}."
+        )
     return number
 
 
@@ -218,17 +220,22 @@ def parse_variable(raw: Any, *, where: str, base_dir: Path, env: Mapping[str, st
     elif kind is VariableType.RANDOM_ARRAY:
         spec["array_key"] = str(raw.get("variable_key", "")).strip()
         if not spec["array_key"]:
-            raise ConfigError(f"{where}: random_array '{name}' needs 'variable_key' (the variable of its items).")
+            raise ConfigError(
+                f"{where}: random_array '{name}' needs 'variable_key' (the variable of its items)."
+            )
         spec["size"] = _int(raw, "size", where)
         item_type = str(raw.get("variable_type", "number"))
         if item_type not in ("number", "string"):
-            raise ConfigError(f"{where}: 'variable_type' of '{name}' must be number or string, got {item_type!r}.")
+            raise ConfigError(
+                f"{where}: 'variable_type' of '{name}' must be number or string, got {item_type!r}."
+            )
         spec["quote"] = (str(raw.get("string_bracket") or '"')) if item_type == "string" else None
         spec["square_bracket"] = bool(raw.get("square_bracket", False))
     elif kind is VariableType.NOW_WITH_FORMAT:
         if not raw.get("format"):
             raise ConfigError(
-                f"{where}: now_with_format '{name}' needs 'format', a Go layout such as 2006-01-02T15:04:05-0700."
+                f"{where}: now_with_format '{name}' needs 'format', a Go layout such as "
+                f"2006-01-02T15:04:05-0700."
             )
         spec["layout"] = str(raw["format"])
     elif kind is VariableType.ENV:
@@ -319,7 +326,9 @@ class XidSource:
         second = int(time.time())
         if second != self._second:
             self._second = second
-            raw = second.to_bytes(4, "big") + self._machine + (self.pid & 0xFFFF).to_bytes(2, "big") + b"\0\0\0"
+            raw = (
+                second.to_bytes(4, "big") + self._machine + (self.pid & 0xFFFF).to_bytes(2, "big") + b"\0\0\0"
+            )
             self._prefix = base64.b32hexencode(raw).decode("ascii").lower()[:14]
         return self._prefix
 
@@ -414,7 +423,9 @@ class _Pick(Generator):
 
 
 class _RandomInt(Generator):
-    def __init__(self, start: int, stop: int, rng: random.Random, replace: tuple[tuple[str, str], ...]) -> None:
+    def __init__(
+        self, start: int, stop: int, rng: random.Random, replace: tuple[tuple[str, str], ...]
+    ) -> None:
         self._start, self._stop, self._rng, self._replace = start, stop, rng, replace
 
     def column(self, n: int) -> list[str]:
