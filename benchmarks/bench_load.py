@@ -8,7 +8,8 @@ median and mean throughput of the measured period, the documents sent per second
 and the load average around each run (other processes share the CPU).
 
 Reproduce (needs nginx: ``apt-get install -y nginx-light``):
-    python benchmarks/bench_load.py [--duration 30] [--warmup 5] [--clients 4] [--bulk 5000] [--no-compress-only]
+    python benchmarks/bench_load.py [--duration 30] [--warmup 5] [--clients 4] [--bulk 5000]
+        [--no-compress-only]
 """
 
 from __future__ import annotations

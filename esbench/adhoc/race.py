@@ -13,6 +13,8 @@ from dataclasses import replace
 
 from esbench.adhoc.track import Endpoint, hosts_of
 from esbench.driver.client import ClientOptions
+from esbench.driver.params.base import operation_params
+from esbench.driver.params.template_source import TemplatedRequestParamSource
 from esbench.exceptions import ConfigError
 from esbench.settings import PIPELINE_FROM_DISTRIBUTION, RaceSettings
 from esbench.track.model import Track
@@ -29,8 +31,11 @@ def adhoc_settings(
     """``base`` (the shared race options) completed for an ad-hoc ``track``.
 
     Raises:
-        ConfigError: http and https URLs mixed.
+        ConfigError: http and https URLs mixed; anything the ``templated-request`` param source
+            rejects (checked here, before any cluster is contacted or provisioned).
     """
+    for task in track.default_challenge.tasks():
+        TemplatedRequestParamSource(track, operation_params(task), operation_name=task.name)
     options: ClientOptions = base.client_options
     hosts = base.target_hosts
     if not hosts and base.pipeline != PIPELINE_FROM_DISTRIBUTION:
