@@ -108,18 +108,31 @@ requests:
       runtime_variables: {batch: seq}
       runtime_body_line_variables: {row: uuid}
       body_repeat_times: @TIMES@
-      body: "{\\"create\\": {\\"_index\\": \\"@INDEX@\\", \\"_id\\": \\"$[[row]]\\"}}\\n{\\"f\\": \\"$[[f]]\\", \\"l\\": \\"$[[l]]\\", \\"seq64\\": \\"$[[seq64]]\\", \\"rng\\": \\"$[[rng]]\\", \\"arr\\": \\"$[[arr]]\\", \\"sarr\\": $[[sarr]], \\"uuid\\": \\"$[[uuid]]\\", \\"row\\": \\"$[[row]]\\", \\"batch\\": \\"$[[batch]]\\", \\"local\\": \\"$[[local]]\\", \\"utc\\": \\"$[[utc]]\\", \\"lite\\": \\"$[[lite]]\\", \\"unix\\": \\"$[[unix]]\\", \\"fmt\\": \\"$[[fmt]]\\", \\"env\\": \\"$[[env.ADHOC_TEST_ENV]]\\"}\\n"
+      body: |
+        {"create": {"_index": "@INDEX@", "_id": "$[[row]]"}}
+        @DOC@
     assert:
       equals:
         _ctx.response.body_json.errors: false
 """
 
 
+_FIELDS = ("f", "l", "seq64", "rng", "arr", "uuid", "row", "batch", "local", "utc", "lite", "unix", "fmt")
+DOC = (
+    "{"
+    + ", ".join(f'"{k}": "$[[{k}]]"' for k in _FIELDS)
+    + ', "sarr": $[[sarr]], "env": "$[[env.ADHOC_TEST_ENV]]"}'
+)
+
+
 def write_config(tmp_path: Path, host: str, index: str, times: int) -> Path:
     (tmp_path / "words.txt").write_text("alpha\nbeta\ngamma\n")
     cfg = tmp_path / "loadgen.yml"
     cfg.write_text(
-        LOADGEN_VARIABLES.replace("@HOST@", host).replace("@INDEX@", index).replace("@TIMES@", str(times))
+        LOADGEN_VARIABLES.replace("@HOST@", host)
+        .replace("@INDEX@", index)
+        .replace("@TIMES@", str(times))
+        .replace("@DOC@", DOC)
     )
     return cfg
 
