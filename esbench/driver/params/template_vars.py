@@ -398,9 +398,9 @@ class _Pick(Generator):
         self._rng = rng
         size = len(self._table)
         if size <= _FAST_PICK_MAX:
-            usable = size * (65536 // size)
-            self._wide: list[str | None] | None = [self._table[j % size] for j in range(usable)]
-            self._wide.extend([None] * (65536 - usable))
+            # entry j is table[j % size]: every item size-th, so each has 65536 // size slots
+            self._wide: list[str | None] | None = list(self._table) * (65536 // size)
+            self._wide.extend([None] * (65536 - len(self._wide)))
         else:
             self._wide = None
 
