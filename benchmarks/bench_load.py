@@ -66,6 +66,32 @@ def _run(cmd: list[str], home: Path) -> dict[str, float]:
     }
 
 
+def expansion_rate(config: Path, bulks: int = 40) -> float:
+    """Documents per CPU-second of template expansion alone (one client's param source, in this
+    process; CPU time, so other processes on the machine hardly change it)."""
+    from esbench.adhoc.loadgen import load_config
+    from esbench.adhoc.track import LoadShape, build_track
+    from esbench.driver.params.base import operation_params
+    from esbench.driver.params.template_source import TemplatedRequestParamSource
+
+    cfg = load_config(config)
+    track = build_track(
+        name="bench",
+        challenge="c",
+        root=config.parent,
+        streams=cfg.streams,
+        shape=LoadShape(),
+        description="",
+    )
+    task = track.default_challenge.tasks()[0]
+    client = TemplatedRequestParamSource(track, operation_params(task)).partition(0, 1)
+    docs = 0
+    started = time.process_time()
+    for _ in range(bulks):
+        docs += next(iter(client.params().values())).bulk_size
+    return docs / (time.process_time() - started)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--duration", type=float, default=30.0)
@@ -79,6 +105,8 @@ def main() -> None:
         work = Path(tmp)
         config = _config(work, stub.host, args.bulk)
         variants = [[]] if args.no_compress_only else [[], ["--compress"]]
+        rate = expansion_rate(config)
+        print(f"template expansion alone: {rate:,.0f} docs per CPU-second (bodies of {args.bulk} documents)")
         print(f"nginx stub at {stub.host}; {os.cpu_count()} cores; template: {EXAMPLE / 'loadgen.yml'}")
         for extra in variants:
             cmd = [
