@@ -22,8 +22,9 @@ from typing import Any
 import yaml
 
 from esbench.adhoc.track import Endpoint, Stream, split_url
+from esbench.driver.params.template_assert import compile_assertion
 from esbench.driver.params.template_source import basic_auth_header
-from esbench.driver.params.template_vars import env_value
+from esbench.driver.params.template_vars import env_value, parse_variable
 from esbench.exceptions import ConfigError
 
 TOP_KEYS = frozenset({"env", "variables", "requests", "runner", "statsd"})
@@ -147,12 +148,12 @@ def load_config(path: Path) -> LoadgenConfig:
     default_auth = _auth(runner.get("default_basic_auth"), env, f"{path}: runner.default_basic_auth")
 
     variables_node = _child(root, "variables")
-    if variables_node is not None and isinstance(variables_node, yaml.SequenceNode):
-        for item in variables_node.value:
-            if not isinstance(item, yaml.MappingNode):
-                raise ConfigError(
-                    f"{path} line {_line(item)}: a variable must be a mapping with name and type."
-                )
+    if variables_node is not None:
+        if not isinstance(variables_node, yaml.SequenceNode):
+            raise ConfigError(f"{path} line {_line(variables_node)}: 'variables' must be a list.")
+        # Checked here too, so that a bad variable is reported with its line.
+        for node, raw in zip(variables_node.value, data["variables"], strict=True):
+            parse_variable(raw, where=f"{path} line {_line(node)}", base_dir=path.parent, env=env)
     requests_node = _child(root, "requests")
     if not isinstance(requests_node, yaml.SequenceNode) or not requests_node.value:
         raise ConfigError(f"{path}: 'requests' must be a non-empty list of {{request: ...}} items.")
@@ -197,6 +198,8 @@ def load_config(path: Path) -> LoadgenConfig:
         if headers:
             params["headers"] = headers
         if item.get("assert") is not None:
+            assert_node = _child(item_node, "assert")
+            compile_assertion(item["assert"], where=f"{path} line {_line(assert_node or item_node)}: assert")
             params["assert"] = item["assert"]
         method = params.get("method") or ("POST" if body else "GET")
         name = f"{method} {endpoint.target.split('?', 1)[0]}"

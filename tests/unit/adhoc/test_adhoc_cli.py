@@ -77,7 +77,11 @@ def test_unsupported_key_named_with_its_line(tmp_path: Path):
     cfg.write_text(
         "variables:\n  - {name: x, type: int_array_bitmap}\nrequests:\n  - request: {url: 'http://127.0.0.1:9/'}\n"
     )
-    assert_error(run("load", "--config", str(cfg)), "unknown type 'int_array_bitmap'")
+    assert_error(run("load", "--config", str(cfg)), "line 2", "unknown type 'int_array_bitmap'")
+    cfg.write_text(
+        "requests:\n  - request: {url: 'http://127.0.0.1:9/'}\n    assert:\n      queue_has_lag: [q]\n"
+    )
+    assert_error(run("load", "--config", str(cfg)), "line 4", "'queue_has_lag' is not supported")
 
 
 def test_bulk_without_actions(tmp_path: Path):
