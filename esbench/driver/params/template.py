@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
-from esbench.driver.params.template_vars import Generator
+from esbench.driver.params.template_gen import Generator
 from esbench.exceptions import ConfigError
 
 RDICT = "$RDICT"

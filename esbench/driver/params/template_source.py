@@ -47,13 +47,11 @@ from esbench.driver.params.template import (
     compile_template,
 )
 from esbench.driver.params.template_assert import Assertion, compile_assertion
+from esbench.driver.params.template_gen import Generator, constant_generator, make_generator
 from esbench.driver.params.template_vars import (
-    Generator,
     VariableSpec,
     VariableType,
-    constant_generator,
     env_value,
-    make_generator,
     parse_variable,
     read_lines,
 )
