@@ -231,3 +231,22 @@ def test_query_and_load_runs_are_races_that_compare(es, es_hosts, name, tmp_path
     text = json.dumps(data)
     assert "adhoc-query" in text or "query /" in text
     assert "POST /" in text
+
+
+def test_rally_track_with_templated_requests(es, es_hosts):
+    """examples/templated-track: seed 002's templated bulks and seed 001's $RDICT queries, no track.py."""
+    track = Path(__file__).resolve().parents[2] / "examples" / "templated-track"
+    esbench(
+        "race",
+        f"--track-path={track}",
+        f"--target-hosts={es_hosts[0]}",
+        "--track-params=bulk_size:200,bulk_clients:2,bulk_time_period:3,search_time_period:3",
+        "-q",
+    )
+    tasks = {t["task"]: t for t in last_race()["tasks"]}
+    bulk, search = tasks["bulk-nginx-logs"], tasks["term-on-random-ip"]
+    assert bulk["error_count"] == 0 and bulk["throughput_unit"] == "docs/s" and bulk["sample_count"] > 0
+    # every measured bulk indexed 200 documents; warmup bulks come on top
+    assert bulk["total_weight"] == 200 * bulk["sample_count"]
+    assert count(es, "test-*") >= bulk["total_weight"]
+    assert search["error_count"] == 0 and search["sample_count"] > 0  # the assertion held on every response
