@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from esbench.adhoc.loadgen import load_config
+from esbench.adhoc.loadgen import load_config, with_credentials
 from esbench.adhoc.race import adhoc_settings
 from esbench.adhoc.track import LoadShape, build_track
 from esbench.settings import RaceSettings
@@ -37,15 +37,19 @@ def load_track(
     if cfg.total_rounds is not None:
         rounds_limit = cfg.total_rounds * clients
         limit = rounds_limit if limit is None else min(limit, rounds_limit)
+    options = base.client_options
+    streams, credentials = with_credentials(
+        cfg, client_has_credentials=bool(options.basic_auth_user or options.api_key)
+    )
     shape = LoadShape(clients=clients, rate=rate, duration=duration, warmup=warmup, request_limit=limit)
     track = build_track(
         name="adhoc-load",
         challenge=config.stem,
         root=config.resolve().parent,
-        streams=cfg.streams,
+        streams=streams,
         shape=shape,
         description=f"esbench load --config {config}",
     )
     return adhoc_settings(
-        base, track=track, endpoints=cfg.endpoints, credentials=cfg.credentials, compress=compress
+        base, track=track, endpoints=cfg.endpoints, credentials=credentials, compress=compress
     )

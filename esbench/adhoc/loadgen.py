@@ -6,9 +6,9 @@ structs (``domain.go``); the subset esbench runs is listed in :data:`TOP_KEYS`,
 error naming the key and its line, never silently ignored. ``$[[env.NAME]]`` in URLs and
 credentials is resolved from the environment, else from the ``env`` section (Loadgen's rule).
 
-Credentials (``basic_auth``, ``runner.default_basic_auth``) become the race's client options
-when all requests share them, else an ``Authorization`` header of the requests that differ; they
-are never printed.
+Credentials (``basic_auth``, ``runner.default_basic_auth``) become the race's client options, or
+an ``Authorization`` header of the requests they differ for (:func:`with_credentials`); they are
+never printed.
 """
 
 from __future__ import annotations
@@ -56,14 +56,15 @@ class LoadgenConfig:
         path: the file.
         streams: one per request, named ``<method> <path>`` (numbered when repeated).
         endpoints: the URL of each request.
-        credentials: ``(user, password)`` for the client options, or None.
+        auths: the ``basic_auth`` of each request (``runner.default_basic_auth`` if it has none),
+            or None; see :func:`with_credentials`.
         total_rounds: ``runner.total_rounds`` (requests per client), or None.
     """
 
     path: Path
     streams: tuple[Stream, ...]
     endpoints: tuple[Endpoint, ...]
-    credentials: tuple[str, str] | None
+    auths: tuple[tuple[str, str] | None, ...]
     total_rounds: int | None
 
 
@@ -206,19 +207,31 @@ def load_config(path: Path) -> LoadgenConfig:
         names[name] = names.get(name, 0) + 1
         streams.append(Stream(name=name if names[name] == 1 else f"{name} #{names[name]}", params=params))
 
-    credentials = next((a for a in auths if a), None)
-    final: list[Stream] = []
-    for stream, auth in zip(streams, auths, strict=True):
-        if auth and auth != credentials:
-            headers = dict(stream.params.get("headers") or {})
-            headers["Authorization"] = basic_auth_header(*auth)
-            stream = Stream(name=stream.name, params={**stream.params, "headers": headers})
-        final.append(stream)
     rounds = runner.get("total_rounds")
     return LoadgenConfig(
         path=path,
-        streams=tuple(final),
+        streams=tuple(streams),
         endpoints=tuple(endpoints),
-        credentials=credentials,
+        auths=tuple(auths),
         total_rounds=int(rounds) if rounds and int(rounds) > 0 else None,
     )
+
+
+def with_credentials(
+    cfg: LoadgenConfig, *, client_has_credentials: bool
+) -> tuple[tuple[Stream, ...], tuple[str, str] | None]:
+    """The streams and the credentials the client options should get.
+
+    The first request's credentials become the client's (so the cluster checks use them too),
+    unless the client options already have credentials (``--client-options``, ESBENCH_USERNAME...):
+    then, and for requests whose credentials differ, an ``Authorization`` header carries them.
+    """
+    shared = None if client_has_credentials else next((a for a in cfg.auths if a), None)
+    streams = []
+    for stream, auth in zip(cfg.streams, cfg.auths, strict=True):
+        if auth and auth != shared:
+            headers = dict(stream.params.get("headers") or {})
+            headers["Authorization"] = basic_auth_header(*auth)
+            stream = Stream(name=stream.name, params={**stream.params, "headers": headers})
+        streams.append(stream)
+    return tuple(streams), shared

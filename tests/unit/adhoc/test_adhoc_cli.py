@@ -94,3 +94,25 @@ def test_shares_the_race_options():
     names = {p.name for p in main.commands["query"].params} & {p.name for p in main.commands["load"].params}
     race = {p.name for p in main.commands["race"].params}
     assert {"target_hosts", "user_tag", "report_format", "client_options", "car", "pipeline"} <= names & race
+
+
+def test_credentials_go_to_the_client_or_into_headers(tmp_path: Path):
+    from esbench.adhoc.loadgen import load_config, with_credentials
+    from esbench.driver.params.template_source import basic_auth_header
+
+    cfg = tmp_path / "l.yml"
+    cfg.write_text(
+        "env: {PW: secret}\n"
+        "runner:\n  default_basic_auth: {username: a, password: '$[[env.PW]]'}\n"
+        "requests:\n"
+        "  - request: {url: 'http://127.0.0.1:9/x'}\n"
+        "  - request: {url: 'http://127.0.0.1:9/y', basic_auth: {username: b, password: c}}\n"
+    )
+    parsed = load_config(cfg)
+    streams, shared = with_credentials(parsed, client_has_credentials=False)
+    assert shared == ("a", "secret")
+    assert "headers" not in streams[0].params
+    assert streams[1].params["headers"]["Authorization"] == basic_auth_header("b", "c")
+    streams, shared = with_credentials(parsed, client_has_credentials=True)
+    assert shared is None
+    assert streams[0].params["headers"]["Authorization"] == basic_auth_header("a", "secret")
