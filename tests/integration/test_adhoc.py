@@ -250,3 +250,21 @@ def test_rally_track_with_templated_requests(es, es_hosts):
     assert bulk["total_weight"] == 200 * bulk["sample_count"]
     assert count(es, "test-*") >= bulk["total_weight"]
     assert search["error_count"] == 0 and search["sample_count"] > 0  # the assertion held on every response
+
+
+def test_target_hosts_override_the_url_host(es, es_hosts, name):
+    es.indices.create(index=name)
+    # Port 9 (discard) answers nothing: the request only succeeds if --target-hosts wins.
+    esbench(
+        "query",
+        "-n",
+        "3",
+        "--body",
+        '{"size": 0}',
+        f"http://127.0.0.1:9/{name}/_search",
+        f"--target-hosts={es_hosts[0]}",
+        "--report-format=csv",
+        "-q",
+    )
+    task = last_race()["tasks"][0]
+    assert task["sample_count"] == 3 and task["error_count"] == 0
