@@ -101,8 +101,8 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
     """
     console = console or Console()
     pipeline = resolve_pipeline(settings)
-    track_dir, track_repo = _track_source(settings, pipeline)
-    track = load_track(
+    track_dir, track_repo = (None, None) if settings.track else _track_source(settings, pipeline)
+    track = settings.track or load_track(
         name=None if track_dir else settings.track_name,
         path=track_dir or settings.track_path,
         params=dict(settings.track_params),

@@ -14,6 +14,7 @@ from typing import Any
 from esbench.driver.client import ClientOptions
 from esbench.driver.driver import DriverSettings
 from esbench.provision import ProvisionSettings
+from esbench.track.model import Track
 from esbench.track.repository import TrackRepositorySettings
 
 PIPELINE_BENCHMARK_ONLY = "benchmark-only"
@@ -53,6 +54,8 @@ class RaceSettings:
         track_source: the track repository, revision and branch of a named track.
         requirements_policy: what to do when the cluster lacks a module the track needs (see
             :mod:`esbench.requirements.check`): ``"fail"`` before the first task, or ``"warn"`` and race.
+        track: a track model built in memory (``esbench query``/``load``); when set it is raced
+            instead of loading ``track_name``/``track_path``.
     """
 
     track_name: str | None = None
@@ -71,3 +74,4 @@ class RaceSettings:
     metrics_store: str | None = None
     track_source: TrackRepositorySettings = field(default_factory=TrackRepositorySettings)
     requirements_policy: str = "fail"
+    track: Track | None = None

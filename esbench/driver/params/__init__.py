@@ -24,6 +24,7 @@ from esbench.driver.params.base import DelegatingParamSource, ParamSource, is_in
 from esbench.driver.params.bulk import BulkParamSource
 from esbench.driver.params.operations import CompositeParamSource, DownsampleParamSource
 from esbench.driver.params.search import RawRequestParamSource, SearchParamSource
+from esbench.driver.params.template_source import TemplatedRequestParamSource
 
 __all__ = [
     "DelegatingParamSource",
@@ -60,4 +61,5 @@ def builtin_param_sources() -> dict[str, Any]:
         "close-point-in-time": ClosePointInTimeParamSource,
         "downsample": DownsampleParamSource,
         "composite": CompositeParamSource,
+        "templated-request": TemplatedRequestParamSource,
     }

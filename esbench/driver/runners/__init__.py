@@ -20,6 +20,7 @@ from esbench.driver.runners.indices import (
 from esbench.driver.runners.misc import ClosePointInTime, FieldCaps, OpenPointInTime, RawRequest, Sleep
 from esbench.driver.runners.run_until import RunUntil
 from esbench.driver.runners.search import CompositeAgg, PaginatedSearch, ScrollSearch, Search
+from esbench.driver.runners.templated import TemplatedRequest
 from esbench.driver.runners.templates import (
     CreateComponentTemplate,
     CreateComposableTemplate,
@@ -70,6 +71,7 @@ def builtin_runners() -> dict[str, Runner]:
         "create-snapshot": snapshot.CreateSnapshot(),
         "restore-snapshot": snapshot.RestoreSnapshot(),
         "downsample": index_admin.Downsample(),
+        "templated-request": TemplatedRequest(),
     }
     for runner in (
         IndexStats(),

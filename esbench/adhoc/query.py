@@ -1,0 +1,78 @@
+"""``esbench query``: esperf's workflow (seed 001) as an ad-hoc race.
+
+A body template (``$RDICT``: a random line of the dictionary; ``$RNUM``; ``$[[name]]``
+variables) is sent to each URL by ``clients`` clients; several URLs (several large indices, to
+evict the page cache as seed 001 did) run at the same time as separate tasks of one race.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from esbench.adhoc.race import adhoc_settings
+from esbench.adhoc.track import LoadShape, Stream, build_track, split_url
+from esbench.driver.params.template_vars import read_lines
+from esbench.settings import RaceSettings
+
+
+def query_track(
+    base: RaceSettings,
+    *,
+    urls: Sequence[str],
+    body: str | None,
+    method: str | None,
+    dictionary: Path | None,
+    variables: Sequence[Any],
+    clients: int,
+    rate: float | None,
+    iterations: int | None,
+    duration: float | None,
+    warmup: float,
+) -> RaceSettings:
+    """The race settings of a query run (see module doc).
+
+    ``iterations`` are per client (esperf's ``-r``); ``rate`` is over all clients and URLs;
+    ``warmup`` is seconds with ``duration``, requests per client with ``iterations``.
+
+    Raises:
+        ConfigError: a URL that is not http(s), a missing or empty dictionary, an unknown variable,
+            a rate that is not positive.
+    """
+    endpoints = [split_url(u, where=f"URL '{u}'") for u in urls]
+    root = Path.cwd()
+    if dictionary is not None:
+        dictionary = dictionary.resolve()
+        read_lines(dictionary, what="dictionary")
+    streams = []
+    seen: dict[str, int] = {}
+    for endpoint in endpoints:
+        params: dict[str, Any] = {"path": endpoint.target, "variables": list(variables)}
+        if body:
+            params["body"] = body
+        if method:
+            params["method"] = method.upper()
+        if dictionary is not None:
+            params["dictionary"] = str(dictionary)
+        name = f"query {endpoint.target.split('?', 1)[0]}"
+        seen[name] = seen.get(name, 0) + 1
+        streams.append(Stream(name=name if seen[name] == 1 else f"{name} #{seen[name]}", params=params))
+    shape = LoadShape(
+        clients=clients,
+        rate=rate,
+        duration=duration if iterations is None else None,
+        warmup=warmup if iterations is None else None,
+        iterations=iterations,
+        warmup_iterations=int(warmup) if iterations is not None else None,
+        clients_per_stream=True,
+    )
+    track = build_track(
+        name="adhoc-query",
+        challenge="query",
+        root=root,
+        streams=streams,
+        shape=shape,
+        description=f"esbench query: {', '.join(urls)}",
+    )
+    return adhoc_settings(base, track=track, endpoints=endpoints)
