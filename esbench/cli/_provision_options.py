@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import click
 
+from esbench.provision.flavors import DistributionFlavor
 from esbench.provision.settings import DEFAULT_DISTRIBUTION_VERSION, REPOSITORIES, ProvisionSettings
 from esbench.track.params import parse_params
 
@@ -31,6 +32,7 @@ PROVISION_OPTION_NAMES = (
     "nodes",
     "preserve_install",
     "run_as_user",
+    "distribution_flavor",
 )
 
 _OPTIONS = (
@@ -84,6 +86,14 @@ _OPTIONS = (
         default=None,
         help="Account that runs the nodes when esbench runs as root (default: esbench, created if missing).",
     ),
+    click.option(
+        "--distribution-flavor",
+        type=click.Choice([f.value for f in DistributionFlavor]),
+        default=DistributionFlavor.ELASTICSEARCH.value,
+        show_default=True,
+        help="Product to provision: elasticsearch, or opensearch (its Maven integ-test zip "
+        "org.opensearch.distribution.integ-test-zip:opensearch:<version>:zip, e.g. 2.18.0).",
+    ),
 )
 
 
@@ -105,6 +115,7 @@ def provision_settings(
     preserve_install: bool,
     run_as_user: str | None,
     offline: bool = False,
+    distribution_flavor: str = DistributionFlavor.ELASTICSEARCH.value,
 ) -> ProvisionSettings:
     """Turn the option values into :class:`ProvisionSettings`.
 
@@ -121,4 +132,5 @@ def provision_settings(
         preserve_install=preserve_install,
         run_as_user=run_as_user,
         offline=offline,
+        distribution_flavor=distribution_flavor,
     )

@@ -19,6 +19,8 @@ from esbench.exceptions import NotFound
 from esbench.provision import cluster, installation
 from esbench.provision.cars import list_cars
 from esbench.provision.distributions import download_archive
+from esbench.provision.flavors import get_flavor
+from esbench.provision.security import SecurityMaterial
 
 _offline = click.option(
     "--offline", is_flag=True, default=False, help="Never download; use only cached/local artifacts."
@@ -70,11 +72,25 @@ def start(installation_id: str | None, offline: bool, **options: Any) -> None:
         pc = cluster.provision_cluster(settings, race_dir=None)
         started = pc.installation
     _err(
-        f"Started Elasticsearch {started.version} (car {started.car['name']}, {len(started.nodes)} node(s)) "
+        f"Started {get_flavor(started.distribution_flavor).product} {started.version} "
+        f"(car {started.car['name']}, {len(started.nodes)} node(s)) "
         f"in {time.monotonic() - began:.1f} s; the cluster is green."
     )
     click.echo(f"installation-id: {started.id}")
     click.echo(f"hosts: {','.join(started.hosts)}")
+    security = SecurityMaterial.from_dict(started.security)
+    if security is not None:
+        # Paths only: the password stays in its mode-600 file.
+        click.echo(f"ca-certs: {security.ca_cert}")
+        click.echo(f"user: {security.user}")
+        click.echo(f"password-file: {security.password_file}")
+        _err(
+            "The nodes speak HTTPS with basic auth. Race them with "
+            f"ESBENCH_USERNAME={security.user} "
+            f'ESBENCH_PASSWORD="$(cat {security.password_file})" esbench race '
+            f"--target-hosts={','.join(started.hosts)} "
+            f"--client-options=\"use_ssl:true,ca_certs:'{security.ca_cert}'\""
+        )
 
 
 @main.command()

@@ -131,6 +131,8 @@ class RaceResult:
             summary rows of telemetry devices.
         telemetry: time series sampled by telemetry devices during the race (see
             :class:`esbench.telemetry.model.TelemetrySeries`).
+        cluster_flavor: the product the target cluster runs, ``elasticsearch`` or ``opensearch``
+            (detected, see :mod:`esbench.driver.target`); None for races stored before it existed.
     """
 
     race_id: str
@@ -153,6 +155,7 @@ class RaceResult:
     tasks: tuple[TaskResult, ...] = ()
     cluster_metrics: tuple[ClusterMetric, ...] = ()
     telemetry: tuple[TelemetrySeries, ...] = ()
+    cluster_flavor: str | None = None
 
     def task(self, name: str) -> TaskResult | None:
         """The result of the task called ``name``, or None."""
