@@ -44,7 +44,7 @@ from esbench.results.files import write_results_file
 from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, RaceResult
 from esbench.results.store import ResultsStore
 from esbench.settings import PIPELINE_BENCHMARK_ONLY, PIPELINE_FROM_DISTRIBUTION, RaceSettings
-from esbench.targets import secured_client_options, transport_failure_message
+from esbench.targets import error_text, secured_client_options, transport_failure_message
 from esbench.track import Track, load_plugins, load_track
 from esbench.track.model import Challenge
 
@@ -286,8 +286,8 @@ def _connection_message(
     if status == 403:
         return f"The cluster at {where} refused access (HTTP 403): the user lacks the monitor privilege."
     return (
-        f"Cannot reach Elasticsearch at {where}: {type(error).__name__}: {error}. Check --target-hosts "
-        "(host:port), that the node is running, and use_ssl/verify_certs in --client-options for HTTPS."
+        f"Cannot reach Elasticsearch at {where}: {type(error).__name__}: {error_text(error)}. "
+        "Check --target-hosts (host:port), that the node is running, and use_ssl/verify_certs in --client-options for HTTPS."
     )
 
 

@@ -32,8 +32,15 @@ def secured_client_options(options: ClientOptions, security: SecurityMaterial) -
     return replace(options, **changes)
 
 
+def error_text(error: BaseException) -> str:
+    """The detailed text of ``error`` (elastic_transport's errors show only "TLS error" or
+    "Connection error" as ``str``; their ``message`` has the reason)."""
+    message = getattr(error, "message", None)
+    return message if isinstance(message, str) and message else str(error)
+
+
 def _verification_failed(error: BaseException) -> bool:
-    text = str(error)
+    text = error_text(error)
     return "CERTIFICATE_VERIFY_FAILED" in text or "certificate verify failed" in text
 
 
@@ -49,21 +56,21 @@ def transport_failure_message(where: str, error: BaseException, options: ClientO
         if _verification_failed(error) or isinstance(cause, ssl.SSLCertVerificationError):
             return (
                 f"The TLS certificate of the cluster at {where} could not be verified with {ca_text}: "
-                f"{error}. Give the CA certificate that signed the node certificates with "
+                f"{error_text(error)}. Give the CA certificate that signed the node certificates with "
                 "--client-options=\"use_ssl:true,ca_certs:'/path/to/ca.crt'\" (for a cluster esbench "
                 "started with the x-pack-security car, the ca-certs path that 'esbench start' printed). "
                 "Verification stays on; verify_certs:false would turn it off."
             )
         return (
-            f"TLS with the cluster at {where} failed: {error}. If the cluster speaks plain HTTP, drop "
-            "use_ssl from --client-options (or use an http:// host); otherwise check its TLS settings."
+            f"TLS with the cluster at {where} failed: {error_text(error)}. If the cluster speaks plain "
+            "HTTP, drop use_ssl from --client-options (or use an http:// host); otherwise check its TLS settings."
         )
     if isinstance(error, elastic_transport.ConnectionError) and options is not None and not options.use_ssl:
-        text = str(error)
+        text = error_text(error)
         if "Connection lost" in text or "Malformed HTTP response" in text:
             return (
                 f"The cluster at {where} closed the plain-HTTP connection: it may only speak HTTPS. "
                 "Add use_ssl:true and ca_certs:'/path/to/ca.crt' to --client-options (or give "
-                f"https:// hosts). Transport error: {error}."
+                f"https:// hosts). Transport error: {text}."
             )
     return None
