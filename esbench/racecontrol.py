@@ -287,7 +287,8 @@ def _connection_message(
         return f"The cluster at {where} refused access (HTTP 403): the user lacks the monitor privilege."
     return (
         f"Cannot reach Elasticsearch at {where}: {type(error).__name__}: {error_text(error)}. "
-        "Check --target-hosts (host:port), that the node is running, and use_ssl/verify_certs in --client-options for HTTPS."
+        "Check --target-hosts (host:port), that the node is running, and use_ssl/verify_certs in "
+        "--client-options for HTTPS."
     )
 
 

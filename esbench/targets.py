@@ -63,7 +63,8 @@ def transport_failure_message(where: str, error: BaseException, options: ClientO
             )
         return (
             f"TLS with the cluster at {where} failed: {error_text(error)}. If the cluster speaks plain "
-            "HTTP, drop use_ssl from --client-options (or use an http:// host); otherwise check its TLS settings."
+            "HTTP, drop use_ssl from --client-options (or use an http:// host); otherwise check its "
+            "TLS settings."
         )
     if isinstance(error, elastic_transport.ConnectionError) and options is not None and not options.use_ssl:
         text = error_text(error)
