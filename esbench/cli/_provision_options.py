@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import click
 
-from esbench.provision.flavors import DistributionFlavor
+from esbench.provision.flavors import OPENSEARCH, DistributionFlavor, get_flavor
 from esbench.provision.settings import DEFAULT_DISTRIBUTION_VERSION, REPOSITORIES, ProvisionSettings
 from esbench.track.params import parse_params
 
@@ -38,9 +38,9 @@ PROVISION_OPTION_NAMES = (
 _OPTIONS = (
     click.option(
         "--distribution-version",
-        default=DEFAULT_DISTRIBUTION_VERSION,
-        show_default=True,
-        help="Elasticsearch version to provision.",
+        default=None,
+        help=f"Version to provision [default: {DEFAULT_DISTRIBUTION_VERSION}; "
+        f"with --distribution-flavor=opensearch: {OPENSEARCH.default_version}].",
     ),
     click.option(
         "--distribution-repository",
@@ -106,7 +106,7 @@ def provision_options(f: F) -> F:
 
 def provision_settings(
     *,
-    distribution_version: str,
+    distribution_version: str | None,
     distribution_repository: str,
     distribution_path: Path | None,
     car: str,
@@ -123,7 +123,7 @@ def provision_settings(
         UserError: unparsable ``--car-params``.
     """
     return ProvisionSettings(
-        distribution_version=distribution_version,
+        distribution_version=distribution_version or get_flavor(distribution_flavor).default_version,
         distribution_repository=distribution_repository,
         distribution_path=distribution_path,
         car=car,

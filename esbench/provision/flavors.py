@@ -33,7 +33,7 @@ from esbench.provision import distributions
 from esbench.provision.archives import COMPLETE_MARKER, unpack
 from esbench.provision.distributions import Distribution
 from esbench.provision.java import java_requirement
-from esbench.provision.settings import ProvisionSettings
+from esbench.provision.settings import DEFAULT_DISTRIBUTION_VERSION, ProvisionSettings
 from esbench.provision.versions import parse_version
 
 
@@ -56,6 +56,7 @@ class Flavor:
         java_home_env / path_conf_env / tmpdir_env: environment variables of the launcher.
         initial_masters_setting: the setting that bootstraps a multi-node cluster.
         maven_group / maven_artifact: Maven coordinates of the integ-test zip.
+        default_version: the version provisioned when ``--distribution-version`` is not given.
     """
 
     name: DistributionFlavor
@@ -68,6 +69,7 @@ class Flavor:
     initial_masters_setting: str
     maven_group: str
     maven_artifact: str
+    default_version: str
 
     def maven_coordinates(self, version: str) -> str:
         """``group:artifact:version:zip`` of the integ-test distribution."""
@@ -107,6 +109,7 @@ ELASTICSEARCH = Flavor(
     initial_masters_setting="cluster.initial_master_nodes",
     maven_group=distributions.MAVEN_GROUP,
     maven_artifact=distributions.MAVEN_ARTIFACT,
+    default_version=DEFAULT_DISTRIBUTION_VERSION,
 )
 
 OPENSEARCH = Flavor(
@@ -120,6 +123,8 @@ OPENSEARCH = Flavor(
     initial_masters_setting="cluster.initial_cluster_manager_nodes",
     maven_group="org.opensearch.distribution.integ-test-zip",
     maven_artifact="opensearch",
+    # The newest 2.x on Maven Central when this was written; runs on the Java 17 of the project machines.
+    default_version="2.18.0",
 )
 
 FLAVORS: dict[str, Flavor] = {f.name.value: f for f in (ELASTICSEARCH, OPENSEARCH)}
