@@ -132,7 +132,11 @@ def list_installations_command() -> None:
     rows = [
         (
             i.id,
-            i.version,
+            (
+                i.version
+                if i.distribution_flavor == "elasticsearch"
+                else f"{i.version} ({i.distribution_flavor})"
+            ),
             i.car["name"],
             len(i.nodes),
             i.status,
