@@ -14,7 +14,8 @@ nodes are :class:`esbench.driver.http.TimedAiohttpNode` (for plugin runners that
 API) plus ``client.http``, the :class:`esbench.driver.http.HttpTransport` the built-in runners send
 through: by default the lean :class:`esbench.driver.rawhttp.RawHttpTransport` (one keep-alive
 connection per client, like Rally). Clients live for the whole race in their worker, so connections are reused
-from task to task.
+from task to task. Against OpenSearch (``ClientOptions.distribution_flavor``) the client API's nodes
+are :class:`esbench.driver.target.PlainMediaTypeNode` (plain JSON media types; see that module).
 """
 
 from __future__ import annotations
