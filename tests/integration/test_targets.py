@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from targets_fixtures import SecuredCluster
 
+from esbench.provision.security import create_security_material
 from esbench.results.store import ResultsStore
 
 CLIENT_API_TRACK = Path(__file__).resolve().parent.parent / "resources" / "targets" / "client-api"
@@ -132,13 +133,13 @@ def test_race_against_tls_node_with_credentials_in_client_options(secured_es):
 
 
 def test_wrong_ca_is_a_one_paragraph_error(secured_es, tmp_path):
+    other_ca = create_security_material(tmp_path / "other").ca_cert  # a valid CA that did not sign the node
     proc = esbench(
         "race",
         "--track=eventdata",
         "--test-mode",
         f"--target-hosts={secured_es.hosts[0]}",
-        # A valid CA bundle that did not sign the node's certificate.
-        f"--client-options=use_ssl:true,ca_certs:'{ssl.get_default_verify_paths().openssl_cafile}'",
+        f"--client-options=use_ssl:true,ca_certs:'{other_ca}'",
         env=secured_env(secured_es),
     )
     assert proc.returncode == 64
