@@ -10,6 +10,7 @@ import os
 import ssl
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from base64 import b64encode
 from pathlib import Path
@@ -207,3 +208,33 @@ def test_from_distribution_race_with_x_pack_security_car(tmp_path):
     assert data["car"] == "defaults+x-pack-security" and data["status"] == "completed"
     assert data["cluster_flavor"] == "elasticsearch"
     assert next(t for t in data["tasks"] if t["operation_type"] == "bulk")["error_count"] == 0
+
+
+@pytest.mark.slow
+def test_start_secured_node_prints_ca_and_password_file_never_the_password(tmp_path):
+    """``esbench start --car=defaults,x-pack-security`` prints where the CA and the password are;
+    the node answers only with that CA and password; ``esbench stop`` deletes both."""
+    env = {"ESBENCH_HOME": str(tmp_path / "home")}
+    proc = esbench(
+        "start", "--car=defaults,x-pack-security", "--car-params=heap_size:512m", env=env, timeout=600
+    )
+    try:
+        assert proc.returncode == 0, proc.stderr
+        lines = dict(ln.split(": ", 1) for ln in proc.stdout.splitlines())
+        assert set(lines) == {"installation-id", "hosts", "ca-certs", "user", "password-file"}
+        ca, password_file = Path(lines["ca-certs"]), Path(lines["password-file"])
+        password = password_file.read_text().strip()
+        assert oct(password_file.stat().st_mode & 0o777) == "0o600"
+        assert password not in proc.stdout + proc.stderr
+        host = lines["hosts"]
+        health = get_json(f"https://{host}/_cluster/health", ca=ca, auth=(lines["user"], password))
+        assert health["status"] == "green"
+        with pytest.raises(urllib.error.HTTPError) as rejected:
+            get_json(f"https://{host}/_cluster/health", ca=ca, auth=(lines["user"], "wrong"))
+        assert rejected.value.code == 401
+        with pytest.raises(urllib.error.URLError, match="CERTIFICATE_VERIFY_FAILED"):
+            get_json(f"https://{host}/_cluster/health")  # the system CAs do not know the generated CA
+    finally:
+        stopped = esbench("stop", env=env)
+    assert stopped.returncode == 0, stopped.stderr
+    assert not ca.exists() and not password_file.exists()
