@@ -18,8 +18,7 @@ from esbench.cli._provision_options import provision_options, provision_settings
 from esbench.exceptions import NotFound
 from esbench.provision import cluster, installation
 from esbench.provision.cars import list_cars
-from esbench.provision.distributions import download_archive
-from esbench.provision.flavors import get_flavor
+from esbench.provision.flavors import download_archive, get_flavor
 from esbench.provision.security import SecurityMaterial
 
 _offline = click.option(
@@ -38,7 +37,7 @@ def _err(message: str) -> None:
 @provision_options
 @_offline
 def download(offline: bool, **options: Any) -> None:
-    """Fetch an Elasticsearch distribution into the cache and print the archive's path."""
+    """Fetch an Elasticsearch (or OpenSearch) distribution into the cache and print the archive's path."""
     settings = provision_settings(**options, offline=offline)
     click.echo(str(download_archive(settings)))
 

@@ -144,6 +144,39 @@ def get_flavor(name: str | None) -> Flavor:
         raise UserError(f"Unknown --distribution-flavor '{name}': use one of {', '.join(FLAVORS)}.") from None
 
 
+def _check_repository(settings: ProvisionSettings, flavor: Flavor) -> None:
+    if settings.distribution_path is None and settings.distribution_repository != "maven":
+        raise UserError(
+            f"--distribution-repository={settings.distribution_repository} serves Elasticsearch only. "
+            f"{flavor.product} is provisioned from its Maven integ-test zip "
+            f"({flavor.maven_coordinates(settings.distribution_version)}): use "
+            f"--distribution-repository=maven, or --distribution-path=FILE for a local archive."
+        )
+
+
+def download_archive(settings: ProvisionSettings) -> Path:
+    """The distribution archive of ``settings.distribution_flavor`` in the cache (``esbench
+    download``), like :func:`esbench.provision.distributions.download_archive`.
+
+    Raises:
+        UserError: unknown flavor, or ``--distribution-repository=elastic`` for OpenSearch.
+        SupplyError: mvn missing or failing, unknown version, a missing ``--distribution-path``.
+    """
+    flavor = get_flavor(settings.distribution_flavor)
+    if flavor is ELASTICSEARCH or settings.distribution_path is not None:
+        return distributions.download_archive(settings)
+    _check_repository(settings, flavor)
+    parse_version(settings.distribution_version)
+    return distributions._maven_archive(
+        settings.distribution_version,
+        distributions.distributions_cache(),
+        offline=settings.offline,
+        coordinates=flavor.maven_coordinates(settings.distribution_version),
+        stem=flavor.executable,
+        product=flavor.product,
+    )
+
+
 def obtain(settings: ProvisionSettings) -> Distribution:
     """The unpacked distribution of ``settings.distribution_flavor``, supplied like
     :func:`esbench.provision.distributions.obtain_distribution` (Maven with the ``mvn`` client, or
@@ -151,49 +184,29 @@ def obtain(settings: ProvisionSettings) -> Distribution:
 
     Raises:
         UserError: unknown flavor, or ``--distribution-repository=elastic`` for OpenSearch.
-        SupplyError: see :func:`esbench.provision.distributions.download_archive`; also an archive
-            without the flavor's ``bin/<executable>``.
+        SupplyError: see :func:`download_archive`; also an archive without the flavor's
+            ``bin/<executable>``.
     """
     flavor = get_flavor(settings.distribution_flavor)
     if flavor is ELASTICSEARCH:
         return distributions.obtain_distribution(settings)
+    _check_repository(settings, flavor)
     cache = distributions.distributions_cache()
     if settings.distribution_path is not None:
-        archive = settings.distribution_path.expanduser().resolve()
-        if not archive.is_file():
-            raise SupplyError(
-                f"--distribution-path '{settings.distribution_path}' does not exist or is not a file."
-            )
+        archive = download_archive(settings)
         st = archive.stat()
         key = hashlib.sha256(f"{archive}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:12]
         stem = re.sub(r"\.(tar\.gz|tgz|tar|zip)$", "", archive.name)
         target = cache / "local" / f"{stem}-{key}"
         packaging = "local"
-        if not (target / COMPLETE_MARKER).exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            unpack(archive, target)
     else:
-        if settings.distribution_repository != "maven":
-            raise UserError(
-                f"--distribution-repository={settings.distribution_repository} serves Elasticsearch only. "
-                f"{flavor.product} is provisioned from its Maven integ-test zip "
-                f"({flavor.maven_coordinates(settings.distribution_version)}): use "
-                f"--distribution-repository=maven, or --distribution-path=FILE for a local archive."
-            )
         parse_version(settings.distribution_version)
         target = cache / "maven" / f"{flavor.executable}-{settings.distribution_version}"
         packaging = "integ-test"
-        if not (target / COMPLETE_MARKER).exists():
-            archive = distributions._maven_archive(
-                settings.distribution_version,
-                cache,
-                offline=settings.offline,
-                coordinates=flavor.maven_coordinates(settings.distribution_version),
-                stem=flavor.executable,
-                product=flavor.product,
-            )
-            target.parent.mkdir(parents=True, exist_ok=True)
-            unpack(archive, target)
+    if not (target / COMPLETE_MARKER).exists():
+        archive = download_archive(settings)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        unpack(archive, target)
     if not (target / "bin" / flavor.executable).is_file():
         raise SupplyError(
             f"'{target}' has no bin/{flavor.executable}: it is not an {flavor.product} distribution "

@@ -10,7 +10,7 @@ import yaml
 from provfakes import STOCK_JVM_OPTIONS, write_zip
 
 from esbench.exceptions import SupplyError, UserError
-from esbench.provision.flavors import ELASTICSEARCH, OPENSEARCH, get_flavor, obtain
+from esbench.provision.flavors import ELASTICSEARCH, OPENSEARCH, download_archive, get_flavor, obtain
 from esbench.provision.installation import NodeState
 from esbench.provision.launcher import node_env
 from esbench.provision.nodeconfig import write_node_config
@@ -128,3 +128,12 @@ def test_opensearch_node_config_and_environment(tmp_path: Path) -> None:
     assert env["OPENSEARCH_PATH_CONF"] == str(config)
     assert env["OPENSEARCH_TMPDIR"] == str(nodes[0].tmp_dir)
     assert "ES_PATH_CONF" not in env
+
+
+def test_download_fetches_the_opensearch_artifact(tmp_path: Path, fake_mvn: Callable[..., Path]) -> None:
+    calls = fake_mvn(write_zip(tmp_path / "os.zip", opensearch_files()))
+    archive = download_archive(
+        ProvisionSettings(distribution_flavor="opensearch", distribution_version="2.18.0")
+    )
+    assert archive.name == "opensearch-2.18.0.zip" and archive.is_file()
+    assert "org.opensearch.distribution.integ-test-zip:opensearch:2.18.0:zip" in calls.read_text()
