@@ -46,11 +46,12 @@ def download(offline: bool, **options: Any) -> None:
 @provision_options
 @_offline
 def install(offline: bool, **options: Any) -> None:
-    """Install Elasticsearch (no node is started) and print the installation id."""
+    """Install Elasticsearch or OpenSearch (no node is started) and print the installation id."""
     settings = provision_settings(**options, offline=offline)
     inst = cluster.install(settings)
     _err(
-        f"Installed Elasticsearch {inst.version} (car {inst.car['name']}, {len(inst.nodes)} node(s)) "
+        f"Installed {get_flavor(inst.distribution_flavor).product} {inst.version} "
+        f"(car {inst.car['name']}, {len(inst.nodes)} node(s)) "
         f"in {inst.root}."
     )
     click.echo(inst.id)
