@@ -18,6 +18,12 @@ from esbench.provision.settings import ProvisionSettings
 from esbench.provision.users import RunAs
 
 
+@pytest.fixture(autouse=True)
+def own_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache of the test's own esbench home, even when the shell exports a shared one."""
+    monkeypatch.delenv("ESBENCH_DIST_CACHE", raising=False)
+
+
 def opensearch_files(version: str = "2.18.0") -> dict[str, tuple[bytes, int]]:
     top = f"opensearch-{version}"
     return {
