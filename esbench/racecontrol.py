@@ -25,6 +25,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import elastic_transport
+
 from esbench import __version__
 from esbench.console import Console
 from esbench.corpus import prepare_corpora
@@ -32,10 +34,12 @@ from esbench.driver.client import ConnectionSettings, EsbenchClient, create_clie
 from esbench.driver.driver import DriverOutcome, Progress, run_challenge
 from esbench.driver.filters import filter_schedule
 from esbench.driver.registry import default_registry
+from esbench.driver.target import TargetDistribution, TargetHttpError, detect_distribution
 from esbench.exceptions import ConfigError, ConnectionFailed, EsbenchError, UserInterrupted
 from esbench.home import home_subdir
 from esbench.metrics.cluster import ClusterStatsSnapshot, cluster_metrics, take_cluster_snapshot
 from esbench.provision import provision_cluster
+from esbench.provision.flavors import get_flavor
 from esbench.provision.repositories import pin_repository
 from esbench.reporting.formats import GRAPHIC_FORMATS
 from esbench.reporting.summary import render_summary
@@ -44,6 +48,7 @@ from esbench.results.files import write_results_file
 from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, RaceResult
 from esbench.results.store import ResultsStore
 from esbench.settings import PIPELINE_BENCHMARK_ONLY, PIPELINE_FROM_DISTRIBUTION, RaceSettings
+from esbench.targets import error_text, secured_client_options, transport_failure_message
 from esbench.track import Track, load_plugins, load_track
 from esbench.track.model import Challenge
 from esbench.track.repository import TrackRepository
@@ -56,10 +61,12 @@ _CORPUS_OPERATIONS = frozenset({"bulk"})
 
 @dataclass(frozen=True, kw_only=True)
 class ClusterInfo:
-    """What the race records about the target cluster: version and node count."""
+    """What the race records about the target cluster: version and node count, and the product
+    (``elasticsearch`` or ``opensearch``, :mod:`esbench.driver.target`)."""
 
     version: str | None
     nodes: int | None
+    flavor: str | None = None
 
 
 def resolve_pipeline(settings: RaceSettings) -> str:
@@ -134,7 +141,7 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
     if pipeline == PIPELINE_FROM_DISTRIBUTION:
         prov = settings.provision
         console.info(
-            f"Provisioning Elasticsearch {prov.distribution_version} "
+            f"Provisioning {get_flavor(prov.distribution_flavor).product} {prov.distribution_version} "
             f"({prov.nodes} node{'s' if prov.nodes != 1 else ''}, car {prov.car})..."
         )
         prov = replace(prov, offline=settings.offline or prov.offline)
@@ -146,6 +153,12 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
         car = cluster.car
         distribution_version = cluster.version
         console.info(f"Cluster up at {', '.join(hosts)}")
+        if cluster.security is not None:
+            options = secured_client_options(settings.client_options, cluster.security)
+            settings = replace(settings, client_options=options)
+            console.info(
+                f"The cluster speaks HTTPS with basic auth; CA certificate: {cluster.security.ca_cert}"
+            )
 
     def base_result(**changes: Any) -> RaceResult:
         return RaceResult(
@@ -171,22 +184,32 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
 
     try:
         info, before = _connect(hosts, settings)
-        verify_race_requirements(
-            track=track,
-            tasks=filter_schedule(
-                challenge, include=settings.driver.include_tasks, exclude=settings.driver.exclude_tasks
-            ).tasks(),
-            hosts=hosts,
-            client_options=settings.client_options,
-            policy=settings.requirements_policy,
-            warn=console.warn,
+        settings = replace(
+            settings,
+            client_options=replace(
+                settings.client_options, distribution_flavor=info.flavor, distribution_version=info.version
+            ),
         )
+        # The module catalogue is Elasticsearch's (OpenSearch has data streams and ILM-like policies in
+        # other places), so the pre-race check runs against Elasticsearch only.
+        if info.flavor != "opensearch":
+            verify_race_requirements(
+                track=track,
+                tasks=filter_schedule(
+                    challenge, include=settings.driver.include_tasks, exclude=settings.driver.exclude_tasks
+                ).tasks(),
+                hosts=hosts,
+                client_options=settings.client_options,
+                policy=settings.requirements_policy,
+                warn=console.warn,
+            )
         outcome = _drive(track, challenge, hosts, settings, corpora, console)
         after = _snapshot(hosts, settings) if outcome.status != STATUS_INTERRUPTED else None
         metrics = cluster_metrics(before, after) if (before is not None and after is not None) else ()
         result = base_result(
             cluster_version=info.version,
             cluster_nodes=info.nodes,
+            cluster_flavor=info.flavor,
             status=outcome.status,
             error=outcome.error,
             tasks=outcome.tasks,
@@ -249,31 +272,53 @@ def _connect(
     """
 
     async def probe() -> tuple[ClusterInfo, ClusterStatsSnapshot | None]:
-        es = _admin_client(hosts, settings)
+        # The product decides the media types the client API may send, so it is asked first,
+        # through the raw HTTP path that both products accept.
+        target = await _detect(hosts, settings)
+        options = replace(
+            settings.client_options,
+            distribution_flavor=target.flavor.value,
+            distribution_version=target.version,
+        )
+        es = create_client(ConnectionSettings.create(hosts, options))
         try:
             try:
-                # GET / is missing from newer integ-test distributions; _nodes/_local has the version.
-                local = await es.nodes.info(node_id="_local", metric="_none")
                 health = await es.cluster.health()
             except Exception as e:  # translated into one user-facing error
-                raise ConnectionFailed(_connection_message(hosts, e), cause=e) from e
-            nodes = local.body.get("nodes", {})
-            version = next((n.get("version") for n in nodes.values()), None)
+                raise ConnectionFailed(_connection_message(hosts, e, settings), cause=e) from e
             snapshot = await take_cluster_snapshot(es)
-            return ClusterInfo(version=version, nodes=health.body.get("number_of_nodes")), snapshot
+            info = ClusterInfo(
+                version=target.version, nodes=health.body.get("number_of_nodes"), flavor=target.flavor.value
+            )
+            return info, snapshot
         finally:
             await es.close()
 
     return asyncio.run(probe())
 
 
+async def _detect(hosts: tuple[str, ...], settings: RaceSettings) -> TargetDistribution:
+    es = _admin_client(hosts, settings)
+    try:
+        return await detect_distribution(es.http)
+    except (TargetHttpError, elastic_transport.TransportError) as e:
+        raise ConnectionFailed(_connection_message(hosts, e, settings), cause=e) from e
+    finally:
+        await es.close()
+
+
 def _admin_client(hosts: tuple[str, ...], settings: RaceSettings) -> EsbenchClient:
     return create_client(ConnectionSettings.create(hosts, settings.client_options))
 
 
-def _connection_message(hosts: tuple[str, ...], error: Exception) -> str:
+def _connection_message(
+    hosts: tuple[str, ...], error: Exception, settings: RaceSettings | None = None
+) -> str:
     status = getattr(error, "status_code", None) or getattr(getattr(error, "meta", None), "status", None)
     where = ", ".join(host_for_display(h) for h in hosts)
+    tls = transport_failure_message(where, error, settings.client_options if settings else None)
+    if tls is not None:
+        return tls
     if status == 401:
         return (
             f"The cluster at {where} rejected the credentials (HTTP 401). Give them with "
@@ -283,8 +328,9 @@ def _connection_message(hosts: tuple[str, ...], error: Exception) -> str:
     if status == 403:
         return f"The cluster at {where} refused access (HTTP 403): the user lacks the monitor privilege."
     return (
-        f"Cannot reach Elasticsearch at {where}: {type(error).__name__}: {error}. Check --target-hosts "
-        "(host:port), that the node is running, and use_ssl/verify_certs in --client-options for HTTPS."
+        f"Cannot reach Elasticsearch at {where}: {type(error).__name__}: {error_text(error)}. "
+        "Check --target-hosts (host:port), that the node is running, and use_ssl/verify_certs in "
+        "--client-options for HTTPS."
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import click
 
+from esbench.provision.flavors import OPENSEARCH, DistributionFlavor, get_flavor
 from esbench.provision.settings import DEFAULT_DISTRIBUTION_VERSION, REPOSITORIES, ProvisionSettings
 from esbench.track.params import parse_params
 
@@ -31,14 +32,15 @@ PROVISION_OPTION_NAMES = (
     "nodes",
     "preserve_install",
     "run_as_user",
+    "distribution_flavor",
 )
 
 _OPTIONS = (
     click.option(
         "--distribution-version",
-        default=DEFAULT_DISTRIBUTION_VERSION,
-        show_default=True,
-        help="Elasticsearch version to provision.",
+        default=None,
+        help=f"Version to provision [default: {DEFAULT_DISTRIBUTION_VERSION}; "
+        f"with --distribution-flavor=opensearch: {OPENSEARCH.default_version}].",
     ),
     click.option(
         "--distribution-repository",
@@ -86,6 +88,14 @@ _OPTIONS = (
         default=None,
         help="Account that runs the nodes when esbench runs as root (default: esbench, created if missing).",
     ),
+    click.option(
+        "--distribution-flavor",
+        type=click.Choice([f.value for f in DistributionFlavor]),
+        default=DistributionFlavor.ELASTICSEARCH.value,
+        show_default=True,
+        help="Product to provision: elasticsearch, or opensearch (its Maven integ-test zip "
+        "org.opensearch.distribution.integ-test-zip:opensearch:<version>:zip, e.g. 2.18.0).",
+    ),
 )
 
 
@@ -98,7 +108,7 @@ def provision_options(f: F) -> F:
 
 def provision_settings(
     *,
-    distribution_version: str,
+    distribution_version: str | None,
     distribution_repository: str,
     distribution_path: Path | None,
     car: str,
@@ -107,6 +117,7 @@ def provision_settings(
     preserve_install: bool,
     run_as_user: str | None,
     offline: bool = False,
+    distribution_flavor: str = DistributionFlavor.ELASTICSEARCH.value,
 ) -> ProvisionSettings:
     """Turn the option values into :class:`ProvisionSettings`.
 
@@ -114,7 +125,7 @@ def provision_settings(
         UserError: unparsable ``--car-params``.
     """
     return ProvisionSettings(
-        distribution_version=distribution_version,
+        distribution_version=distribution_version or get_flavor(distribution_flavor).default_version,
         distribution_repository=distribution_repository,
         distribution_path=distribution_path,
         car=car,
@@ -123,4 +134,5 @@ def provision_settings(
         preserve_install=preserve_install,
         run_as_user=run_as_user,
         offline=offline,
+        distribution_flavor=distribution_flavor,
     )

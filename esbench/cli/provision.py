@@ -20,8 +20,9 @@ from esbench.cli._track_source import pop_track_source, track_source_options
 from esbench.exceptions import NotFound
 from esbench.provision import cluster, installation
 from esbench.provision.cars import list_cars
-from esbench.provision.distributions import download_archive
+from esbench.provision.flavors import download_archive, get_flavor
 from esbench.provision.repositories import pin_repository
+from esbench.provision.security import SecurityMaterial
 from esbench.provision.settings import ProvisionSettings
 
 _offline = click.option(
@@ -59,8 +60,8 @@ def download(
     test_mode: bool,
     **options: Any,
 ) -> None:
-    """Fetch an Elasticsearch distribution into the cache and print the archive's path; with --track or
-    --track-path, fetch (download, decompress, index) the track's corpora and print their files."""
+    """Fetch an Elasticsearch (or OpenSearch) distribution into the cache and print the archive's path;
+    with --track or --track-path, fetch (download, decompress, index) the track's corpora and print their files."""
     source = pop_track_source(options)
     if not (track_name or track_path):
         settings = _pin(provision_settings(**options, offline=offline))
@@ -104,11 +105,12 @@ def _challenge_corpora(track: Any, challenge: str) -> list[str]:
 @provision_options
 @_offline
 def install(offline: bool, **options: Any) -> None:
-    """Install Elasticsearch (no node is started) and print the installation id."""
+    """Install Elasticsearch or OpenSearch (no node is started) and print the installation id."""
     settings = _pin(provision_settings(**options, offline=offline))
     inst = cluster.install(settings)
     _err(
-        f"Installed Elasticsearch {inst.version} (car {inst.car['name']}, {len(inst.nodes)} node(s)) "
+        f"Installed {get_flavor(inst.distribution_flavor).product} {inst.version} "
+        f"(car {inst.car['name']}, {len(inst.nodes)} node(s)) "
         f"in {inst.root}."
     )
     click.echo(inst.id)
@@ -129,11 +131,25 @@ def start(installation_id: str | None, offline: bool, **options: Any) -> None:
         pc = cluster.provision_cluster(_pin(settings), race_dir=None)
         started = pc.installation
     _err(
-        f"Started Elasticsearch {started.version} (car {started.car['name']}, {len(started.nodes)} node(s)) "
+        f"Started {get_flavor(started.distribution_flavor).product} {started.version} "
+        f"(car {started.car['name']}, {len(started.nodes)} node(s)) "
         f"in {time.monotonic() - began:.1f} s; the cluster is green."
     )
     click.echo(f"installation-id: {started.id}")
     click.echo(f"hosts: {','.join(started.hosts)}")
+    security = SecurityMaterial.from_dict(started.security)
+    if security is not None:
+        # Paths only: the password stays in its mode-600 file.
+        click.echo(f"ca-certs: {security.ca_cert}")
+        click.echo(f"user: {security.user}")
+        click.echo(f"password-file: {security.password_file}")
+        _err(
+            "The nodes speak HTTPS with basic auth. Race them with "
+            f"ESBENCH_USERNAME={security.user} "
+            f'ESBENCH_PASSWORD="$(cat {security.password_file})" esbench race '
+            f"--target-hosts={','.join(started.hosts)} "
+            f"--client-options=\"use_ssl:true,ca_certs:'{security.ca_cert}'\""
+        )
 
 
 @main.command()
@@ -175,7 +191,11 @@ def list_installations_command() -> None:
     rows = [
         (
             i.id,
-            i.version,
+            (
+                i.version
+                if i.distribution_flavor == "elasticsearch"
+                else f"{i.version} ({i.distribution_flavor})"
+            ),
             i.car["name"],
             len(i.nodes),
             i.status,

@@ -14,7 +14,8 @@ nodes are :class:`esbench.driver.http.TimedAiohttpNode` (for plugin runners that
 API) plus ``client.http``, the :class:`esbench.driver.http.HttpTransport` the built-in runners send
 through: by default the lean :class:`esbench.driver.rawhttp.RawHttpTransport` (one keep-alive
 connection per client, like Rally). Clients live for the whole race in their worker, so connections are reused
-from task to task.
+from task to task. Against OpenSearch (``ClientOptions.distribution_flavor``) the client API's nodes
+are :class:`esbench.driver.target.PlainMediaTypeNode` (plain JSON media types; see that module).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from elasticsearch import AsyncElasticsearch
 
 from esbench.driver.http import HttpTransport, NodeHttpTransport, TimedAiohttpNode
 from esbench.driver.rawhttp import RawHttpTransport, ssl_context_for
+from esbench.driver.target import PlainMediaTypeNode, uses_compat_media_types
 from esbench.exceptions import ConfigError
 
 ENV_USERNAME = "ESBENCH_USERNAME"
@@ -60,6 +62,9 @@ class ClientOptions:
         api_key: API key (``id:key`` or the encoded form).
         http_compress: gzip request bodies (and accept compressed responses).
         max_connections: connections per node and client (default: elasticsearch-py's).
+        distribution_flavor / distribution_version: the target's product (``elasticsearch`` or
+            ``opensearch``) and version as detected by :mod:`esbench.driver.target`; set by race
+            control, not by ``--client-options``. They decide the media types the client API sends.
     """
 
     timeout: float = DEFAULT_TIMEOUT
@@ -73,6 +78,8 @@ class ClientOptions:
     api_key: str | None = field(default=None, repr=False)
     http_compress: bool = False
     max_connections: int | None = None
+    distribution_flavor: str | None = None
+    distribution_version: str | None = None
 
     def __str__(self) -> str:
         return repr(self)
@@ -168,13 +175,17 @@ def _as_bool(key: str, value: Any) -> bool:
     raise ConfigError(f"--client-options: '{key}' must be true or false, got {value!r}.")
 
 
+#: Fields of ClientOptions that esbench sets itself (from the detected target), never the user.
+_DETECTED = frozenset({"distribution_flavor", "distribution_version"})
+
+
 def client_options_from_mapping(values: Mapping[str, Any]) -> ClientOptions:
     """Build :class:`ClientOptions` from already parsed key/values (Rally's option names).
 
     Raises:
         esbench.exceptions.ConfigError: unknown keys (listed with the known ones) or bad values.
     """
-    known = {f.name for f in fields(ClientOptions)}
+    known = {f.name for f in fields(ClientOptions)} - _DETECTED
     kwargs: dict[str, Any] = {}
     unknown = []
     for raw_key, value in values.items():
@@ -386,9 +397,18 @@ class ConnectionSettings:
 
 
 class EsbenchClient(AsyncElasticsearch):
-    """``AsyncElasticsearch`` plus ``http``, the transport built-in runners use (see module doc)."""
+    """``AsyncElasticsearch`` plus ``http``, the transport built-in runners use (see module doc).
+
+    elasticsearch-py's product check is off, as in Rally's ``RallyAsyncElasticsearch``
+    (``esrally/client/asynchronous.py``): esbench identifies the target itself
+    (:mod:`esbench.driver.target`), and the check would refuse OpenSearch.
+    """
 
     http: HttpTransport
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._verified_elasticsearch = True
 
     async def close(self) -> None:
         """Close the fast-path connections and the elasticsearch-py transport."""
@@ -426,9 +446,10 @@ def create_client(
             client's aiohttp nodes).
     """
     options = settings.options
+    compat = uses_compat_media_types(options.distribution_flavor, options.distribution_version)
     kwargs: dict[str, Any] = {
         "request_timeout": options.timeout,
-        "node_class": TimedAiohttpNode,
+        "node_class": TimedAiohttpNode if compat else PlainMediaTypeNode,
         # A benchmark must see every failure: no transparent retries.
         "max_retries": 0,
         "retry_on_timeout": False,

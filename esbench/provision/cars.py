@@ -8,6 +8,7 @@ A car file ``cars/<name>.yml``::
     variables: {heap_size: 4g}                    # referenced as {{heap_size}} in options/settings
     jvm_options: ["-Xms{{heap_size}}"]            # appended to the distribution's jvm.options
     settings: {indices.memory.index_buffer_size: 20%}   # elasticsearch.yml
+    security: true                                # optional: TLS + basic auth, see esbench.provision.security
 
 ``--car=defaults,4gheap`` applies the definitions in order (bases first, each once): later variables
 and settings override earlier ones, JVM options accumulate; ``--car-params`` then override variables
@@ -32,7 +33,7 @@ from esbench.home import builtin_cars_dir, esbench_home
 
 DEFAULT_CAR = "defaults"
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
-_KEYS = {"description", "type", "base", "variables", "jvm_options", "settings"}
+_KEYS = {"description", "type", "base", "variables", "jvm_options", "settings", "security"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,6 +48,7 @@ class CarDefinition:
     variables: Mapping[str, Any] = field(default_factory=dict)
     jvm_options: tuple[str, ...] = ()
     settings: Mapping[str, Any] = field(default_factory=dict)
+    security: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,6 +61,8 @@ class Car:
         variables: merged variables after ``--car-params``.
         jvm_options: rendered JVM options (``-Xms4g``...), in order.
         settings: rendered ``elasticsearch.yml`` settings, flattened to dotted keys.
+        security: a definition asked for TLS and basic auth (``security: true``): provisioning
+            generates certificates and a user (:mod:`esbench.provision.security`).
     """
 
     name: str
@@ -66,6 +70,7 @@ class Car:
     variables: Mapping[str, Any]
     jvm_options: tuple[str, ...]
     settings: Mapping[str, Any]
+    security: bool = False
 
     @property
     def heap_size(self) -> str | None:
@@ -101,6 +106,8 @@ def _load_file(name: str, path: Path) -> CarDefinition:
         raise ConfigError(f"Car file {path}: 'variables' and 'settings' must be mappings.")
     if not isinstance(jvm, list) or not all(isinstance(o, str) for o in jvm):
         raise ConfigError(f"Car file {path}: 'jvm_options' must be a list of strings.")
+    if not isinstance(raw.get("security", False), bool):
+        raise ConfigError(f"Car file {path}: 'security' must be true or false.")
     return CarDefinition(
         name=name,
         path=path,
@@ -110,6 +117,7 @@ def _load_file(name: str, path: Path) -> CarDefinition:
         variables=variables,
         jvm_options=tuple(jvm),
         settings=settings,
+        security=raw.get("security", False),
     )
 
 
@@ -228,4 +236,5 @@ def resolve_car(spec: str, car_params: Mapping[str, Any] | None = None) -> Car:
         variables=variables,
         jvm_options=tuple(jvm),
         settings=settings,
+        security=any(d.security for d in defs),
     )

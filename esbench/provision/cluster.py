@@ -25,7 +25,7 @@ from esbench.exceptions import LaunchError, ProvisionError, UserError
 from esbench.provision import installation as inst_mod
 from esbench.provision.archives import COMPLETE_MARKER
 from esbench.provision.cars import resolve_car
-from esbench.provision.distributions import obtain_distribution
+from esbench.provision.flavors import Flavor, get_flavor, obtain
 from esbench.provision.installation import Installation, NodeState
 from esbench.provision.java import find_java
 from esbench.provision.launcher import (
@@ -41,6 +41,12 @@ from esbench.provision.launcher import (
 )
 from esbench.provision.nodeconfig import process_marker, write_node_config
 from esbench.provision.ports import free_ports
+from esbench.provision.security import (
+    SECURITY_DIR,
+    SecurityMaterial,
+    create_security_material,
+    health_access,
+)
 from esbench.provision.settings import ProvisionSettings
 from esbench.provision.users import RunAs, give, resolve_run_as
 
@@ -61,14 +67,26 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
     if settings.nodes < 1:
         raise UserError(f"--nodes must be at least 1, not {settings.nodes}.")
     car = resolve_car(settings.car, settings.car_params)
+    flavor = get_flavor(settings.distribution_flavor)
     user = resolve_run_as(settings.run_as_user)
     began = time.monotonic()
-    dist = obtain_distribution(settings)
-    java = find_java(dist.version, dist_home=dist.home)
+    dist = obtain(settings)
+    if car.security and not (dist.home / "modules" / "x-pack-security").is_dir():
+        raise UserError(
+            f"The car '{car.name}' secures the nodes with Elasticsearch's security module, which the "
+            f"{flavor.product} distribution at {dist.home} lacks. Drop the security mixin from --car."
+        )
+    java = find_java(
+        dist.version,
+        dist_home=dist.home,
+        requirement=flavor.java_requirement(dist.version),
+        product=flavor.product,
+    )
     logger.info("Distribution %s, Java %s: ready in %.1f s", dist.home, java.major, time.monotonic() - began)
     inst_id = inst_mod.new_installation_id()
     root = inst_mod.install_root(user) / inst_id
-    es_home = root / f"elasticsearch-{dist.version}"
+    es_home = root / f"{flavor.executable}-{dist.version}"
+    security: SecurityMaterial | None = None
     try:
         root.mkdir(parents=True)
         root.chmod(0o755)
@@ -82,6 +100,8 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
         (root / "nodes").chmod(0o755)
         for node in nodes:
             give(node.path, user)
+        if car.security:
+            security = create_security_material(root / SECURITY_DIR)
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
         raise
@@ -99,12 +119,15 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
             "names": list(car.names),
             "jvm_options": list(car.jvm_options),
             "settings": dict(car.settings),
+            "security": car.security,
         },
         nodes=tuple(nodes),
         created=inst_mod.now_iso(),
         race_dir=str(race_dir) if race_dir else None,
         extra={"preserve_install": settings.preserve_install},
         state_path=str(inst_mod.state_file(inst_id)),
+        distribution_flavor=flavor.name.value,
+        security=security.to_dict() if security is not None else {},
     )
     inst_mod.save(installed)
     logger.info("Installed Elasticsearch %s (%s) as %s in %s", dist.version, car.name, inst_id, root)
@@ -181,7 +204,8 @@ def _await_green(
                     if is_bind_failure(node, inst.cluster_name):
                         raise _PortTaken(node.name)
                     raise _failure(inst, node, "died during start")
-            healths = [cluster_health(h) for h in inst.hosts]
+            access = health_access(SecurityMaterial.from_dict(inst.security))
+            healths = [cluster_health(h, **access) for h in inst.hosts]
             if all(h is not None and h.status == "green" and h.number_of_nodes == expected for h in healths):
                 return
         if clock() > deadline:
@@ -234,7 +258,11 @@ def start(
                 for node in current.nodes:
                     launchers.append(
                         launch(
-                            node, es_home=Path(current.es_home), java_home=Path(current.java_home), user=user
+                            node,
+                            es_home=Path(current.es_home),
+                            java_home=Path(current.java_home),
+                            user=user,
+                            flavor=_flavor(current),
                         )
                     )
                 began = clock()
@@ -263,6 +291,10 @@ def start(
     )
 
 
+def _flavor(inst: Installation) -> Flavor:
+    return get_flavor(inst.distribution_flavor)
+
+
 def _switching_allowed() -> bool:
     import os
 
@@ -283,6 +315,8 @@ def _prepare_nodes(inst: Installation, user: RunAs) -> None:
             all_nodes=inst.nodes,
             car_jvm_options=inst.car["jvm_options"],
             car_settings=inst.car["settings"],
+            flavor=_flavor(inst),
+            security=SecurityMaterial.from_dict(inst.security),
         )
         give(node.path, user)
 
@@ -341,6 +375,9 @@ class ProvisionedCluster:
         installation_id: the id for ``esbench stop --installation-id``.
         version: the Elasticsearch version actually running.
         car: the car name (``"defaults+4gheap"``).
+        distribution_flavor: ``"elasticsearch"`` or ``"opensearch"``.
+        security: the CA, user and password file of a secured cluster (car ``x-pack-security``),
+            None otherwise; its hosts then speak ``https`` only.
     """
 
     hosts: tuple[str, ...]
@@ -348,6 +385,8 @@ class ProvisionedCluster:
     version: str
     car: str
     installation: Installation = field(repr=False)
+    distribution_flavor: str = "elasticsearch"
+    security: SecurityMaterial | None = None
     race_dir: Path | None = None
     stop_timeout: float = 30.0
     _stopped: bool = field(default=False, repr=False)
@@ -401,4 +440,6 @@ def provision_cluster(settings: ProvisionSettings, *, race_dir: Path | None) -> 
         installation=started,
         race_dir=race_dir,
         stop_timeout=settings.stop_timeout,
+        distribution_flavor=started.distribution_flavor,
+        security=SecurityMaterial.from_dict(started.security),
     )

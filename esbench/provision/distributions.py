@@ -93,7 +93,7 @@ def maven_coordinates(version: str) -> str:
     return f"{MAVEN_GROUP}:{MAVEN_ARTIFACT}:{version}:zip"
 
 
-def _mvn_command(version: str, out_dir: Path, *, offline: bool) -> list[str]:
+def _mvn_command(version: str, out_dir: Path, *, offline: bool, coordinates: str | None = None) -> list[str]:
     mvn = shutil.which("mvn")
     if mvn is None:
         raise SupplyError(
@@ -110,20 +110,30 @@ def _mvn_command(version: str, out_dir: Path, *, offline: bool) -> list[str]:
         *(["-o"] if offline else []),
         *extra,
         "dependency:copy",
-        f"-Dartifact={maven_coordinates(version)}",
+        f"-Dartifact={coordinates or maven_coordinates(version)}",
         f"-DoutputDirectory={out_dir}",
         "-Dmdep.overWriteReleases=true",
     ]
 
 
-def _maven_archive(version: str, cache: Path, *, offline: bool) -> Path:
-    archive = cache / "maven" / f"elasticsearch-{version}.zip"
+def _maven_archive(
+    version: str,
+    cache: Path,
+    *,
+    offline: bool,
+    coordinates: str | None = None,
+    stem: str = "elasticsearch",
+    product: str = "Elasticsearch",
+) -> Path:
+    """The Maven artifact ``coordinates`` (default: the Elasticsearch integ-test zip of ``version``)
+    copied to ``cache/maven/<stem>-<version>.zip`` with the ``mvn`` client, unless already there."""
+    archive = cache / "maven" / f"{stem}-{version}.zip"
     if archive.is_file():
         return archive
     archive.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=archive.parent, prefix=".mvn-") as tmp:
-        cmd = _mvn_command(version, Path(tmp), offline=offline)
-        logger.info("Resolving %s: %s", maven_coordinates(version), shlex.join(cmd))
+        cmd = _mvn_command(version, Path(tmp), offline=offline, coordinates=coordinates)
+        logger.info("Resolving %s: %s", coordinates or maven_coordinates(version), shlex.join(cmd))
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL)
         except OSError as e:
@@ -131,7 +141,9 @@ def _maven_archive(version: str, cache: Path, *, offline: bool) -> Path:
         output = _strip_ansi(proc.stdout + proc.stderr)
         got = list(Path(tmp).glob("*.zip"))
         if proc.returncode != 0 or not got:
-            raise SupplyError(_maven_failure(version, output, offline=offline))
+            raise SupplyError(
+                _maven_failure(version, output, offline=offline, coordinates=coordinates, product=product)
+            )
         os.replace(got[0], archive)
     return archive
 
@@ -143,19 +155,26 @@ def _strip_ansi(text: str) -> str:
     return _ANSI_RE.sub("", text)
 
 
-def _maven_failure(version: str, output: str, *, offline: bool) -> str:
-    coords = maven_coordinates(version)
+def _maven_failure(
+    version: str,
+    output: str,
+    *,
+    offline: bool,
+    coordinates: str | None = None,
+    product: str = "Elasticsearch",
+) -> str:
+    coords = coordinates or maven_coordinates(version)
     errors = [ln.removeprefix("[ERROR]").strip() for ln in output.splitlines() if ln.startswith("[ERROR]")]
     summary = next((e for e in errors if e), output.strip()[-500:] or "no output")
     if offline and ("offline" in output.lower() or "Could not find artifact" in output):
         return (
-            f"Elasticsearch {version} is not in the local Maven repository and --offline forbids downloading "
+            f"{product} {version} is not in the local Maven repository and --offline forbids downloading "
             f"it ({coords}). Run 'esbench download --distribution-version={version}' while online, or drop "
             f"--offline. Maven said: {summary}"
         )
     if "Could not find artifact" in output or "Unable to find artifact" in output:
         return (
-            f"Elasticsearch {version} was not found in the Maven repositories ({coords}): check "
+            f"{product} {version} was not found in the Maven repositories ({coords}): check "
             f"--distribution-version (releases look like 8.19.0) and the mirrors in your ~/.m2/settings.xml. "
             f"Maven said: {summary}"
         )

@@ -80,7 +80,10 @@ class Installation:
     """The persisted state of one installation (``$ESBENCH_HOME/installs/<id>.json``).
 
     ``status`` is ``installed`` → ``started`` → ``stopped``; ``car`` holds the resolved car
-    (name, jvm_options, settings) so ``start`` needs no car files.
+    (name, jvm_options, settings) so ``start`` needs no car files. ``distribution_flavor`` is
+    ``elasticsearch`` or ``opensearch`` (:mod:`esbench.provision.flavors`); ``security`` holds the
+    paths of a secured installation's certificates and user (:mod:`esbench.provision.security`,
+    never a password), empty otherwise.
     """
 
     id: str
@@ -99,6 +102,8 @@ class Installation:
     #: Where this state is saved; fixed at install so later calls do not depend on $ESBENCH_HOME.
     state_path: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    distribution_flavor: str = "elasticsearch"
+    security: dict[str, str] = field(default_factory=dict)
 
     @property
     def hosts(self) -> tuple[str, ...]:

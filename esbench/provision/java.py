@@ -108,18 +108,21 @@ def find_java(
     dist_home: Path | None = None,
     env: Mapping[str, str] | None = None,
     jvm_dirs: Sequence[Path] = DEFAULT_JVM_DIRS,
+    requirement: tuple[int, int | None] | None = None,
+    product: str = "Elasticsearch",
 ) -> JavaHome:
     """Pick the JDK to run ``es_version`` with.
 
     Order: ``ES_JAVA_HOME``, the distribution's bundled ``jdk/``, ``JAVA_HOME``, ``java`` on ``PATH``,
     then every JDK below ``jvm_dirs`` (oldest suitable first). The first one within
-    :func:`java_requirement` wins; skipped ones are logged.
+    :func:`java_requirement` (or ``requirement``, for another ``product`` such as OpenSearch) wins;
+    skipped ones are logged.
 
     Raises:
         JavaError: no suitable JDK; the message lists what was found and what is needed.
     """
     env = os.environ if env is None else env
-    low, high = java_requirement(es_version)
+    low, high = requirement or java_requirement(es_version)
     seen: dict[Path, tuple[int | None, str]] = {}
     primary: list[JavaHome] = []
     scanned: list[JavaHome] = []
@@ -141,10 +144,11 @@ def find_java(
         if fits(j):
             return j
         logger.info(
-            "Skipping Java %s from %s (%s): Elasticsearch %s needs %s",
+            "Skipping Java %s from %s (%s): %s %s needs %s",
             j.major,
             j.origin,
             j.path,
+            product,
             es_version,
             _need(low, high),
         )
@@ -152,9 +156,10 @@ def find_java(
         if fits(j):
             if primary:
                 logger.warning(
-                    "Using Java %s at %s for Elasticsearch %s (the default Java %s is not suitable)",
+                    "Using Java %s at %s for %s %s (the default Java %s is not suitable)",
                     j.major,
                     j.path,
+                    product,
                     es_version,
                     primary[0].major,
                 )
@@ -166,7 +171,7 @@ def find_java(
         or "none"
     )
     raise JavaError(
-        f"No suitable Java found for Elasticsearch {es_version}: it needs {_need(low, high)}. "
+        f"No suitable Java found for {product} {es_version}: it needs {_need(low, high)}. "
         f"Found: {listing}. "
         f"Install a suitable JDK (e.g. apt-get install openjdk-17-jdk-headless, or one below "
         f"{', '.join(map(str, jvm_dirs))}) or point ES_JAVA_HOME at one."

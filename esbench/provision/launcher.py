@@ -14,6 +14,7 @@ import logging
 import os
 import re
 import signal
+import ssl
 import subprocess
 import time
 import urllib.error
@@ -22,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from esbench.provision.flavors import ELASTICSEARCH, Flavor
 from esbench.provision.installation import NodeState
 from esbench.provision.users import RunAs
 
@@ -68,16 +70,23 @@ def read_pid_file(path: Path) -> int | None:
         return None
 
 
-def node_env(*, java_home: Path, node: NodeState, user: RunAs, base: Mapping[str, str]) -> dict[str, str]:
-    """The environment of ``bin/elasticsearch``: a minimal, explicit one (no inherited ES_JAVA_OPTS, which
-    would override the car's heap)."""
+def node_env(
+    *,
+    java_home: Path,
+    node: NodeState,
+    user: RunAs,
+    base: Mapping[str, str],
+    flavor: Flavor = ELASTICSEARCH,
+) -> dict[str, str]:
+    """The environment of ``bin/elasticsearch`` (``bin/opensearch``, with the ``flavor``'s variable
+    names): a minimal, explicit one (no inherited ES_JAVA_OPTS, which would override the car's heap)."""
     env = {k: v for k, v in base.items() if k in ("PATH", "LANG", "LC_ALL", "TZ")}
     env.setdefault("PATH", os.defpath)
     env.update(
         {
-            "ES_JAVA_HOME": str(java_home),
-            "ES_PATH_CONF": str(node.config_dir),
-            "ES_TMPDIR": str(node.tmp_dir),
+            flavor.java_home_env: str(java_home),
+            flavor.path_conf_env: str(node.config_dir),
+            flavor.tmpdir_env: str(node.tmp_dir),
             "HOME": str(node.path),
             "USER": user.name,
             "LOGNAME": user.name,
@@ -86,14 +95,17 @@ def node_env(*, java_home: Path, node: NodeState, user: RunAs, base: Mapping[str
     return env
 
 
-def launch(node: NodeState, *, es_home: Path, java_home: Path, user: RunAs) -> subprocess.Popen[bytes]:
-    """Run ``bin/elasticsearch -d -p es.pid`` for ``node`` as ``user``; returns the launcher process.
+def launch(
+    node: NodeState, *, es_home: Path, java_home: Path, user: RunAs, flavor: Flavor = ELASTICSEARCH
+) -> subprocess.Popen[bytes]:
+    """Run ``bin/elasticsearch -d -p es.pid`` (the ``flavor``'s launcher) for ``node`` as ``user``;
+    returns the launcher process.
 
     The launcher exits 0 once the node is started (it then runs detached), non-zero if startup failed;
     its output goes to ``node.console_log``.
     """
-    cmd = [str(es_home / "bin" / "elasticsearch"), "-d", "-p", str(node.pid_file)]
-    env = node_env(java_home=java_home, node=node, user=user, base=os.environ)
+    cmd = [str(es_home / "bin" / flavor.executable), "-d", "-p", str(node.pid_file)]
+    env = node_env(java_home=java_home, node=node, user=user, base=os.environ, flavor=flavor)
     logger.info("Starting node %s: %s (as %s)", node.name, " ".join(cmd), user.name)
     with open(node.console_log, "ab") as out:
         kwargs: dict[str, object] = {}
@@ -180,13 +192,30 @@ class Health:
     number_of_nodes: int
 
 
-def cluster_health(host: str, *, timeout: float = 2.0) -> Health | None:
+def cluster_health(
+    host: str,
+    *,
+    timeout: float = 2.0,
+    ssl_context: ssl.SSLContext | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> Health | None:
     """``GET http://host/_cluster/health``; None while the node does not answer (or answers an error).
 
-    Uses ``_cluster/health``, not ``GET /``: the integ-test distribution answers 405 to ``GET /`` from 8.9.
+    With ``ssl_context`` the request goes over ``https`` (a secured node); ``headers`` carry its
+    ``authorization``. Uses ``_cluster/health``, not ``GET /``: the integ-test distribution answers
+    405 to ``GET /`` from 8.9.
     """
+    scheme = "https" if ssl_context is not None else "http"
+    opener = (
+        _NO_PROXY
+        if ssl_context is None
+        else urllib.request.build_opener(
+            urllib.request.ProxyHandler({}), urllib.request.HTTPSHandler(context=ssl_context)
+        )
+    )
+    request = urllib.request.Request(f"{scheme}://{host}/_cluster/health", headers=dict(headers or {}))
     try:
-        with _NO_PROXY.open(f"http://{host}/_cluster/health", timeout=timeout) as resp:
+        with opener.open(request, timeout=timeout) as resp:
             body = json.loads(resp.read())
     except (urllib.error.URLError, OSError, ValueError, TimeoutError):
         return None

@@ -10,8 +10,10 @@ from typing import Any
 
 import yaml
 
+from esbench.provision.flavors import ELASTICSEARCH, Flavor
 from esbench.provision.installation import NodeState
 from esbench.provision.ports import LOOPBACK
+from esbench.provision.security import SecurityMaterial, install_node_files, node_security_settings
 
 #: Settings every esbench node with the security module starts from; the car may override them.
 BASE_SETTINGS: Mapping[str, Any] = {"xpack.security.enabled": False}
@@ -33,8 +35,15 @@ _REL_LOGS_RE = re.compile(r"([=:])logs/")
 _REL_DATA_RE = re.compile(r"(HeapDumpPath=)data\b")
 
 
-def node_settings(node: NodeState, *, cluster_name: str, all_nodes: Sequence[NodeState]) -> dict[str, Any]:
-    """Settings identifying ``node`` in its cluster: names, loopback ports, paths, discovery."""
+def node_settings(
+    node: NodeState,
+    *,
+    cluster_name: str,
+    all_nodes: Sequence[NodeState],
+    initial_masters_setting: str = ELASTICSEARCH.initial_masters_setting,
+) -> dict[str, Any]:
+    """Settings identifying ``node`` in its cluster: names, loopback ports, paths, discovery
+    (``initial_masters_setting`` is the flavor's name for the bootstrap masters)."""
     settings: dict[str, Any] = {
         "cluster.name": cluster_name,
         "node.name": node.name,
@@ -48,7 +57,7 @@ def node_settings(node: NodeState, *, cluster_name: str, all_nodes: Sequence[Nod
         settings["discovery.type"] = "single-node"
     else:
         settings["discovery.seed_hosts"] = [f"{LOOPBACK}:{n.transport_port}" for n in all_nodes]
-        settings["cluster.initial_master_nodes"] = [n.name for n in all_nodes]
+        settings[initial_masters_setting] = [n.name for n in all_nodes]
     return settings
 
 
@@ -94,8 +103,14 @@ def write_node_config(
     all_nodes: Sequence[NodeState],
     car_jvm_options: Sequence[str],
     car_settings: Mapping[str, Any],
+    flavor: Flavor = ELASTICSEARCH,
+    security: SecurityMaterial | None = None,
 ) -> None:
     """(Re)write ``node.config_dir`` from the distribution's ``config/`` plus the car and identity.
+
+    The settings file is the ``flavor``'s (``elasticsearch.yml`` or ``opensearch.yml``): base
+    settings, then with ``security`` the TLS/auth settings of :mod:`esbench.provision.security`
+    (whose certificates and users are copied in), then the car's, then the node identity.
 
     The marker ``-Desbench.node=<install id>/<node name>`` lets esbench find the node's JVM among all
     processes (``/proc/*/cmdline``) even before its pid file exists.
@@ -117,9 +132,18 @@ def write_node_config(
         "\n".join([*car_jvm_options, f"-Desbench.node={process_marker(install_id, node.name)}"]) + "\n",
         encoding="utf-8",
     )
-    identity = node_settings(node, cluster_name=cluster_name, all_nodes=all_nodes)
-    (node.config_dir / "elasticsearch.yml").write_text(
-        render_elasticsearch_yml(car_settings, identity, base=base_settings(dist_config.parent)),
+    identity = node_settings(
+        node,
+        cluster_name=cluster_name,
+        all_nodes=all_nodes,
+        initial_masters_setting=flavor.initial_masters_setting,
+    )
+    base = base_settings(dist_config.parent)
+    if security is not None:
+        install_node_files(security, node.config_dir)
+        base.update(node_security_settings())
+    (node.config_dir / flavor.config_file).write_text(
+        render_elasticsearch_yml(car_settings, identity, base=base),
         encoding="utf-8",
     )
 

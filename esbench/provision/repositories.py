@@ -109,6 +109,12 @@ def choose_repository(settings: ProvisionSettings, *, timeout: float | None = No
         return RepositoryChoice(
             repository="local", reason=f"--distribution-path {settings.distribution_path}"
         )
+    if settings.distribution_repository == AUTO and settings.distribution_flavor != "elasticsearch":
+        # Elastic's download server has no other product; OpenSearch comes from its Maven integ-test zip.
+        return RepositoryChoice(
+            repository="maven",
+            reason=f"{settings.distribution_flavor} is provisioned from its Maven integ-test zip",
+        )
     if settings.distribution_repository != AUTO:
         return RepositoryChoice(
             repository=settings.distribution_repository,

@@ -45,6 +45,8 @@ class ProvisionSettings:
             substituted. ``None``: ``$ESBENCH_DISTRIBUTION_URL`` or :data:`DEFAULT_ELASTIC_URL_TEMPLATE`.
         start_timeout: seconds to wait for a green cluster after the nodes were launched.
         stop_timeout: seconds between SIGTERM and SIGKILL when stopping a node.
+        distribution_flavor: ``"elasticsearch"`` or ``"opensearch"`` (see
+            :mod:`esbench.provision.flavors`).
     """
 
     distribution_version: str = DEFAULT_DISTRIBUTION_VERSION
@@ -59,3 +61,4 @@ class ProvisionSettings:
     elastic_url_template: str | None = None
     start_timeout: float = 180.0
     stop_timeout: float = 30.0
+    distribution_flavor: str = "elasticsearch"

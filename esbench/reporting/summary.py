@@ -137,7 +137,8 @@ def header_fields(race: RaceResult) -> list[tuple[str, str]]:
             if race.cluster_nodes
             else ""
         )
-        fields.append(("Cluster", f"Elasticsearch {race.cluster_version or 'unknown version'}{nodes}"))
+        product = "OpenSearch" if race.cluster_flavor == "opensearch" else "Elasticsearch"
+        fields.append(("Cluster", f"{product} {race.cluster_version or 'unknown version'}{nodes}"))
     if race.user_tags:
         fields.append(("User tags", _kv(sorted(race.user_tags.items()))))
     if race.test_mode:
@@ -165,6 +166,7 @@ def _race_json(race: RaceResult) -> dict[str, Any]:
         "distribution_version": race.distribution_version,
         "cluster_version": race.cluster_version,
         "cluster_nodes": race.cluster_nodes,
+        "cluster_flavor": race.cluster_flavor,
         "test_mode": race.test_mode,
         "status": race.status,
         "error": race.error,

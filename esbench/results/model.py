@@ -138,6 +138,8 @@ class RaceResult:
             ``--distribution-path``); None for benchmark-only.
         distribution_note: why that repository was chosen (e.g. the fallback reason naming the
             modules the integ-test distribution lacks); None for benchmark-only.
+        cluster_flavor: the product the target cluster runs, ``elasticsearch`` or ``opensearch``
+            (detected, see :mod:`esbench.driver.target`); None for races stored before it existed.
     """
 
     race_id: str
@@ -164,6 +166,7 @@ class RaceResult:
     telemetry: tuple[TelemetrySeries, ...] = ()
     distribution_repository: str | None = None
     distribution_note: str | None = None
+    cluster_flavor: str | None = None
 
     def task(self, name: str) -> TaskResult | None:
         """The result of the task called ``name``, or None."""

@@ -22,6 +22,9 @@ from pathlib import Path
 
 import pytest
 
+# OpenSearch and secured-Elasticsearch session fixtures (opensearch_hosts, secured_es).
+from targets_fixtures import opensearch_hosts, secured_es  # noqa: F401
+
 from esbench.provision import DEFAULT_DISTRIBUTION_VERSION, ProvisionSettings, provision_cluster
 
 _HERE = Path(__file__).resolve().parent

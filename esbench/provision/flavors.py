@@ -1,0 +1,217 @@
+"""Distribution flavors: what differs between provisioning Elasticsearch and OpenSearch.
+
+OpenSearch 2.x is a fork of Elasticsearch 7.10 and keeps its layout, so one provisioning code path
+serves both; a :class:`Flavor` names the few things that differ:
+
+* Maven integ-test zip: ``org.elasticsearch.distribution.integ-test-zip:elasticsearch:<v>:zip`` /
+  ``org.opensearch.distribution.integ-test-zip:opensearch:<v>:zip``;
+* launcher and settings file: ``bin/elasticsearch``, ``elasticsearch.yml`` / ``bin/opensearch``,
+  ``opensearch.yml``;
+* launcher environment: ``ES_JAVA_HOME``, ``ES_PATH_CONF``, ``ES_TMPDIR`` /
+  ``OPENSEARCH_JAVA_HOME``, ``OPENSEARCH_PATH_CONF``, ``OPENSEARCH_TMPDIR``;
+* version jar: ``lib/elasticsearch-<v>.jar`` / ``lib/opensearch-<v>.jar``;
+* multi-node bootstrap: ``cluster.initial_master_nodes`` / ``cluster.initial_cluster_manager_nodes``.
+
+Sources: the OpenSearch distribution's ``bin/opensearch-env`` (environment variables), the
+OpenSearch 2.0 release notes (``cluster.initial_cluster_manager_nodes`` replaces the deprecated
+``initial_master_nodes``), and OpenSearch's "Installing OpenSearch: compatible Java versions" page
+(2.x runs on Java 11, 17 and 21; 2.x still uses the Java Security Manager, which JDK 24 removed, so
+Java 23 is the newest that starts it; 3.0 dropped the Security Manager and needs Java 21+).
+The integ-test zip of OpenSearch carries only the ``transport-netty4`` module: no security plugin.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from esbench.exceptions import SupplyError, UserError
+from esbench.provision import distributions
+from esbench.provision.archives import COMPLETE_MARKER, unpack
+from esbench.provision.distributions import Distribution
+from esbench.provision.java import java_requirement
+from esbench.provision.settings import DEFAULT_DISTRIBUTION_VERSION, ProvisionSettings
+from esbench.provision.versions import parse_version
+
+
+class DistributionFlavor(StrEnum):
+    """Accepted values of ``--distribution-flavor``."""
+
+    ELASTICSEARCH = "elasticsearch"
+    OPENSEARCH = "opensearch"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Flavor:
+    """The flavor-specific names of a distribution (see the module docstring for the values).
+
+    Attributes:
+        name: the ``--distribution-flavor`` value.
+        product: the product name used in messages (``"OpenSearch"``).
+        executable: the launcher below ``bin/`` and the prefix of ``lib/<executable>-<version>.jar``.
+        config_file: the node settings file in the config directory.
+        java_home_env / path_conf_env / tmpdir_env: environment variables of the launcher.
+        initial_masters_setting: the setting that bootstraps a multi-node cluster.
+        maven_group / maven_artifact: Maven coordinates of the integ-test zip.
+        default_version: the version provisioned when ``--distribution-version`` is not given.
+    """
+
+    name: DistributionFlavor
+    product: str
+    executable: str
+    config_file: str
+    java_home_env: str
+    path_conf_env: str
+    tmpdir_env: str
+    initial_masters_setting: str
+    maven_group: str
+    maven_artifact: str
+    default_version: str
+
+    def maven_coordinates(self, version: str) -> str:
+        """``group:artifact:version:zip`` of the integ-test distribution."""
+        return f"{self.maven_group}:{self.maven_artifact}:{version}:zip"
+
+    def java_requirement(self, version: str) -> tuple[int, int | None]:
+        """The (minimum, maximum or None) Java feature version that runs ``version``."""
+        if self.name is DistributionFlavor.ELASTICSEARCH:
+            return java_requirement(version)
+        v = parse_version(version)
+        if v.major >= 3:
+            return 21, None
+        if v.major == 2:
+            return 11, 23
+        return 8, 15
+
+    def detect_version(self, home: Path) -> str | None:
+        """The version of the distribution at ``home``, from ``lib/<executable>-<version>.jar``."""
+        pattern = re.compile(rf"^{re.escape(self.executable)}-(\d+\.\d+\.\d+(?:-[A-Za-z0-9.]+)?)\.jar$")
+        lib = home / "lib"
+        if lib.is_dir():
+            for jar in lib.iterdir():
+                m = pattern.match(jar.name)
+                if m:
+                    return m.group(1)
+        return None
+
+
+ELASTICSEARCH = Flavor(
+    name=DistributionFlavor.ELASTICSEARCH,
+    product="Elasticsearch",
+    executable="elasticsearch",
+    config_file="elasticsearch.yml",
+    java_home_env="ES_JAVA_HOME",
+    path_conf_env="ES_PATH_CONF",
+    tmpdir_env="ES_TMPDIR",
+    initial_masters_setting="cluster.initial_master_nodes",
+    maven_group=distributions.MAVEN_GROUP,
+    maven_artifact=distributions.MAVEN_ARTIFACT,
+    default_version=DEFAULT_DISTRIBUTION_VERSION,
+)
+
+OPENSEARCH = Flavor(
+    name=DistributionFlavor.OPENSEARCH,
+    product="OpenSearch",
+    executable="opensearch",
+    config_file="opensearch.yml",
+    java_home_env="OPENSEARCH_JAVA_HOME",
+    path_conf_env="OPENSEARCH_PATH_CONF",
+    tmpdir_env="OPENSEARCH_TMPDIR",
+    initial_masters_setting="cluster.initial_cluster_manager_nodes",
+    maven_group="org.opensearch.distribution.integ-test-zip",
+    maven_artifact="opensearch",
+    # The newest 2.x on Maven Central when this was written; runs on the Java 17 of the project machines.
+    default_version="2.18.0",
+)
+
+FLAVORS: dict[str, Flavor] = {f.name.value: f for f in (ELASTICSEARCH, OPENSEARCH)}
+
+
+def get_flavor(name: str | None) -> Flavor:
+    """The flavor called ``name`` (None: Elasticsearch).
+
+    Raises:
+        UserError: unknown flavor name.
+    """
+    if name is None:
+        return ELASTICSEARCH
+    try:
+        return FLAVORS[str(name).lower()]
+    except KeyError:
+        raise UserError(f"Unknown --distribution-flavor '{name}': use one of {', '.join(FLAVORS)}.") from None
+
+
+def _check_repository(settings: ProvisionSettings, flavor: Flavor) -> None:
+    if settings.distribution_path is None and settings.distribution_repository != "maven":
+        raise UserError(
+            f"--distribution-repository={settings.distribution_repository} serves Elasticsearch only. "
+            f"{flavor.product} is provisioned from its Maven integ-test zip "
+            f"({flavor.maven_coordinates(settings.distribution_version)}): use "
+            f"--distribution-repository=maven, or --distribution-path=FILE for a local archive."
+        )
+
+
+def download_archive(settings: ProvisionSettings) -> Path:
+    """The distribution archive of ``settings.distribution_flavor`` in the cache (``esbench
+    download``), like :func:`esbench.provision.distributions.download_archive`.
+
+    Raises:
+        UserError: unknown flavor, or ``--distribution-repository=elastic`` for OpenSearch.
+        SupplyError: mvn missing or failing, unknown version, a missing ``--distribution-path``.
+    """
+    flavor = get_flavor(settings.distribution_flavor)
+    if flavor is ELASTICSEARCH or settings.distribution_path is not None:
+        return distributions.download_archive(settings)
+    _check_repository(settings, flavor)
+    parse_version(settings.distribution_version)
+    return distributions._maven_archive(
+        settings.distribution_version,
+        distributions.distributions_cache(),
+        offline=settings.offline,
+        coordinates=flavor.maven_coordinates(settings.distribution_version),
+        stem=flavor.executable,
+        product=flavor.product,
+    )
+
+
+def obtain(settings: ProvisionSettings) -> Distribution:
+    """The unpacked distribution of ``settings.distribution_flavor``, supplied like
+    :func:`esbench.provision.distributions.obtain_distribution` (Maven with the ``mvn`` client, or
+    ``--distribution-path``; cached, unpacked once).
+
+    Raises:
+        UserError: unknown flavor, or ``--distribution-repository=elastic`` for OpenSearch.
+        SupplyError: see :func:`download_archive`; also an archive without the flavor's
+            ``bin/<executable>``.
+    """
+    flavor = get_flavor(settings.distribution_flavor)
+    if flavor is ELASTICSEARCH:
+        return distributions.obtain_distribution(settings)
+    _check_repository(settings, flavor)
+    cache = distributions.distributions_cache()
+    if settings.distribution_path is not None:
+        archive = download_archive(settings)
+        st = archive.stat()
+        key = hashlib.sha256(f"{archive}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:12]
+        stem = re.sub(r"\.(tar\.gz|tgz|tar|zip)$", "", archive.name)
+        target = cache / "local" / f"{stem}-{key}"
+        packaging = "local"
+    else:
+        parse_version(settings.distribution_version)
+        target = cache / "maven" / f"{flavor.executable}-{settings.distribution_version}"
+        packaging = "integ-test"
+    if not (target / COMPLETE_MARKER).exists():
+        archive = download_archive(settings)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        unpack(archive, target)
+    if not (target / "bin" / flavor.executable).is_file():
+        raise SupplyError(
+            f"'{target}' has no bin/{flavor.executable}: it is not an {flavor.product} distribution "
+            f"(--distribution-flavor={flavor.name})."
+        )
+    return Distribution(
+        version=flavor.detect_version(target) or settings.distribution_version, home=target, flavor=packaging
+    )

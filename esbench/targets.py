@@ -1,0 +1,77 @@
+"""Race control's view of its target cluster: client options for a secured cluster esbench
+provisioned, and one-paragraph messages for TLS and authentication failures.
+
+Messages name the hosts (without ``user:password@``), the option to change and the CA file in
+use, never a credential.
+"""
+
+from __future__ import annotations
+
+import ssl
+from dataclasses import replace
+
+import elastic_transport
+
+from esbench.driver.client import ClientOptions
+from esbench.provision.security import SecurityMaterial
+
+
+def secured_client_options(options: ClientOptions, security: SecurityMaterial) -> ClientOptions:
+    """``options`` for a cluster secured with ``security`` (car ``x-pack-security``): HTTPS
+    verified with its CA and its superuser's password, unless the user gave a CA or credentials.
+
+    Raises:
+        esbench.exceptions.ProvisionError: the installation's password file is unreadable.
+    """
+    changes: dict[str, object] = {"use_ssl": True}
+    if options.ca_certs is None:
+        changes["ca_certs"] = str(security.ca_cert)
+    if options.basic_auth_user is None and options.api_key is None:
+        changes["basic_auth_user"] = security.user
+        changes["basic_auth_password"] = security.password()
+    return replace(options, **changes)
+
+
+def error_text(error: BaseException) -> str:
+    """The detailed text of ``error`` (elastic_transport's errors show only "TLS error" or
+    "Connection error" as ``str``; their ``message`` has the reason)."""
+    message = getattr(error, "message", None)
+    return message if isinstance(message, str) and message else str(error)
+
+
+def _verification_failed(error: BaseException) -> bool:
+    text = error_text(error)
+    return "CERTIFICATE_VERIFY_FAILED" in text or "certificate verify failed" in text
+
+
+def transport_failure_message(where: str, error: BaseException, options: ClientOptions | None) -> str | None:
+    """A message for a TLS failure, or for plain HTTP sent to an HTTPS port; None for others.
+
+    ``where`` is the hosts as shown to the user; ``options`` the client options in use.
+    """
+    ca = options.ca_certs if options is not None else None
+    ca_text = f"the CA in ca_certs ({ca})" if ca else "the system's trusted CAs (no ca_certs given)"
+    cause = error.__cause__ or error
+    if isinstance(error, elastic_transport.TlsError) or isinstance(cause, ssl.SSLError):
+        if _verification_failed(error) or isinstance(cause, ssl.SSLCertVerificationError):
+            return (
+                f"The TLS certificate of the cluster at {where} could not be verified with {ca_text}: "
+                f"{error_text(error)}. Give the CA certificate that signed the node certificates with "
+                "--client-options=\"use_ssl:true,ca_certs:'/path/to/ca.crt'\" (for a cluster esbench "
+                "started with the x-pack-security car, the ca-certs path that 'esbench start' printed). "
+                "Verification stays on; verify_certs:false would turn it off."
+            )
+        return (
+            f"TLS with the cluster at {where} failed: {error_text(error)}. If the cluster speaks plain "
+            "HTTP, drop use_ssl from --client-options (or use an http:// host); otherwise check its "
+            "TLS settings."
+        )
+    if isinstance(error, elastic_transport.ConnectionError) and options is not None and not options.use_ssl:
+        text = error_text(error)
+        if "Connection lost" in text or "Malformed HTTP response" in text:
+            return (
+                f"The cluster at {where} closed the plain-HTTP connection: it may only speak HTTPS. "
+                "Add use_ssl:true and ca_certs:'/path/to/ca.crt' to --client-options (or give "
+                f"https:// hosts). Transport error: {text}."
+            )
+    return None
