@@ -61,7 +61,7 @@ def download(
     **options: Any,
 ) -> None:
     """Fetch an Elasticsearch (or OpenSearch) distribution into the cache and print the archive's path;
-    with --track or --track-path, fetch (download, decompress, index) the track's corpora and print their files."""
+    with --track or --track-path, fetch (download, decompress, index) its corpora and print their files."""
     source = pop_track_source(options)
     if not (track_name or track_path):
         settings = _pin(provision_settings(**options, offline=offline))

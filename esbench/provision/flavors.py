@@ -145,7 +145,7 @@ def get_flavor(name: str | None) -> Flavor:
 
 
 def _check_repository(settings: ProvisionSettings, flavor: Flavor) -> None:
-    if settings.distribution_path is None and settings.distribution_repository != "maven":
+    if settings.distribution_path is None and settings.distribution_repository not in ("maven", "auto"):
         raise UserError(
             f"--distribution-repository={settings.distribution_repository} serves Elasticsearch only. "
             f"{flavor.product} is provisioned from its Maven integ-test zip "
