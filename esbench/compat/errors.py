@@ -83,7 +83,7 @@ def plugin_failure(
         f"parameters it reads."
     )
     if task:
-        return PluginTaskError(f"Task '{task}' failed: the track plugin raised in {where} {what}", exc)
+        return PluginTaskError(f"Task '{task}' failed: the track plugin raised in {where}: {what}", exc)
     return PluginError(f"The track plugin failed in {where}: {what}", exc)
 
 

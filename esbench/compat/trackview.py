@@ -681,13 +681,28 @@ def from_rally(view: Track, original: model.Track) -> model.Track:
             )
         )
 
-    def template(t: Any) -> model.IndexTemplate:
-        return model.IndexTemplate(
-            name=t.name,
-            content=t.content,
-            pattern=getattr(t, "pattern", None),
-            delete_matching_indices=bool(getattr(t, "delete_matching_indices", False)),
-        )
+    known = {
+        id(group): {t.name: t for t in group}
+        for group in (original.templates, original.composable_templates, original.component_templates)
+    }
+
+    def templates(
+        views: list[Any], group: tuple[model.IndexTemplate, ...]
+    ) -> tuple[model.IndexTemplate, ...]:
+        out = []
+        for t in views:
+            # template-path has no Rally attribute: keep it from the template of the same name.
+            base = known[id(group)].get(t.name) or model.IndexTemplate(name=t.name, content={})
+            out.append(
+                replace(
+                    base,
+                    name=t.name,
+                    content=t.content,
+                    pattern=getattr(t, "pattern", None),
+                    delete_matching_indices=bool(getattr(t, "delete_matching_indices", False)),
+                )
+            )
+        return tuple(out)
 
     return replace(
         original,
@@ -697,9 +712,9 @@ def from_rally(view: Track, original: model.Track) -> model.Track:
         challenges=tuple(challenges),
         indices=tuple(model.Index(name=i.name, body=i.body) for i in view.indices),
         data_streams=tuple(model.DataStream(name=d.name) for d in view.data_streams),
-        templates=tuple(template(t) for t in view.templates),
-        composable_templates=tuple(template(t) for t in view.composable_templates),
-        component_templates=tuple(template(t) for t in view.component_templates),
+        templates=templates(view.templates, original.templates),
+        composable_templates=templates(view.composable_templates, original.composable_templates),
+        component_templates=templates(view.component_templates, original.component_templates),
         corpora=tuple(corpora),
         dependencies=tuple(view.dependencies),
     )

@@ -375,7 +375,8 @@ class ClientExecutor:
                 try:
                     next_due = scheduler.next(current)
                 except Exception as exc:
-                    where = f"the scheduler {type(scheduler).__name__}.next()"
+                    inner = getattr(scheduler, "scheduler", None) or getattr(scheduler, "_delegate", None)
+                    where = f"the scheduler {type(inner or scheduler).__name__}.next()"
                     reraise_for_plugin(exc, where=where, task=name)
                     raise
                 throttled = next_due > 0.0
