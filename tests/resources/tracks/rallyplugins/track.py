@@ -29,7 +29,7 @@ DOC = '{"index":{"_index":"plugin-docs"}}\n{"title":"raw %d","status":%d}'
 class RecordingScheduler:
     """Replays in ``replay-marks`` the schedule recorded by ``record-marks`` (class-level state)."""
 
-    recorded = {}
+    recorded = {}  # noqa: RUF012 - class-level state shared by the tasks of a race
 
     def __init__(self, task, target_throughput):
         self.task = task
@@ -59,7 +59,9 @@ class RawBodySource:
     def __init__(self, track, params, **kwargs):
         self.form = params.get("body-form")
         if self.form not in ("str", "bytes", "lines"):
-            raise exceptions.TrackConfigError(f"body-form must be str, bytes or lines, got [{self.form}]")
+            raise exceptions.TrackConfigError(
+                f"body-form must be str, bytes or lines, got [{self.form}]"
+            )
         self.calls = 0
 
     def partition(self, partition_index, total_partitions):
@@ -76,13 +78,19 @@ class RawBodySource:
             body = (body + "\n").encode("utf-8")
         elif self.form == "lines":
             body = body.split("\n")
-        return {"body": body, "action-metadata-present": True, "bulk-size": 1, "unit": "docs", "index": "plugin-docs"}
+        return {
+            "body": body,
+            "action-metadata-present": True,
+            "bulk-size": 1,
+            "unit": "docs",
+            "index": "plugin-docs",
+        }
 
 
 class WrappedBulkSource:
     def __init__(self, track, params, **kwargs):
         self.inner = BulkIndexParamSource(track, params, **kwargs)
-        self.corpus_names = [c.name for c in track.corpora]
+        self.corpora = self.inner.corpora
 
     def partition(self, partition_index, total_partitions):
         return self.inner.partition(partition_index, total_partitions)
@@ -110,7 +118,10 @@ class TermQuerySource(ParamSource):
         if self.done >= self.per_client:
             raise StopIteration()
         self.done += 1
-        return {"index": self.index, "body": {"query": {"term": {"status": 200 + 100 * (self.offset % 3)}}}}
+        return {
+            "index": self.index,
+            "body": {"query": {"term": {"status": 200 + 100 * (self.offset % 3)}}},
+        }
 
 
 class RenameField(loader.TrackProcessor):
@@ -131,7 +142,9 @@ class RenameField(loader.TrackProcessor):
 
 class ClientSearch(Runner):
     async def __call__(self, es, params):
-        response = await es.search(index=params["index"], body=params["body"], params={"request_cache": "false"})
+        response = await es.search(
+            index=params["index"], body=params["body"], params={"request_cache": "false"}
+        )
         health = await es.perform_request("GET", "/_cluster/health")
         hits = response["hits"]["total"]["value"]
         return {"weight": 1, "unit": "ops", "success": hits > 0 and "status" in health, "hits": hits}

@@ -126,7 +126,8 @@ class BulkIndexParamSource(ParamSource):
 
         model = getattr(track, "_esbench_model", track)
         self._inner = BulkParamSource(model, params, corpora=active_corpora(), **kwargs)
-        self.corpora = model.corpora
+        # Rally's used_corpora() reads this to decide which corpora to prepare.
+        self.corpora = list(getattr(track, "corpora", []))
 
     def partition(self, partition_index: int, total_partitions: int) -> Any:
         return self._inner.partition(partition_index, total_partitions)
