@@ -127,7 +127,7 @@ def test_a_failing_track_processor_stops_the_race_before_it_starts(es_hosts):
     assert proc.returncode == 64, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
     assert "FailingProcessor.on_after_load_track()" in proc.stderr
-    assert f"{ERRORS / 'track.py'}:45" in proc.stderr
+    assert f"{ERRORS / 'track.py'}:47" in proc.stderr
     assert "TrackConfigError: task [failing] asked the processor to fail" in proc.stderr
 
 
