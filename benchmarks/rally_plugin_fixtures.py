@@ -47,7 +47,7 @@ def _get(host: str, path: str, body: dict | None = None, method: str | None = No
 def rally_requests(host: str, race_id: str) -> dict[str, int]:
     """Requests per task of one Rally race: its ``service_time`` samples (warmup included), in
     the order the tasks ran."""
-    _get(host, "/rally-metrics-*/_refresh", {})
+    _get(host, "/rally-metrics-*/_refresh", method="POST")
     query = {
         "size": 0,
         "query": {
