@@ -12,7 +12,8 @@ Every object here uses Rally's plugin API only (``esrally.*``), so the same file
 * ``RenameField`` is a track processor that rewrites task params and the schedule (as http_logs'
   ``RuntimeFieldResolver`` does).
 * ``ClientSearch`` is a ``Runner`` subclass using ``es.search(body=..., params=...)``,
-  ``es.perform_request`` and ``es.options(...)``; ``delegating_health`` calls another runner via ``runner_for``/``unwrap``.
+  ``es.perform_request`` and ``es.options(...)``; ``delegating_health`` calls another runner
+  via ``runner_for``/``unwrap``.
 * ``register`` reads ``registry.meta_data["async_runner"]`` to choose async runners, as pmc does.
 """
 
