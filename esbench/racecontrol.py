@@ -33,7 +33,7 @@ from esbench.corpus import prepare_corpora
 from esbench.driver.client import ConnectionSettings, EsbenchClient, create_client, host_for_display
 from esbench.driver.driver import DriverOutcome, Progress, run_challenge
 from esbench.driver.filters import filter_schedule
-from esbench.driver.registry import default_registry
+from esbench.driver.registry import prepare_race
 from esbench.driver.target import TargetDistribution, TargetHttpError, detect_distribution
 from esbench.exceptions import ConfigError, ConnectionFailed, EsbenchError, UserInterrupted
 from esbench.home import home_subdir
@@ -49,7 +49,7 @@ from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERR
 from esbench.results.store import ResultsStore
 from esbench.settings import PIPELINE_BENCHMARK_ONLY, PIPELINE_FROM_DISTRIBUTION, RaceSettings
 from esbench.targets import error_text, secured_client_options, transport_failure_message
-from esbench.track import Track, load_plugins, load_track
+from esbench.track import Track, load_track
 from esbench.track.model import Challenge
 from esbench.track.repository import TrackRepository
 
@@ -115,9 +115,9 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
         params=dict(settings.track_params),
         test_mode=settings.test_mode,
     )
+    # One registry per race; the plugin's track processors run before the challenge is chosen.
+    registry, track = prepare_race(track)
     challenge = track.find_challenge(settings.challenge)
-    registry = default_registry().copy()
-    load_plugins(track, registry)
     if challenge.user_info:
         console.info(f"[INFO] {challenge.user_info}")
 
@@ -203,7 +203,7 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
                 policy=settings.requirements_policy,
                 warn=console.warn,
             )
-        outcome = _drive(track, challenge, hosts, settings, corpora, console)
+        outcome = _drive(track, challenge, hosts, settings, corpora, console, registry)
         after = _snapshot(hosts, settings) if outcome.status != STATUS_INTERRUPTED else None
         metrics = cluster_metrics(before, after) if (before is not None and after is not None) else ()
         result = base_result(
@@ -356,6 +356,7 @@ def _drive(
     settings: RaceSettings,
     corpora: Any,
     console: Console,
+    registry: Any = None,
 ) -> DriverOutcome:
     progress = _progress_printer(console)
     try:
@@ -366,6 +367,7 @@ def _drive(
             client_options=settings.client_options,
             settings=replace(settings.driver, test_mode=settings.test_mode),
             corpora=corpora,
+            registry=registry,
             progress=progress,
         )
     finally:

@@ -38,17 +38,11 @@ from typing import Any
 
 from esbench import exceptions
 from esbench.driver.allocator import COMPLETED_BY_ANY, Step, plan_schedule
+from esbench.driver.checks import check_tasks
 from esbench.driver.client import ClientOptions, ConnectionSettings
-from esbench.driver.executor import ON_ERROR_ABORT, ON_ERROR_CONTINUE, loop_limits
+from esbench.driver.executor import ON_ERROR_ABORT, ON_ERROR_CONTINUE
 from esbench.driver.filters import filter_schedule
-from esbench.driver.registry import Registry, default_registry
-from esbench.driver.scheduler import (
-    OPS_PER_SECOND,
-    UnitAwareScheduler,
-    effective_target_throughput,
-    scheduler_for,
-    unit_mismatch,
-)
+from esbench.driver.registry import Registry, race_registry
 from esbench.driver.worker import (
     CancelStep,
     ClientEnded,
@@ -68,7 +62,7 @@ from esbench.exceptions import ConfigError, DriverError, EsbenchError
 from esbench.metrics.recorder import RecorderState
 from esbench.metrics.stats import task_result
 from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, TaskResult
-from esbench.track.model import Challenge, Task, Track
+from esbench.track.model import Challenge, Track
 
 logger = logging.getLogger(__name__)
 
@@ -238,44 +232,6 @@ def _start_thread(worker_id: int, init: InitWorker, runtime_kwargs: dict[str, An
     )
     thread.start()
     return _WorkerHandle(worker_id, parent, None, thread)
-
-
-# ----------------------------------------------------------------------------------- checks
-
-
-_PAGED = frozenset({"paginated-search", "scroll-search", "composite-agg"})
-
-
-def builtin_unit(task: Task, runner: Any) -> str | None:
-    """The throughput unit (``docs/s``...) a built-in operation reports, or None when a plugin's
-    runner or param source decides it."""
-    if task.operation.param_source or not type(runner).__module__.startswith("esbench.driver.runners"):
-        return None
-    op_type = task.operation.operation_type
-    params = task.operation.params
-    if op_type == "bulk":
-        return f"{params.get('unit', 'docs')}/s"
-    if op_type in _PAGED or (op_type == "search" and "pages" in params):
-        return "pages/s"
-    return OPS_PER_SECOND
-
-
-def _check_tasks(steps: Sequence[Step], registry: Registry, track: Track, corpora: Any) -> None:
-    """Fail before the first request for what can be checked up front."""
-    for step in steps:
-        for task in step.tasks:
-            runner = registry.runner(task.operation.operation_type)
-            scheduler = scheduler_for(task, registry.schedulers)
-            target = effective_target_throughput(task)
-            if isinstance(scheduler, UnitAwareScheduler) and target and target.unit != OPS_PER_SECOND:
-                unit = builtin_unit(task, runner)
-                if unit is not None and unit != target.unit:
-                    raise unit_mismatch(task, target, unit)
-            if task.operation.param_source:
-                # Plugin sources are built in the workers only (they may be costly to build).
-                continue
-            source = registry.param_source(task, track, corpora=corpora)
-            loop_limits(task, runner, source.partition(0, task.clients))
 
 
 def _registry_blob(registry: Registry) -> bytes:
@@ -694,12 +650,6 @@ class _Coordinator:
 # ------------------------------------------------------------------------------------ entry
 
 
-def _load_plugins(track: Track, registry: Registry) -> None:
-    from esbench.track.plugins import load_plugins
-
-    load_plugins(track, registry)
-
-
 def run_challenge(
     *,
     track: Track,
@@ -740,13 +690,12 @@ def run_challenge(
         raise ConfigError(f"The number of worker processes must be positive, got {settings.workers}.")
     challenge = filter_schedule(challenge, include=settings.include_tasks, exclude=settings.exclude_tasks)
     if registry is None:
-        registry = default_registry()
-        _load_plugins(track, registry)
+        registry = race_registry(track)
     connection = ConnectionSettings.create(hosts, client_options)
     in_thread = settings.workers == 0
     max_workers = 1 if in_thread else (settings.workers or os.cpu_count() or 1)
     steps = plan_schedule(challenge.schedule, max_workers=max_workers)
-    _check_tasks(steps, registry, track, corpora)
+    check_tasks(steps, registry, track, corpora)
     seed = settings.seed if settings.seed is not None else random.SystemRandom().randrange(2**32)
     if not steps:
         return DriverOutcome(tasks=(), status=STATUS_COMPLETED, seed=seed)

@@ -39,14 +39,15 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from esbench.compat.errors import plugin_failure, reraise_for_plugin
 from esbench.driver.allocator import ClientAllocation, ClientPlan
 from esbench.driver.context import RaceContext, current_context
+from esbench.driver.looplimits import loop_limits
 from esbench.driver.outcome import classify
-from esbench.driver.params.base import is_infinite
 from esbench.driver.runners.base import Runner, RunnerResult
 from esbench.driver.scheduler import UnitAwareScheduler, Unthrottled, scheduler_for
 from esbench.driver.timing import RequestTiming, current_timing
-from esbench.exceptions import ConfigError, ConnectionFailed, DriverError, EsbenchError, RaceAborted
+from esbench.exceptions import ConnectionFailed, DriverError, EsbenchError, RaceAborted
 from esbench.metrics.recorder import TaskRecorder
 from esbench.track.model import Task
 
@@ -217,40 +218,6 @@ class TaskRun:
             self.recorder.throughput_unit = f"{unit}/s"
 
 
-def loop_limits(task: Task, runner: Any, source: Any) -> tuple[bool, int | None, int]:
-    """Rally's choice between time- and iteration-based loops for one client.
-
-    Returns:
-        ``(time_based, total_iterations or None, warmup_iterations)``.
-
-    Raises:
-        esbench.exceptions.ConfigError: zero iterations, or a time-based task without
-            ``time-period`` whose operation never ends by itself.
-    """
-    if task.warmup_time_period is not None or task.time_period is not None:
-        if task.time_period is None and getattr(runner, "completed", None) is None and is_infinite(source):
-            raise ConfigError(
-                f"Task '{task.name}' has a warmup-time-period but no time-period, and its operation "
-                f"'{task.operation.name}' ({task.operation.operation_type}) does not end by itself. "
-                f"Add a time-period (or iterations) to the task."
-            )
-        return True, None, 0
-    if task.warmup_iterations is not None or task.iterations is not None:
-        warmup = task.warmup_iterations or 0
-        iterations = task.iterations
-        if iterations is None:
-            iterations = 1 if is_infinite(source) else None
-        total = warmup + iterations if iterations is not None else None
-        if total == 0:
-            raise ConfigError(
-                f"Task '{task.name}' must run at least one iteration (warmup-iterations + iterations)."
-            )
-        return False, total, warmup
-    if getattr(runner, "completed", None) is not None or not is_infinite(source):
-        return True, None, 0
-    return False, 1, 0
-
-
 class ClientExecutor:
     """Runs one client's allocations of a step, one after the other (see module doc).
 
@@ -342,10 +309,16 @@ class ClientExecutor:
         task = allocation.task
         name = task.name
         runner = run.runner
-        source = run.source.partition(allocation.client_index_in_task, task.clients)
-        scheduler = scheduler_for(
-            task, run.schedulers, client_index=allocation.client_index_in_task, race_seed=run.seed
-        )
+        # Rally's schedule_for: the partition and the scheduler are made here, when the client
+        # starts the task, in the worker that runs the client.
+        try:
+            source = run.source.partition(allocation.client_index_in_task, task.clients)
+            scheduler = scheduler_for(
+                task, run.schedulers, client_index=allocation.client_index_in_task, race_seed=run.seed
+            )
+        except Exception as exc:
+            reraise_for_plugin(exc, where="the partition of its param source or its scheduler", task=name)
+            raise
         if hasattr(scheduler, "parameter_source"):
             scheduler.parameter_source = source
         scheduled = not isinstance(scheduler, Unthrottled)
@@ -399,7 +372,13 @@ class ClientExecutor:
                 current = next_due
                 if rebase and next_due == 0.0 and iterations > 1:
                     current = last_start - origin
-                next_due = scheduler.next(current)
+                try:
+                    next_due = scheduler.next(current)
+                except Exception as exc:
+                    inner = getattr(scheduler, "scheduler", None) or getattr(scheduler, "_delegate", None)
+                    where = f"the scheduler {type(inner or scheduler).__name__}.next()"
+                    reraise_for_plugin(exc, where=where, task=name)
+                    raise
                 throttled = next_due > 0.0
                 due = origin + next_due
                 if throttled and deadline is not None and due >= deadline:
@@ -414,6 +393,9 @@ class ClientExecutor:
                 params = get_params()
             except StopIteration:
                 return True
+            except Exception as exc:
+                reraise_for_plugin(exc, where=f"{type(source).__name__}.params()", task=name)
+                raise
             if (
                 throttled
                 and due > now()
@@ -429,11 +411,14 @@ class ClientExecutor:
                 result = await runner(es, params)
             except asyncio.CancelledError:
                 raise
-            except EsbenchError:
+            except EsbenchError as exc:
+                reraise_for_plugin(exc, where=f"the runner {runner!r}", task=name)
                 raise
             except Exception as exc:
                 failure = classify(exc)
                 if failure is None:
+                    if getattr(runner, "delegate", None) is not None:
+                        raise plugin_failure(exc, where=f"the runner {runner!r}", task=name) from None
                     raise DriverError(
                         f"Task '{name}' failed: the {task.operation.operation_type} runner {runner!r} raised "
                         f"{type(exc).__name__}: {exc}",

@@ -10,12 +10,16 @@ returns a fresh one with the built-ins, tests take a :meth:`Registry.copy`, and 
 * ``register_runner(operation_type, runner, async_runner=True)``: ``runner`` is an ``async``
   function ``(es, params)`` or an object with ``async def __call__(self, es, params)`` (optionally
   an async context manager, entered around every call); it returns None, ``(weight, unit)`` or a
-  dict (``weight``, ``unit``, ``success``, ``error-type``...). A runner that is not async is
-  rejected, as in Rally. Registering an existing type replaces the runner (plugins may override
-  built-ins).
+  dict (``weight``, ``unit``, ``success``, ``error-type``...). As in Rally, a runner registered
+  without ``async_runner=True`` is rejected (plugins read ``registry.meta_data["async_runner"]``
+  to choose). Registering an existing type replaces the runner (plugins may override built-ins).
 * ``register_param_source(name, source)``: a class ``(track, params, **kwargs)`` with
   ``partition``/``params`` (and ``infinite`` or ``size()``), or a function
-  ``(track, params, **kwargs) -> dict``; operations refer to it with ``param-source``.
+  ``(track, params, **kwargs) -> dict``; operations refer to it with ``param-source``. Like
+  Rally, such sources get a Rally-shaped track (:mod:`esbench.compat.trackview`), built once per
+  process, with the absolute paths of the prepared document files.
+* ``meta_data``: Rally's ``TrackPluginReader.meta_data``: ``{"rally_version": "2.13.0",
+  "async_runner": True}`` (the Rally plugin API version esbench implements).
 * ``register_scheduler(name, scheduler)``: see :mod:`esbench.driver.scheduler`; a name can be
   registered once (Rally raises ``SystemSetupError`` too).
 * ``register_track_processor(processor)``: kept in order for the track stage.
@@ -28,12 +32,16 @@ import inspect
 from collections.abc import Mapping
 from typing import Any
 
+from esbench.compat.errors import plugin_failure
 from esbench.driver.params import DelegatingParamSource, ParamSource, builtin_param_sources, operation_params
 from esbench.driver.runners import LegacyRunner, Runner, builtin_runners
 from esbench.driver.runners.base import is_async_callable
 from esbench.driver.scheduler import builtin_schedulers
 from esbench.exceptions import ConfigError, TrackError
 from esbench.track.model import Task, Track
+
+#: The Rally release whose plugin API (``registry.meta_data["rally_version"]``) esbench implements.
+RALLY_API_VERSION = "2.13.0"
 
 
 def _type_name(operation_type: Any) -> str:
@@ -51,6 +59,19 @@ class Registry:
         self._builtin_param_sources: dict[str, Any] = {}
         self._schedulers: dict[str, Any] = {}
         self._track_processors: list[Any] = []
+        self._track_views: dict[int, Any] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_track_views"] = {}
+        # Processors ran in the coordinator; workers get the processed track, not the processors.
+        state["_track_processors"] = []
+        return state
+
+    @property
+    def meta_data(self) -> dict[str, Any]:
+        """What Rally tells plugins about itself (``esrally/track/loader.py`` ``TrackPluginReader``)."""
+        return {"rally_version": RALLY_API_VERSION, "async_runner": True}
 
     # ------------------------------------------------------------------ Rally's registration API
 
@@ -66,7 +87,7 @@ class Registry:
         if isinstance(runner, Runner):
             self._runners[name] = runner
             return
-        if not async_runner and not is_async_callable(runner):
+        if not async_runner:
             raise TrackError(
                 f"The runner {runner!r} for operation type '{name}' must be implemented as an async runner "
                 f"(async def __call__(self, es, params) or an async function) and registered with "
@@ -158,13 +179,30 @@ class Registry:
                     f"registered "
                     f"(registered: {known}). Register it in the track's track.py (register_param_source)."
                 ) from None
+            view = self._track_view(track, corpora)
             if inspect.isfunction(source):
-                return DelegatingParamSource(track, params, source)
-            return source(track, params)
+                return DelegatingParamSource(view, params, source)
+            try:
+                return source(view, params)
+            except Exception as exc:
+                where = f"the constructor of the param source {getattr(source, '__name__', source)!r}"
+                raise plugin_failure(exc, where=where, task=task.name) from None
         builtin = self._builtin_param_sources.get(op.operation_type)
         if builtin is None:
             return ParamSource(track, params, operation_name=task.name)
         return builtin(track, params, operation_name=task.name, corpora=corpora)
+
+    def _track_view(self, track: Track, corpora: Any) -> Any:
+        from esbench.compat.trackview import to_rally
+
+        view = self._track_views.get(id(track))
+        if view is None or view._esbench_model is not track:
+            files = {}
+            for prepared in getattr(corpora, "by_corpus", {}).values():
+                for f in prepared:
+                    files[f.documents.source_file] = str(f.path)
+            view = self._track_views[id(track)] = to_rally(track, document_files=files)
+        return view
 
     def copy(self) -> Registry:
         """An independent registry with the same entries (runner instances are copied shallowly)."""
@@ -186,3 +224,45 @@ def default_registry() -> Registry:
     for name, scheduler in builtin_schedulers().items():
         registry.register_scheduler(name, scheduler)
     return registry
+
+
+def race_registry(track: Track) -> Registry:
+    """The one registry of a race in this process: the built-ins plus the track's plugins
+    (``register(registry)`` called once), active for the Rally plugin API (``runner_for``).
+
+    Raises:
+        esbench.exceptions.TrackError: the plugin cannot be imported or its ``register`` fails.
+    """
+    from esbench.compat import runtime
+    from esbench.track.plugins import load_plugins
+
+    registry = default_registry()
+    load_plugins(track, registry)
+    runtime.activate(registry)
+    return registry
+
+
+def prepare_race(track: Track) -> tuple[Registry, Track]:
+    """Build the race's registry and apply the plugin's track processors, as Rally's
+    ``_load_single_track`` does right after loading (``esrally/track/loader.py``).
+
+    Returns:
+        ``(registry, track)``: the track after ``on_after_load_track``/``on_prepare_track`` of the
+        registered processors (the same object when the plugin registers none).
+
+    Raises:
+        esbench.exceptions.TrackError: a plugin cannot be loaded or a processor raised.
+    """
+    from esbench.compat.processors import apply_track_processors
+    from esbench.corpus.cache import corpora_home
+    from esbench.track.plugins import plugin_entry
+
+    registry = race_registry(track)
+    if registry.track_processors:
+        track = apply_track_processors(
+            track,
+            registry.track_processors,
+            data_root_dir=corpora_home(),
+            plugin_file=plugin_entry(track.root),
+        )
+    return registry, track

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import pickle
 import signal
 import time
 import traceback
@@ -32,6 +31,7 @@ from esbench.driver.client import ConnectionSettings, EsbenchClient, create_clie
 from esbench.driver.context import RaceContext
 from esbench.driver.executor import ClientExecutor, Clock, StepControl, SystemClock, TaskRun
 from esbench.driver.http import HttpTransport
+from esbench.driver.taskruns import build_registry, build_task_runs
 from esbench.exceptions import EsbenchError
 from esbench.metrics.recorder import RecorderState
 from esbench.track.model import Task, Track
@@ -156,25 +156,6 @@ def as_worker_error(exc: BaseException) -> WorkerError:
 # ------------------------------------------------------------------------------------ runtime
 
 
-def build_registry(track: Track, blob: bytes | None) -> Any:
-    """The worker's registry: the coordinator's (pickled) one, or the defaults plus the track's
-    plugins when the coordinator's cannot be transferred."""
-    from esbench.driver.registry import default_registry
-    from esbench.track import plugins
-
-    if plugins.has_plugins(track.root):
-        # Importing the plugin module first makes the pickled plugin classes resolvable.
-        plugins.import_plugin(track.root)
-    if blob is not None:
-        try:
-            return pickle.loads(blob)
-        except Exception as exc:
-            logger.debug("Cannot unpickle the registry (%s); registering the track plugins again.", exc)
-    registry = default_registry()
-    plugins.load_plugins(track, registry)
-    return registry
-
-
 class _StepExecution:
     """One step in this worker: task runs, executors and their asyncio tasks."""
 
@@ -211,7 +192,11 @@ class WorkerRuntime:
         self.worker_id = init.worker_id
         self.clock = clock or SystemClock()
         self.http_factory = http_factory
-        self.registry = registry if registry is not None else build_registry(init.track, init.registry_blob)
+        self.registry = (
+            registry
+            if registry is not None
+            else build_registry(init.track, init.registry_blob, init.corpora)
+        )
         self.context = RaceContext()
         self.clients: dict[int, EsbenchClient] = {}
         self.step: _StepExecution | None = None
@@ -298,18 +283,14 @@ class WorkerRuntime:
             for plan in message.clients:
                 for allocation in plan.allocations:
                     tasks.setdefault(allocation.task.name, allocation.task)
-            runs = {}
-            for name, task in tasks.items():
-                runner = self.registry.runner(task.operation.operation_type)
-                source = self.registry.param_source(task, self.init.track, corpora=self.init.corpora)
-                runs[name] = TaskRun(
-                    task=task,
-                    runner=runner,
-                    source=source,
-                    schedulers=self.registry.schedulers,
-                    on_error=self.init.on_error,
-                    seed=self.init.seed,
-                )
+            runs = build_task_runs(
+                self.registry,
+                tasks,
+                track=self.init.track,
+                corpora=self.init.corpora,
+                on_error=self.init.on_error,
+                seed=self.init.seed,
+            )
             for plan in message.clients:
                 self._client(plan.client_id)
             self.step = _StepExecution(message, runs)

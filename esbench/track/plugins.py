@@ -14,6 +14,11 @@ clash, relative imports inside ``track.py`` work, and a worker process that call
 :func:`load_plugins` for the same track gets the same module names (pickled runner classes resolve).
 The track directory and its parent are on ``sys.path`` only while the plugin is imported and
 registered.
+
+Before importing, esbench makes ``import esrally`` resolvable (:mod:`esbench.compat.shim`) unless the
+real Rally is installed; an import of a Rally module or name that esbench does not provide, and
+anything else the plugin raises, ends as one paragraph naming the plugin file and line
+(:mod:`esbench.compat.errors`).
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from esbench.compat import shim
+from esbench.compat.errors import add_plugin_root, plugin_failure, plugin_location
 from esbench.exceptions import TrackError
 from esbench.track.model import Track
 
@@ -91,22 +98,40 @@ def import_plugin(root: Path) -> ModuleType | None:
     if entry is None:
         return None
     name = package_name(root)
+    shim.install()
+    add_plugin_root(root)
     added = [p for p in (str(root), str(root.parent)) if p not in sys.path]
     sys.path[:0] = added
     try:
         _package(root, name)
         return importlib.import_module(f"{name}.track")
+    except ImportError as e:
+        raise _import_error(entry, e) from None
     except Exception as e:
-        raise TrackError(
-            f"Could not import the track plugin '{entry}': {type(e).__name__}: {e}. Fix the plugin code, or "
-            "install "
-            f'the packages it needs (the track\'s "dependencies").',
-            e,
-        ) from e
+        raise plugin_failure(e, where=f"the import of '{entry}'", plugin_file=entry) from None
     finally:
         for p in added:
             with contextlib.suppress(ValueError):
                 sys.path.remove(p)
+
+
+def _import_error(entry: Path, e: ImportError) -> TrackError:
+    location = plugin_location(e)
+    at = f" at {location[0]}:{location[1]}" if location else f" in {entry}"
+    unsupported = shim.unsupported_import(e)
+    if unsupported is not None:
+        return TrackError(
+            f"The track plugin '{entry}' uses a part of Rally that esbench does not provide ({unsupported}; "
+            f"imported{at}). esbench implements the Rally plugin API listed in docs/tracks.md "
+            f"(\"Rally plugin API\"); change the plugin to use those names, or install Rally "
+            f"(pip install esrally) so that its own modules are imported.",
+            e,
+        )
+    return TrackError(
+        f"Could not import the track plugin '{entry}': {type(e).__name__}: {e} (imported{at}). Install the "
+        f'packages it needs (the track\'s "dependencies"), or fix the import.',
+        e,
+    )
 
 
 def load_plugins(track: Track, registry: Any) -> None:
@@ -139,10 +164,10 @@ def load_plugins(track: Track, registry: Any) -> None:
     sys.path[:0] = added
     try:
         register(registry)
+    except ImportError as e:
+        raise _import_error(entry, e) from None
     except Exception as e:
-        raise TrackError(
-            f"Track plugin '{entry}' failed in register(): {type(e).__name__}: {e}. Fix the plugin.", e
-        ) from e
+        raise plugin_failure(e, where=f"register() of '{entry}'", plugin_file=entry) from None
     finally:
         for p in added:
             with contextlib.suppress(ValueError):

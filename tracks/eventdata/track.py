@@ -32,15 +32,21 @@ def _iso(ms: int) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
 
 
+def _meta(item: Any) -> Mapping[str, Any] | None:
+    # Rally's track objects (what esbench hands plugins) call it meta_data; esbench's model meta.
+    return getattr(item, "meta_data", None) or getattr(item, "meta", None)
+
+
 def _corpus_span(track: Any) -> tuple[int, int] | None:
     """(first, last) @timestamp in epoch ms of the track's generated eventdata corpus, if any."""
     for corpus in getattr(track, "corpora", ()) or ():
         for documents in corpus.documents:
-            for meta in (documents.meta, corpus.meta):
+            for meta in (_meta(documents), _meta(corpus)):
                 if meta and meta.get("generator") == "eventdata":
                     generator = get_generator("eventdata")
                     params = meta.get("generator-params", {})
-                    return generator.time_range_ms(params, documents.document_count)  # type: ignore[attr-defined]
+                    count = getattr(documents, "number_of_documents", None) or documents.document_count
+                    return generator.time_range_ms(params, count)  # type: ignore[attr-defined]
     return None
 
 

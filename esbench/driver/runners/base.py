@@ -105,34 +105,49 @@ class Runner:
 class LegacyRunner(Runner):
     """Adapts a Rally-style plugin runner (function or object) to :class:`Runner`.
 
-    Rally calls ``async with runner:`` around every call of a runner that is an async context
-    manager; so does this adapter. ``completed``/``percent_completed`` of the wrapped runner are
-    passed through: a runner with a ``completed`` property decides itself when its task ends.
+    Rally (``esrally/driver/runner.py`` ``register_runner``, ``MultiClientRunner``,
+    ``_with_completion``): ``async with runner:`` around every call of a runner that is an async
+    context manager; a runner whose innermost delegate has a ``multi_cluster`` attribute gets all
+    clients by cluster name (here ``{"default": es}``), others the default client; a runner whose
+    innermost delegate has both ``completed`` and ``percent_completed`` decides itself when its
+    task ends. Return values are read as Rally's ``execute_single`` reads them
+    (:func:`normalize_result`).
     """
 
     def __init__(self, delegate: Any, *, name: str) -> None:
         self.delegate = delegate
         self.name = name
         self._context_manager = hasattr(delegate, "__aenter__") and hasattr(delegate, "__aexit__")
+        inner = _unwrap(delegate)
+        self._multi_cluster = hasattr(inner, "multi_cluster")
+        self._progressable = (
+            inner if hasattr(inner, "completed") and hasattr(inner, "percent_completed") else None
+        )
 
     @property
     def completed(self) -> bool | None:
-        return getattr(self.delegate, "completed", None)
+        return self._progressable.completed if self._progressable is not None else None
 
     @property
     def percent_completed(self) -> float | None:
-        return getattr(self.delegate, "percent_completed", None)
+        return self._progressable.percent_completed if self._progressable is not None else None
 
     async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+        client = {"default": es} if self._multi_cluster else es
         if self._context_manager:
             async with self.delegate:
-                value = await self.delegate(es, params)
+                value = await self.delegate(client, params)
         else:
-            value = await self.delegate(es, params)
+            value = await self.delegate(client, params)
         return normalize_result(value)
 
     def __repr__(self) -> str:
         return f"user-defined runner for [{self.name}]"
+
+
+def _unwrap(runner: Any) -> Any:
+    delegate = getattr(runner, "delegate", None)
+    return _unwrap(delegate) if delegate else runner
 
 
 def is_async_callable(runner: Any) -> bool:

@@ -139,6 +139,26 @@ def _detailed_meta(params: Mapping[str, Any], response: Mapping[str, Any], body:
     return meta
 
 
+def ndjson_body(body: Any) -> bytes:
+    """A bulk body as NDJSON bytes ending in a newline, accepted in every form Rally's client
+    accepts (elastic_transport ``NdjsonSerializer``): ``bytes`` or ``str`` (with or without the
+    final newline), or a list/tuple of lines (``str``, ``bytes`` or JSON-serializable objects)."""
+    if isinstance(body, bytes):
+        return body if body.endswith(b"\n") else body + b"\n"
+    if isinstance(body, str):
+        return (body if body.endswith("\n") else body + "\n").encode("utf-8")
+    if isinstance(body, list | tuple):
+        out = bytearray()
+        for line in body:
+            if isinstance(line, str):
+                line = line.encode("utf-8")
+            out += line if isinstance(line, bytes) else jsonutil.dumps(line)
+            if not out.endswith(b"\n"):
+                out += b"\n"
+        return bytes(out)
+    return jsonutil.body_bytes(body) or b""
+
+
 class Bulk(Runner):
     """The bulk runner (see module doc)."""
 
@@ -146,7 +166,7 @@ class Bulk(Runner):
 
     async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
         req = params.get(PREPARED) or prepare_bulk(params)
-        body = jsonutil.body_bytes(mandatory(params, "body", self.name))
+        body = ndjson_body(mandatory(params, "body", self.name))
         bulk_size = mandatory(params, "bulk-size", self.name)
         unit = req.unit
         response = await es.http.request(

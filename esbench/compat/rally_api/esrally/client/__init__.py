@@ -1,0 +1,1 @@
+"""Rally's ``esrally.client`` package: only ``esrally.client.synchronous`` is provided."""

@@ -1,0 +1,63 @@
+"""Make ``import esrally`` work for track plugins without installing Rally.
+
+Mechanism: :func:`install` appends a finder to the *end* of ``sys.meta_path`` that answers only for
+the top-level name ``esrally``, with the package in ``esbench/compat/rally_api/esrally``; its
+submodules are then found through that package's ``__path__`` as usual. Because the finder comes
+after Python's own path finder, an installed Rally (``pip install esrally``) always wins, and
+nothing is added to ``sys.path``, so no other name becomes importable. esbench installs it
+before it imports a track plugin (coordinator and worker processes alike); importing esbench
+itself never does.
+
+Why not an ``esrally`` package at the top level of the distribution: it would shadow or clash with
+a real Rally installed in the same environment, and it would be importable by everything, not just
+by plugins.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+#: The directory holding the ``esrally`` compatibility package.
+API_ROOT = Path(__file__).resolve().parent / "rally_api"
+
+
+class _EsrallyFinder(importlib.abc.MetaPathFinder):
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != "esrally":
+            return None
+        return importlib.machinery.PathFinder.find_spec(fullname, [str(API_ROOT)])
+
+
+_FINDER = _EsrallyFinder()
+
+
+def install() -> None:
+    """Append the ``esrally`` finder to ``sys.meta_path`` (idempotent)."""
+    if not any(isinstance(f, _EsrallyFinder) for f in sys.meta_path):
+        sys.meta_path.append(_FINDER)
+
+
+def uses_compat_api() -> bool:
+    """True if ``import esrally`` resolves (or resolved) to esbench's compatibility package."""
+    module = sys.modules.get("esrally")
+    if module is not None:
+        return Path(getattr(module, "__file__", "") or "").resolve().is_relative_to(API_ROOT)
+    spec = importlib.util.find_spec("esrally")
+    return spec is not None and Path(spec.origin or "").resolve().is_relative_to(API_ROOT)
+
+
+def unsupported_import(exc: ImportError) -> str | None:
+    """What a plugin tried to import from Rally that esbench does not provide, or None when the
+    error is about something else (e.g. a missing third-party package)."""
+    name = exc.name or ""
+    if not (name == "esrally" or name.startswith("esrally.")) or not uses_compat_api():
+        return None
+    return str(exc)

@@ -1,0 +1,66 @@
+"""Checks of a challenge's tasks before the first request (in the coordinator).
+
+Only built-in param sources and schedulers are instantiated here: a plugin's are made in the
+worker when the task starts, as in Rally (``esrally/driver/driver.py`` ``schedule_for``), because
+plugins keep state in them and may be costly to build.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from esbench.driver.allocator import Step
+from esbench.driver.looplimits import loop_limits
+from esbench.driver.registry import Registry
+from esbench.driver.scheduler import (
+    DETERMINISTIC,
+    OPS_PER_SECOND,
+    UnitAwareScheduler,
+    builtin_schedulers,
+    effective_target_throughput,
+    run_unthrottled,
+    scheduler_for,
+    unit_mismatch,
+)
+from esbench.track.model import Task, Track
+
+_PAGED = frozenset({"paginated-search", "scroll-search", "composite-agg"})
+
+
+def builtin_unit(task: Task, runner: Any) -> str | None:
+    """The throughput unit (``docs/s``...) a built-in operation reports, or None when a plugin's
+    runner or param source decides it."""
+    if task.operation.param_source or not type(runner).__module__.startswith("esbench.driver.runners"):
+        return None
+    op_type = task.operation.operation_type
+    params = task.operation.params
+    if op_type == "bulk":
+        return f"{params.get('unit', 'docs')}/s"
+    if op_type in _PAGED or (op_type == "search" and "pages" in params):
+        return "pages/s"
+    return OPS_PER_SECOND
+
+
+def check_tasks(steps: Sequence[Step], registry: Registry, track: Track, corpora: Any) -> None:
+    """Fail before the first request for what can be checked up front."""
+    for step in steps:
+        for task in step.tasks:
+            runner = registry.runner(task.operation.operation_type)
+            if (task.schedule or DETERMINISTIC) not in builtin_schedulers():
+                # A plugin's scheduler is made in the worker when the task starts (Rally's
+                # schedule_for); here only its name is checked.
+                if not run_unthrottled(task) and task.schedule not in registry.schedulers:
+                    scheduler_for(task, registry.schedulers)
+                continue
+            scheduler = scheduler_for(task, registry.schedulers)
+            target = effective_target_throughput(task)
+            if isinstance(scheduler, UnitAwareScheduler) and target and target.unit != OPS_PER_SECOND:
+                unit = builtin_unit(task, runner)
+                if unit is not None and unit != target.unit:
+                    raise unit_mismatch(task, target, unit)
+            if task.operation.param_source:
+                # Plugin sources are built in the workers only (they may be costly to build).
+                continue
+            source = registry.param_source(task, track, corpora=corpora)
+            loop_limits(task, runner, source.partition(0, task.clients))

@@ -1,0 +1,48 @@
+"""How long one client runs a task: Rally's choice between time- and iteration-based loops
+(``esrally/driver/driver.py`` ``schedule_for``, ``requires_time_period_schedule``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from esbench.driver.params.base import is_infinite
+from esbench.exceptions import ConfigError
+from esbench.track.model import Task
+
+
+def loop_limits(task: Task, runner: Any, source: Any) -> tuple[bool, int | None, int]:
+    """Rally's choice between time- and iteration-based loops for one client.
+
+    Returns:
+        ``(time_based, total_iterations or None, warmup_iterations)``.
+
+    Raises:
+        esbench.exceptions.ConfigError: zero iterations, or a time-based task without
+            ``time-period`` whose operation never ends by itself.
+    """
+    if task.warmup_time_period is not None or task.time_period is not None:
+        if (
+            task.time_period is None
+            and getattr(runner, "completed", None) is None
+            and is_infinite(source)
+        ):
+            raise ConfigError(
+                f"Task '{task.name}' has a warmup-time-period but no time-period, and its operation "
+                f"'{task.operation.name}' ({task.operation.operation_type}) does not end by itself. "
+                f"Add a time-period (or iterations) to the task."
+            )
+        return True, None, 0
+    if task.warmup_iterations is not None or task.iterations is not None:
+        warmup = task.warmup_iterations or 0
+        iterations = task.iterations
+        if iterations is None:
+            iterations = 1 if is_infinite(source) else None
+        total = warmup + iterations if iterations is not None else None
+        if total == 0:
+            raise ConfigError(
+                f"Task '{task.name}' must run at least one iteration (warmup-iterations + iterations)."
+            )
+        return False, total, warmup
+    if getattr(runner, "completed", None) is not None or not is_infinite(source):
+        return True, None, 0
+    return False, 1, 0
