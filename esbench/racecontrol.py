@@ -40,6 +40,8 @@ from esbench.results.files import write_results_file
 from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, RaceResult
 from esbench.results.store import ResultsStore
 from esbench.settings import PIPELINE_BENCHMARK_ONLY, PIPELINE_FROM_DISTRIBUTION, RaceSettings
+from esbench.telemetry.race import attach_telemetry, check_telemetry, provisioned_nodes, start_telemetry
+from esbench.telemetry.session import TelemetryResult, TelemetrySession
 from esbench.track import Track, load_plugins, load_track
 from esbench.track.model import Challenge
 
@@ -96,6 +98,7 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
     """
     console = console or Console()
     pipeline = resolve_pipeline(settings)
+    check_telemetry(settings.telemetry, provisioned=pipeline == PIPELINE_FROM_DISTRIBUTION)
     track = load_track(
         name=settings.track_name,
         path=settings.track_path,
@@ -156,9 +159,14 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
             **changes,
         )
 
+    telemetry: TelemetrySession | None = None
     try:
         info, before = _connect(hosts, settings)
-        outcome = _drive(track, challenge, hosts, settings, corpora, console)
+        telemetry = _start_telemetry(settings, hosts, race_dir, track, cluster)
+        try:
+            outcome = _drive(track, challenge, hosts, settings, corpora, console)
+        finally:
+            _stop_telemetry(telemetry, console)
         after = _snapshot(hosts, settings) if outcome.status != STATUS_INTERRUPTED else None
         metrics = cluster_metrics(before, after) if (before is not None and after is not None) else ()
         result = base_result(
@@ -169,12 +177,15 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
             tasks=outcome.tasks,
             cluster_metrics=metrics,
         )
+        result = attach_telemetry(result, telemetry.stop())
     except EsbenchError:
         # Nothing was measured (unreachable cluster, a task that cannot run): leave no empty race behind.
         _remove_if_empty(race_dir)
         raise
     except KeyboardInterrupt:
         result = base_result(status=STATUS_INTERRUPTED, error="interrupted by the user (Ctrl-C)")
+        if telemetry is not None:
+            result = attach_telemetry(result, telemetry.stop())
         _finish(result, race_dir, settings, console)
         raise UserInterrupted(f"Race {race_id} was interrupted; what it measured is stored.") from None
     finally:
@@ -184,6 +195,27 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
 
     _finish(result, race_dir, settings, console)
     return result
+
+
+def _start_telemetry(
+    settings: RaceSettings, hosts: tuple[str, ...], race_dir: Path, track: Track, cluster: Any
+) -> TelemetrySession:
+    # The devices sample in their own thread from before the first task until after the last one.
+    return start_telemetry(
+        settings.telemetry,
+        client_factory=lambda: _admin_client(hosts, settings),
+        race_dir=race_dir,
+        index_names=[i.name for i in track.indices],
+        data_stream_names=[d.name for d in track.data_streams],
+        nodes=provisioned_nodes(cluster),
+    )
+
+
+def _stop_telemetry(telemetry: TelemetrySession, console: Console) -> TelemetryResult:
+    sampled = telemetry.stop()
+    for note in sampled.notes:
+        console.info(f"[INFO] {note}")
+    return sampled
 
 
 def _remove_if_empty(directory: Path) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 from esbench.driver.client import ClientOptions
 from esbench.driver.driver import DriverSettings
 from esbench.provision import ProvisionSettings
+from esbench.telemetry.settings import TelemetrySettings
 
 PIPELINE_BENCHMARK_ONLY = "benchmark-only"
 PIPELINE_FROM_DISTRIBUTION = "from-distribution"
@@ -49,6 +50,7 @@ class RaceSettings:
         offline: never try to download anything.
         report: summary output.
         metrics_store: URL of an Elasticsearch metrics store to export the race to, or None.
+        telemetry: telemetry devices sampled during the race (``--telemetry``, ``--telemetry-params``).
     """
 
     track_name: str | None = None
@@ -65,3 +67,4 @@ class RaceSettings:
     offline: bool = False
     report: ReportSettings = field(default_factory=ReportSettings)
     metrics_store: str | None = None
+    telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)

@@ -19,6 +19,7 @@ from esbench.driver.filters import parse_task_filters
 from esbench.exceptions import UserError, UserInterrupted
 from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED
 from esbench.settings import PIPELINES, REPORT_FORMATS, RaceSettings, ReportSettings
+from esbench.telemetry.cli import telemetry_settings
 from esbench.track.params import parse_track_params
 
 #: Exit status of a race that ran but did not complete (a request failure with --on-error=abort,
@@ -79,6 +80,16 @@ def _split_hosts(text: str | None) -> tuple[str, ...]:
     help="URL of an Elasticsearch cluster to export the race to (also ESBENCH_METRICS_STORE).",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+@click.option(
+    "--telemetry",
+    default="",
+    help="Telemetry devices sampled during the race, e.g. node-stats,os (see 'esbench list telemetry').",
+)
+@click.option(
+    "--telemetry-params",
+    default="",
+    help="Telemetry device parameters: k:v list, inline JSON or a .json file (node-stats-sample-interval:2).",
+)
 def race(
     track_name: str | None,
     track_path: Path | None,
@@ -99,6 +110,8 @@ def race(
     offline: bool,
     metrics_store: str | None,
     quiet: bool,
+    telemetry: str,
+    telemetry_params: str,
     **provision_kwargs: object,
 ) -> None:
     """Run a benchmark (a race) with a Rally-format track and print its report."""
@@ -132,6 +145,7 @@ def race(
         offline=offline,
         report=ReportSettings(fmt=report_format, file=report_file, show_processing_time=show_processing_time),
         metrics_store=metrics_store,
+        telemetry=telemetry_settings(telemetry, telemetry_params),
     )
     result = run_race(settings, console=Console(quiet=quiet))
     if result.status == STATUS_INTERRUPTED:
