@@ -30,7 +30,7 @@ from typing import Any
 
 from esbench.exceptions import NotFound, StoreError, UserError
 from esbench.home import esbench_home
-from esbench.results import migrations
+from esbench.results import migrations, telemetry_store
 from esbench.results.model import RESULTS_FORMAT_VERSION, RaceResult
 
 logger = logging.getLogger(__name__)
@@ -200,6 +200,7 @@ class ResultsStore:
             StoreError: the database is locked for longer than the busy timeout, read-only or corrupt.
         """
         data = race.to_dict()
+        data.pop("telemetry", None)
         race_row = _race_row(data)
         with self._errors(), self._transaction():
             self._delete_rows(race.race_id)
@@ -230,6 +231,7 @@ class ResultsStore:
                     for i, m in enumerate(data["cluster_metrics"])
                 ],
             )
+            telemetry_store.save_series(self._conn, race.race_id, race.telemetry)
 
     def delete(self, race_id: str) -> RaceResult:
         """Delete the race ``race_id`` (a full id or unambiguous prefix) and return what was deleted.
@@ -383,7 +385,9 @@ class ResultsStore:
         self._conn.execute("COMMIT")
 
     def _delete_rows(self, race_id: str) -> None:
-        for table in ("task_histograms", "task_results", "cluster_metrics", "race_tags", "races"):
+        for table in (
+            "task_histograms", "task_results", "cluster_metrics", "telemetry_series", "race_tags", "races"
+        ):
             self._conn.execute(f"DELETE FROM {table} WHERE race_id = ?", (race_id,))
 
     def _load(self, race_id: str, *, load_tasks: bool) -> RaceResult:
@@ -399,7 +403,9 @@ class ResultsStore:
         )
         data["tasks"] = []
         data["cluster_metrics"] = []
+        stored_before_v3 = data.pop("telemetry", [])
         if load_tasks:
+            data["telemetry"] = telemetry_store.load_series(conn, race_id) or stored_before_v3
             histograms: dict[int, dict[str, str]] = {}
             for position, metric, encoding in conn.execute(
                 "SELECT position, metric, encoding FROM task_histograms WHERE race_id = ?", (race_id,)
