@@ -20,7 +20,6 @@ import datetime as dt
 import logging
 import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -29,10 +28,11 @@ from esbench import __version__
 from esbench.console import Console
 from esbench.corpus import prepare_corpora
 from esbench.driver.client import ConnectionSettings, EsbenchClient, create_client, host_for_display
-from esbench.driver.driver import DriverOutcome, Progress, run_challenge
+from esbench.driver.driver import DriverOutcome, run_challenge
 from esbench.driver.registry import default_registry
 from esbench.exceptions import ConfigError, ConnectionFailed, EsbenchError, UserInterrupted
 from esbench.home import home_subdir
+from esbench.live_progress import LiveProgress
 from esbench.metrics.cluster import ClusterStatsSnapshot, cluster_metrics, take_cluster_snapshot
 from esbench.provision import provision_cluster
 from esbench.reporting.summary import render_summary
@@ -304,8 +304,7 @@ def _drive(
     corpora: Any,
     console: Console,
 ) -> DriverOutcome:
-    progress = _progress_printer(console)
-    try:
+    with LiveProgress(console) as progress:
         return run_challenge(
             track=track,
             challenge=challenge,
@@ -315,17 +314,6 @@ def _drive(
             corpora=corpora,
             progress=progress,
         )
-    finally:
-        console.end_progress()
-
-
-def _progress_printer(console: Console) -> Callable[[Progress], None]:
-    def show(p: Progress) -> None:
-        done = f"{p.percent_done:5.1f}%" if p.percent_done is not None else "     "
-        rate = f"{p.throughput:,.0f} {p.unit}" if p.throughput is not None else ""
-        console.progress(f"Running {p.task:<30} [{done}] {p.elapsed_s:7.1f}s {rate}")
-
-    return show
 
 
 def _finish(result: RaceResult, race_dir: Path, settings: RaceSettings, console: Console) -> None:
