@@ -2,7 +2,8 @@
 
 :class:`TelemetrySession` starts a daemon thread with its own asyncio event loop (never in the load
 driver's worker processes or their event loops). In that loop every device's ``start`` runs before
-the first task; each device with a sample interval then samples on a fixed-rate schedule
+the first task, followed by a first sample of each sampling device (both before
+:meth:`TelemetrySession.start` returns); each such device then samples on a fixed-rate schedule
 (``start + k * interval``; a sample that overruns its slot skips the missed slots rather than
 bunching up); :meth:`TelemetrySession.stop` ends the schedules, takes one last sample of each
 sampling device (so series reach the end of the race), runs every ``stop`` and returns
@@ -143,9 +144,14 @@ class TelemetrySession:
             except BaseException as e:
                 self._started.set_exception(_as_user_error(e))
                 return
+            began = time.monotonic()
+            # The first samples are taken before start() returns, i.e. before the first task.
+            for device in self.devices:
+                if device.sample_interval_s is not None:
+                    await self._sample_once(device)
             self._started.set_result(None)
             loops = [
-                asyncio.create_task(self._sample_loop(d))
+                asyncio.create_task(self._sample_loop(d, began))
                 for d in self.devices
                 if d.sample_interval_s is not None
             ]
@@ -164,12 +170,10 @@ class TelemetrySession:
             if client is not None:
                 await client.close()
 
-    async def _sample_loop(self, device: TelemetryDevice) -> None:
+    async def _sample_loop(self, device: TelemetryDevice, began: float) -> None:
         assert self._stop_event is not None and device.sample_interval_s is not None
         interval = device.sample_interval_s
-        began = time.monotonic()
         slot = 0
-        await self._sample_once(device)
         while True:
             slot += 1
             due = began + slot * interval

@@ -57,7 +57,8 @@ def test_large_series_round_trip_and_stay_out_of_the_race_row(tmp_path: Path) ->
     conn = sqlite3.connect(path)
     extra = conn.execute("SELECT extra FROM races WHERE race_id = 'r-big'").fetchone()[0]
     assert "telemetry" not in json.loads(extra)
-    stored = conn.execute("SELECT sum(length(timestamps) + length(samples)) FROM telemetry_series").fetchone()[0]
+    sizes = "SELECT sum(length(timestamps) + length(samples)) FROM telemetry_series"
+    stored = conn.execute(sizes).fetchone()[0]
     conn.close()
     # Binary float64s: at most the raw 16 bytes per sample (JSON text would need about 36).
     assert stored <= 350 * 2049 * 16
