@@ -196,3 +196,43 @@ def test_telemetry_reaches_the_metrics_store(es_hosts: list[str], tmp_path: Path
         for template in index_templates(prefix):
             es.options(ignore_status=404).indices.delete_index_template(name=template)
         es.close()
+
+
+@pytest.mark.slow
+def test_seed001_example_reports_disk_reads_and_page_cache_beside_latency(tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "seed001-page-cache"
+    track = tmp_path / "seed001"
+    track.mkdir()
+    for name in ("track.json", "track.py", "index.json"):
+        (track / name).write_text((example / name).read_text())
+    subprocess.run(
+        [sys.executable, str(example / "make_corpus.py"), "--docs", "3000", "--out", str(track)], check=True
+    )
+    report = tmp_path / "report.json"
+    proc = esbench(
+        "race",
+        f"--track-path={track}",
+        "--user-tag=case:seed001",
+        "--track-params=document_count:3000,index_count:3,search_time_period:4,search_warmup_time_period:1",
+        "--telemetry=node-stats,os",
+        "--report-format=json",
+        f"--report-file={report}",
+    )
+    _ok(proc)
+    rows = _report_rows(report)
+    for i in range(3):
+        assert ("50th percentile latency", f"geo-query-places-{i}") in rows
+    for name, task in (
+        ("Disk reads (os)", "node-0"),
+        ("Min page cache", ""),
+        ("Mean page cache", ""),
+        ("Disk reads (fs io stats)", "node-0"),
+        ("Peak load driver CPU usage", "load-driver"),
+    ):
+        assert (name, task) in rows, name
+    (race,) = ResultsStore.open().find(user_tags={"case": "seed001"})
+    reads = _series(race, "os", "process.disk.read_bytes_per_s", "node-0")
+    cache = _series(race, "os", "system.memory.page_cache", "")
+    searches = [t for t in race.tasks if t.task.startswith("geo-query-places-")]
+    assert len(searches) == 3 and all(t.sample_count > 0 and t.error_count == 0 for t in searches)
+    assert reads.unit == "bytes/s" and len(reads.values) >= 5 and len(cache.values) >= 5
