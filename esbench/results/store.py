@@ -18,6 +18,7 @@ ambiguous references). The store never deletes or recreates a file it cannot rea
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import logging
@@ -199,7 +200,8 @@ class ResultsStore:
         Raises:
             StoreError: the database is locked for longer than the busy timeout, read-only or corrupt.
         """
-        data = race.to_dict()
+        # Telemetry goes to its own table; asdict() of thousands of samples would only be discarded.
+        data = dataclasses.replace(race, telemetry=()).to_dict()
         data.pop("telemetry", None)
         race_row = _race_row(data)
         with self._errors(), self._transaction():
