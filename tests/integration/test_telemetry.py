@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import importlib.util
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -236,3 +239,32 @@ def test_seed001_example_reports_disk_reads_and_page_cache_beside_latency(tmp_pa
     searches = [t for t in race.tasks if t.task.startswith("geo-query-places-")]
     assert len(searches) == 3 and all(t.sample_count > 0 and t.error_count == 0 for t in searches)
     assert reads.unit == "bytes/s" and len(reads.values) >= 5 and len(cache.values) >= 5
+
+
+def test_interrupted_race_keeps_its_telemetry(es_hosts: list[str]) -> None:
+    spec = importlib.util.spec_from_file_location("_race_helpers", Path(__file__).with_name("test_race.py"))
+    assert spec is not None and spec.loader is not None
+    helpers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(helpers)
+    proc = helpers._start_long_race(
+        es_hosts,
+        "--user-tag=case:telemetry-ctrl-c",
+        "--telemetry=node-stats",
+        "--telemetry-params=node-stats-sample-interval:0.5,node-stats-include-indices:false",
+    )
+    try:
+        helpers._wait_for_task(proc, "term-query")
+        interrupted_at = time.time()
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    (race,) = ResultsStore.open().find(user_tags={"case": "telemetry-ctrl-c"})
+    assert race.status == "interrupted"
+    heap = [s for s in race.telemetry if s.metric == "jvm.mem.heap_used_percent"]
+    assert heap and all(len(s.values) >= 2 for s in heap)
+    # Sampled up to the interrupt: the last sample is the one taken when the race stopped.
+    assert max(s.timestamps[-1] for s in heap) >= interrupted_at - 0.1
+    assert any(m.name == "Peak heap usage" for m in race.cluster_metrics)
