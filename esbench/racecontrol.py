@@ -215,6 +215,8 @@ def _stop_telemetry(telemetry: TelemetrySession, console: Console) -> TelemetryR
     sampled = telemetry.stop()
     for note in sampled.notes:
         console.info(f"[INFO] {note}")
+    for warning in sampled.warnings:
+        console.warn(warning)
     return sampled
 
 

@@ -57,11 +57,12 @@ class DeviceContext:
 
 @dataclass(kw_only=True)
 class DeviceOutput:
-    """What a device hands back at the end: series, summary rows and lines to show the user."""
+    """What a device hands back at the end: series, summary rows, information and warnings for the user."""
 
     series: tuple[TelemetrySeries, ...] = ()
     metrics: tuple[ClusterMetric, ...] = ()
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 class TelemetryDevice:
@@ -106,14 +107,14 @@ class TelemetryDevice:
         return ()
 
     def output(self) -> DeviceOutput:
-        """Series, summary rows and notes for the user (after :meth:`stop`)."""
-        notes = []
+        """Series, summary rows, notes and warnings for the user (after :meth:`stop`)."""
+        warnings = []
         if self.table.dropped_columns:
-            notes.append(
+            warnings.append(
                 f"Telemetry device {self.name} produced more than {self.table.max_columns} metrics; "
                 f"{self.table.dropped_columns} samples of further metrics were not kept."
             )
-        return DeviceOutput(series=self.table.series(), metrics=self.summary(), notes=notes)
+        return DeviceOutput(series=self.table.series(), metrics=self.summary(), warnings=warnings)
 
     # ------------------------------------------------------------------ parameter helpers
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import threading
 import time
@@ -41,12 +42,14 @@ class TelemetryResult:
     Attributes:
         series: every device's series (device order, then column order).
         metrics: summary rows for the report.
-        notes: lines for the user (failed samples, files written, metrics dropped).
+        notes: information for the user (files written).
+        warnings: what went wrong (failed samples, skipped slots, metrics dropped).
     """
 
     series: tuple[TelemetrySeries, ...] = ()
     metrics: tuple[ClusterMetric, ...] = ()
     notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(kw_only=True)
@@ -105,7 +108,9 @@ class TelemetrySession:
         if self._thread is None:
             return TelemetryResult()
         if self._loop is not None and self._stop_event is not None and not self._finished.done():
-            self._loop.call_soon_threadsafe(self._stop_event.set)
+            # The loop may have closed meanwhile (the thread ended on its own); then there is nothing to stop.
+            with contextlib.suppress(RuntimeError):
+                self._loop.call_soon_threadsafe(self._stop_event.set)
         self._thread.join()
         if self._finished.done() and self._finished.exception() is None:
             return self._finished.result()
@@ -142,6 +147,7 @@ class TelemetrySession:
                     device.bind(ctx)
                     await asyncio.wait_for(device.start(), START_TIMEOUT_S)
             except BaseException as e:
+                self._finished.set_result(TelemetryResult())
                 self._started.set_exception(_as_user_error(e))
                 return
             began = time.monotonic()
@@ -208,24 +214,28 @@ class TelemetrySession:
         series: list[TelemetrySeries] = []
         metrics: list[ClusterMetric] = []
         notes: list[str] = []
+        warnings: list[str] = []
         for device in self.devices:
             out = device.output()
             series.extend(out.series)
             metrics.extend(out.metrics)
             notes.extend(out.notes)
+            warnings.extend(out.warnings)
             errors = self._errors[device.name]
             if errors.count:
-                notes.append(
+                warnings.append(
                     f"Telemetry device {device.name}: {errors.count} sample(s) failed; "
                     f"the first: {errors.first}"
                 )
             if errors.slots_missed:
-                notes.append(
+                warnings.append(
                     f"Telemetry device {device.name}: {errors.slots_missed} sample slot(s) were skipped "
                     "because a "
                     f"sample took longer than its interval of {device.sample_interval_s:g} s."
                 )
-        return TelemetryResult(series=tuple(series), metrics=tuple(metrics), notes=tuple(notes))
+        return TelemetryResult(
+            series=tuple(series), metrics=tuple(metrics), notes=tuple(notes), warnings=tuple(warnings)
+        )
 
 
 def _as_user_error(error: BaseException) -> BaseException:

@@ -81,7 +81,7 @@ class DiskUsageStats(TelemetryDevice):
 
     def output(self) -> DeviceOutput:
         out = super().output()
-        out.notes.extend(self.problems)
+        out.warnings.extend(self.problems)
         return out
 
 
