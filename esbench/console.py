@@ -25,6 +25,21 @@ class Console:
         self._progress_open = False
         self._tty = hasattr(self._stream, "isatty") and self._stream.isatty()
 
+    @property
+    def stream(self) -> TextIO:
+        """Where messages and progress go."""
+        return self._stream
+
+    @property
+    def is_tty(self) -> bool:
+        """True when :attr:`stream` is a terminal."""
+        return self._tty
+
+    @property
+    def quiet(self) -> bool:
+        """True when info messages and progress are suppressed."""
+        return self._quiet
+
     def info(self, message: str) -> None:
         """An informational line (hidden with ``quiet``)."""
         if not self._quiet:

@@ -20,7 +20,6 @@ import datetime as dt
 import logging
 import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -31,12 +30,13 @@ from esbench import __version__
 from esbench.console import Console
 from esbench.corpus import prepare_corpora
 from esbench.driver.client import ConnectionSettings, EsbenchClient, create_client, host_for_display
-from esbench.driver.driver import DriverOutcome, Progress, run_challenge
+from esbench.driver.driver import DriverOutcome, run_challenge
 from esbench.driver.filters import filter_schedule
 from esbench.driver.registry import prepare_race
 from esbench.driver.target import TargetDistribution, TargetHttpError, detect_distribution
 from esbench.exceptions import ConfigError, ConnectionFailed, EsbenchError, UserInterrupted
 from esbench.home import home_subdir
+from esbench.live_progress import LiveProgress
 from esbench.metrics.cluster import ClusterStatsSnapshot, cluster_metrics, take_cluster_snapshot
 from esbench.provision import provision_cluster
 from esbench.provision.flavors import get_flavor
@@ -49,6 +49,8 @@ from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERR
 from esbench.results.store import ResultsStore
 from esbench.settings import PIPELINE_BENCHMARK_ONLY, PIPELINE_FROM_DISTRIBUTION, RaceSettings
 from esbench.targets import error_text, secured_client_options, transport_failure_message
+from esbench.telemetry.race import attach_telemetry, check_telemetry, provisioned_nodes, start_telemetry
+from esbench.telemetry.session import TelemetryResult, TelemetrySession
 from esbench.track import Track, load_track
 from esbench.track.model import Challenge
 from esbench.track.repository import TrackRepository
@@ -108,6 +110,7 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
     """
     console = console or Console()
     pipeline = resolve_pipeline(settings)
+    check_telemetry(settings.telemetry, provisioned=pipeline == PIPELINE_FROM_DISTRIBUTION)
     track_dir, track_repo = (None, None) if settings.track else _track_source(settings, pipeline)
     track = settings.track or load_track(
         name=None if track_dir else settings.track_name,
@@ -182,6 +185,7 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
             **changes,
         )
 
+    telemetry: TelemetrySession | None = None
     try:
         info, before = _connect(hosts, settings)
         settings = replace(
@@ -203,7 +207,11 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
                 policy=settings.requirements_policy,
                 warn=console.warn,
             )
-        outcome = _drive(track, challenge, hosts, settings, corpora, console, registry)
+        telemetry = _start_telemetry(settings, hosts, race_dir, track, cluster)
+        try:
+            outcome = _drive(track, challenge, hosts, settings, corpora, console, registry)
+        finally:
+            _stop_telemetry(telemetry, console)
         after = _snapshot(hosts, settings) if outcome.status != STATUS_INTERRUPTED else None
         metrics = cluster_metrics(before, after) if (before is not None and after is not None) else ()
         result = base_result(
@@ -215,12 +223,15 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
             tasks=outcome.tasks,
             cluster_metrics=metrics,
         )
+        result = attach_telemetry(result, telemetry.stop())
     except EsbenchError:
         # Nothing was measured (unreachable cluster, a task that cannot run): leave no empty race behind.
         _remove_if_empty(race_dir)
         raise
     except KeyboardInterrupt:
         result = base_result(status=STATUS_INTERRUPTED, error="interrupted by the user (Ctrl-C)")
+        if telemetry is not None:
+            result = attach_telemetry(result, telemetry.stop())
         _finish(result, race_dir, settings, console)
         raise UserInterrupted(f"Race {race_id} was interrupted; what it measured is stored.") from None
     finally:
@@ -246,6 +257,29 @@ def _track_source(settings: RaceSettings, pipeline: str) -> tuple[Path | None, T
     return settings.track_source.resolve(
         settings.track_name, offline=settings.offline, distribution_version=version
     )
+
+
+def _start_telemetry(
+    settings: RaceSettings, hosts: tuple[str, ...], race_dir: Path, track: Track, cluster: Any
+) -> TelemetrySession:
+    # The devices sample in their own thread from before the first task until after the last one.
+    return start_telemetry(
+        settings.telemetry,
+        client_factory=lambda: _admin_client(hosts, settings),
+        race_dir=race_dir,
+        index_names=[i.name for i in track.indices],
+        data_stream_names=[d.name for d in track.data_streams],
+        nodes=provisioned_nodes(cluster),
+    )
+
+
+def _stop_telemetry(telemetry: TelemetrySession, console: Console) -> TelemetryResult:
+    sampled = telemetry.stop()
+    for note in sampled.notes:
+        console.info(f"[INFO] {note}")
+    for warning in sampled.warnings:
+        console.warn(warning)
+    return sampled
 
 
 def _remove_if_empty(directory: Path) -> None:
@@ -358,8 +392,7 @@ def _drive(
     console: Console,
     registry: Any = None,
 ) -> DriverOutcome:
-    progress = _progress_printer(console)
-    try:
+    with LiveProgress(console) as progress:
         return run_challenge(
             track=track,
             challenge=challenge,
@@ -370,17 +403,6 @@ def _drive(
             registry=registry,
             progress=progress,
         )
-    finally:
-        console.end_progress()
-
-
-def _progress_printer(console: Console) -> Callable[[Progress], None]:
-    def show(p: Progress) -> None:
-        done = f"{p.percent_done:5.1f}%" if p.percent_done is not None else "     "
-        rate = f"{p.throughput:,.0f} {p.unit}" if p.throughput is not None else ""
-        console.progress(f"Running {p.task:<30} [{done}] {p.elapsed_s:7.1f}s {rate}")
-
-    return show
 
 
 def _finish(result: RaceResult, race_dir: Path, settings: RaceSettings, console: Console) -> None:

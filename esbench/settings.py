@@ -14,6 +14,7 @@ from typing import Any
 from esbench.driver.client import ClientOptions
 from esbench.driver.driver import DriverSettings
 from esbench.provision import ProvisionSettings
+from esbench.telemetry.settings import TelemetrySettings
 from esbench.track.model import Track
 from esbench.track.repository import TrackRepositorySettings
 
@@ -56,6 +57,7 @@ class RaceSettings:
             :mod:`esbench.requirements.check`): ``"fail"`` before the first task, or ``"warn"`` and race.
         track: a track model built in memory (``esbench query``/``load``); when set it is raced
             instead of loading ``track_name``/``track_path``.
+        telemetry: telemetry devices sampled during the race (``--telemetry``, ``--telemetry-params``).
     """
 
     track_name: str | None = None
@@ -75,3 +77,4 @@ class RaceSettings:
     track_source: TrackRepositorySettings = field(default_factory=TrackRepositorySettings)
     requirements_policy: str = "fail"
     track: Track | None = None
+    telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)

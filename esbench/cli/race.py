@@ -27,6 +27,7 @@ from esbench.exceptions import UserError, UserInterrupted
 from esbench.requirements.check import RequirementsPolicy
 from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED
 from esbench.settings import PIPELINES, REPORT_FORMATS, RaceSettings, ReportSettings
+from esbench.telemetry.cli import telemetry_settings
 from esbench.track.params import parse_track_params
 
 #: Exit status of a race that ran but did not complete (a request failure with --on-error=abort,
@@ -97,6 +98,16 @@ def _requirements_policy(on_error: str) -> str:
     help="URL of an Elasticsearch cluster to export the race to (also ESBENCH_METRICS_STORE).",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+@click.option(
+    "--telemetry",
+    default="",
+    help="Telemetry devices sampled during the race, e.g. node-stats,os (see 'esbench list telemetry').",
+)
+@click.option(
+    "--telemetry-params",
+    default="",
+    help="Telemetry device parameters: k:v list, inline JSON or a .json file (node-stats-sample-interval:2).",
+)
 def race(
     track_name: str | None,
     track_path: Path | None,
@@ -117,6 +128,8 @@ def race(
     offline: bool,
     metrics_store: str | None,
     quiet: bool,
+    telemetry: str,
+    telemetry_params: str,
     **provision_kwargs: object,
 ) -> None:
     """Run a benchmark (a race) with a Rally-format track and print its report."""
@@ -156,6 +169,7 @@ def race(
         metrics_store=metrics_store,
         track_source=track_source,
         requirements_policy=_requirements_policy(on_error),
+        telemetry=telemetry_settings(telemetry, telemetry_params),
     )
     result = run_race(settings, console=Console(quiet=quiet))
     if result.status == STATUS_INTERRUPTED:

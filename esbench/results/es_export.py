@@ -10,7 +10,8 @@ race timestamp, each covered by a composable index template installed on first u
   error rate as a fraction) and one per cluster row (``kind: cluster``: ``metric``, ``value``,
   ``unit``);
 - ``<prefix>-metrics-YYYY-MM``: one document per per-second throughput window (``value`` in
-  ``unit``, ``relative-time-s`` = seconds since the task's measurement started).
+  ``unit``, ``relative-time-s`` = seconds since the task's measurement started), and one per
+  telemetry sample (``kind: telemetry``, see :mod:`esbench.results.es_export_telemetry`).
 
 Mappings are explicit so Kibana can chart them: dates are ``date``, numbers numeric, names, units and
 user tags ``keyword``; track/car params are ``flattened`` (values of any type, filterable).
@@ -33,6 +34,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from esbench.exceptions import ConfigError, StoreError
+from esbench.results.es_export_telemetry import telemetry_documents
 from esbench.results.model import RaceResult
 
 logger = logging.getLogger(__name__)
@@ -163,6 +165,7 @@ class ExportCounts:
     races: int = 0
     results: int = 0
     metrics: int = 0
+    telemetry: int = 0
 
 
 # ---------------------------------------------------------------------------------- documents
@@ -364,6 +367,9 @@ def index_templates(prefix: str = DEFAULT_PREFIX) -> dict[str, dict[str, Any]]:
         "unit": {"type": "keyword"},
         "sample-index": {"type": "integer"},
         "relative-time-s": {"type": "double"},
+        "kind": {"type": "keyword"},
+        "device": {"type": "keyword"},
+        "node": {"type": "keyword"},
     }
     out = {}
     for kind, props in (("races", races), ("results", results), ("metrics", metrics)):
@@ -415,6 +421,9 @@ def _actions(races: Sequence[RaceResult], prefix: str, counts: dict[str, int]) -
         for doc_id, doc in metric_documents(race):
             counts["metrics"] += 1
             yield {"_index": index_name(prefix, "metrics", race), "_id": doc_id, "_source": doc}
+        for doc_id, doc in telemetry_documents(race, _common(race)):
+            counts["telemetry"] += 1
+            yield {"_index": index_name(prefix, "metrics", race), "_id": doc_id, "_source": doc}
 
 
 def export_races(
@@ -439,7 +448,7 @@ def export_races(
             raise ConfigError("The metrics store URL is empty (--metrics-store / ESBENCH_METRICS_STORE).")
         settings = resolved
     races = list(races)
-    counts = {"races": 0, "results": 0, "metrics": 0}
+    counts = {"races": 0, "results": 0, "metrics": 0, "telemetry": 0}
     where = f"the metrics store {settings.display_url}"
     try:
         with _client(settings) as es:

@@ -16,6 +16,8 @@ Schema (latest)::
                  JSON, sample/error counts, windows JSON, ..., extra JSON)          [v1, extra v2]
     task_histograms(race_id, position, metric, encoding)  base64 HdrHistogram (µs)  [v1]
     cluster_metrics(race_id, position, name, value, unit, task)                     [v1]
+    telemetry_series(race_id, position, device, metric, unit, node, timestamps BLOB,
+                     samples BLOB)  zstd float64 arrays (esbench.results.telemetry_store) [v3]
 
 Source of the mechanism: SQLite documentation, "PRAGMA user_version" and "ALTER TABLE"
 (https://www.sqlite.org/pragma.html#pragma_user_version, https://www.sqlite.org/lang_altertable.html).
@@ -124,6 +126,13 @@ def _v2_extra_fields(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX task_results_by_task ON task_results (task)")
 
 
+def _v3_telemetry_series(conn: sqlite3.Connection) -> None:
+    # Series stored before this step stay in races.extra and are still read from there.
+    from esbench.results.telemetry_store import create_table
+
+    create_table(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         version=1,
@@ -133,6 +142,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         version=2, description="extra JSON columns for model fields added later", apply=_v2_extra_fields
     ),
+    Migration(version=3, description="telemetry series of a race", apply=_v3_telemetry_series),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

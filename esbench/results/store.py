@@ -18,6 +18,7 @@ ambiguous references). The store never deletes or recreates a file it cannot rea
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import logging
@@ -30,7 +31,7 @@ from typing import Any
 
 from esbench.exceptions import NotFound, StoreError, UserError
 from esbench.home import esbench_home
-from esbench.results import migrations
+from esbench.results import migrations, telemetry_store
 from esbench.results.model import RESULTS_FORMAT_VERSION, RaceResult
 
 logger = logging.getLogger(__name__)
@@ -199,7 +200,9 @@ class ResultsStore:
         Raises:
             StoreError: the database is locked for longer than the busy timeout, read-only or corrupt.
         """
-        data = race.to_dict()
+        # Telemetry goes to its own table; asdict() of thousands of samples would only be discarded.
+        data = dataclasses.replace(race, telemetry=()).to_dict()
+        data.pop("telemetry", None)
         race_row = _race_row(data)
         with self._errors(), self._transaction():
             self._delete_rows(race.race_id)
@@ -230,6 +233,7 @@ class ResultsStore:
                     for i, m in enumerate(data["cluster_metrics"])
                 ],
             )
+            telemetry_store.save_series(self._conn, race.race_id, race.telemetry)
 
     def delete(self, race_id: str) -> RaceResult:
         """Delete the race ``race_id`` (a full id or unambiguous prefix) and return what was deleted.
@@ -383,7 +387,9 @@ class ResultsStore:
         self._conn.execute("COMMIT")
 
     def _delete_rows(self, race_id: str) -> None:
-        for table in ("task_histograms", "task_results", "cluster_metrics", "race_tags", "races"):
+        for table in (
+            "task_histograms", "task_results", "cluster_metrics", "telemetry_series", "race_tags", "races"
+        ):
             self._conn.execute(f"DELETE FROM {table} WHERE race_id = ?", (race_id,))
 
     def _load(self, race_id: str, *, load_tasks: bool) -> RaceResult:
@@ -399,7 +405,9 @@ class ResultsStore:
         )
         data["tasks"] = []
         data["cluster_metrics"] = []
+        stored_before_v3 = data.pop("telemetry", [])
         if load_tasks:
+            data["telemetry"] = telemetry_store.load_series(conn, race_id) or stored_before_v3
             histograms: dict[int, dict[str, str]] = {}
             for position, metric, encoding in conn.execute(
                 "SELECT position, metric, encoding FROM task_histograms WHERE race_id = ?", (race_id,)

@@ -247,7 +247,7 @@ def test_upgrade_from_v1_keeps_races(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     _make_v1_file(path)
     with ResultsStore.open(path) as s:
-        assert s.schema_version == migrations.LATEST_VERSION == 2
+        assert s.schema_version == migrations.LATEST_VERSION == 3
         race = s.get("tag:setup:old")
     assert race.race_id == "r-v1"
     assert race.track_params == {"bulk_size": 100}
@@ -269,7 +269,7 @@ def test_migrate_is_idempotent_and_stepwise(tmp_path: Path) -> None:
     conn = sqlite3.connect(tmp_path / "x.db", isolation_level=None)
     assert migrations.migrate(conn, target=1) == 0
     assert migrations.migrate(conn) == 1
-    assert migrations.migrate(conn) == 2
+    assert migrations.migrate(conn) == migrations.LATEST_VERSION == 3
     cols = {r[1] for r in conn.execute("PRAGMA table_info(task_results)")}
     assert "extra" in cols
     conn.close()

@@ -1,0 +1,87 @@
+"""Live progress of a race: a rich display on a terminal, plain lines otherwise.
+
+Fed by the driver's :class:`~esbench.driver.driver.Progress` callback (about once a second per
+running task). On a terminal every task gets a row that updates in place: task name, a bar with the
+percentage done (a pulsing bar for tasks that end at an unknown point), the elapsed time of the
+task, the current throughput (over the last progress interval, warmup included) and the error count
+so far. When the stream is not a terminal (CI logs, ``2> file``) each report is one plain line, as
+before. ``--quiet`` shows neither.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any
+
+from esbench.console import Console
+from esbench.driver.driver import Progress
+
+
+def progress_line(p: Progress) -> str:
+    """The plain one-line form of a progress report (non-terminal output)."""
+    done = f"{p.percent_done:5.1f}%" if p.percent_done is not None else "     "
+    rate = f"{p.throughput:,.0f} {p.unit}" if p.throughput is not None else ""
+    errors = f" {p.errors:,} errors" if p.errors else ""
+    return f"Running {p.task:<30} [{done}] {p.elapsed_s:7.1f}s {rate}{errors}"
+
+
+def _fields(p: Progress) -> dict[str, str]:
+    minutes, seconds = divmod(int(p.elapsed_s), 60)
+    return {
+        "elapsed": f"{minutes:d}:{seconds:02d}",
+        "rate": f"{p.throughput:,.0f} {p.unit}" if p.throughput is not None else "",
+        "errors": f"{p.errors:,} errors" if p.errors else "no errors",
+    }
+
+
+class LiveProgress:
+    """A context manager whose value is the driver's progress callback.
+
+    Args:
+        console: decides where (its stream), whether (not quiet) and how (terminal or not).
+    """
+
+    def __init__(self, console: Console) -> None:
+        self._console = console
+        self._rich: Any = None
+        self._rows: dict[str, Any] = {}
+
+    def __enter__(self) -> Callable[[Progress], None]:
+        if not self._console.quiet and self._console.is_tty:
+            from rich.console import Console as RichConsole
+            from rich.progress import BarColumn, TaskProgressColumn, TextColumn
+            from rich.progress import Progress as RichProgress
+
+            self._rich = RichProgress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                TaskProgressColumn(),
+                TextColumn("{task.fields[elapsed]}"),
+                TextColumn("{task.fields[rate]}"),
+                TextColumn("{task.fields[errors]}"),
+                console=RichConsole(file=self._console.stream),
+                refresh_per_second=4,
+            )
+            self._rich.start()
+            return self._show_rich
+        return self._show_plain
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._rich is not None:
+            self._rich.stop()
+        else:
+            self._console.end_progress()
+
+    def _show_plain(self, p: Progress) -> None:
+        self._console.progress(progress_line(p))
+
+    def _show_rich(self, p: Progress) -> None:
+        row = self._rows.get(p.task)
+        total = 100.0 if p.percent_done is not None else None
+        if row is None:
+            row = self._rich.add_task(p.task, total=total, **_fields(p))
+            self._rows[p.task] = row
+        self._rich.update(row, total=total, completed=p.percent_done or 0.0, **_fields(p))

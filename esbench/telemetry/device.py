@@ -1,0 +1,174 @@
+"""The telemetry device contract and what a device gets to work with.
+
+A device is built once per race from ``--telemetry-params`` (:meth:`TelemetryDevice.__init__` checks
+its parameters and raises :class:`~esbench.exceptions.ConfigError`), then driven by
+:class:`esbench.telemetry.session.TelemetrySession` in the sampler thread's asyncio loop:
+``start`` before the first task, ``sample`` every ``sample_interval_s`` seconds (if not None) and once
+more at the end, ``stop`` after the last task. Rally's lifecycle (esrally ``telemetry.py``:
+``on_benchmark_start`` / sampler thread ``record`` / ``on_benchmark_stop``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from esbench.exceptions import ConfigError
+from esbench.results.model import ClusterMetric
+from esbench.telemetry.model import TelemetrySeries
+from esbench.telemetry.table import SampleTable
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProvisionedNode:
+    """A node esbench started on this machine: its Elasticsearch node name and JVM process id."""
+
+    name: str
+    pid: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeviceContext:
+    """What devices may use.
+
+    Attributes:
+        client: an ``AsyncElasticsearch`` client of the target cluster, created in the sampler
+            thread's event loop (None for devices that need none).
+        race_dir: the race's directory (devices that write files, e.g. ``segment-stats``).
+        index_names / data_stream_names: the track's indices and data streams.
+        nodes: nodes esbench provisioned (empty for benchmark-only races).
+        load_driver_pid: process id of the load driver's coordinator (its worker processes are its
+            children).
+    """
+
+    client: Any = None
+    race_dir: Path | None = None
+    index_names: tuple[str, ...] = ()
+    data_stream_names: tuple[str, ...] = ()
+    nodes: tuple[ProvisionedNode, ...] = ()
+    load_driver_pid: int | None = None
+
+
+@dataclass(kw_only=True)
+class DeviceOutput:
+    """What a device hands back at the end: series, summary rows, information and warnings for the user."""
+
+    series: tuple[TelemetrySeries, ...] = ()
+    metrics: tuple[ClusterMetric, ...] = ()
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+class TelemetryDevice:
+    """Base class of telemetry devices.
+
+    Class attributes:
+        name: the ``--telemetry`` name (Rally's ``command``).
+        human_name / help: shown by ``esbench list telemetry``.
+        params: parameter name -> default (``--telemetry-params``); the keys devices accept.
+        needs_client: the device talks to the cluster's REST API.
+        provisioned_only: the device needs nodes esbench provisioned on this machine.
+    """
+
+    name: ClassVar[str]
+    human_name: ClassVar[str]
+    help: ClassVar[str]
+    params: ClassVar[Mapping[str, Any]] = {}
+    needs_client: ClassVar[bool] = True
+    provisioned_only: ClassVar[bool] = False
+
+    def __init__(self, params: Mapping[str, Any]) -> None:
+        self.settings = {key: params.get(key, default) for key, default in self.params.items()}
+        self.table = SampleTable(self.name)
+        self.sample_interval_s: float | None = None
+        self.ctx = DeviceContext()
+
+    def bind(self, ctx: DeviceContext) -> None:
+        """Give the device its context (called in the sampler thread before :meth:`start`)."""
+        self.ctx = ctx
+
+    async def start(self) -> None:
+        """Before the first task (baseline readings). Raises ConfigError for an unusable target."""
+
+    async def sample(self, timestamp: float) -> None:
+        """Take one sample at ``timestamp`` (Unix epoch s) into :attr:`table`."""
+
+    async def stop(self) -> None:
+        """After the last task and the final sample."""
+
+    def summary(self) -> tuple[ClusterMetric, ...]:
+        """Summary rows for the report (after :meth:`stop`)."""
+        return ()
+
+    def output(self) -> DeviceOutput:
+        """Series, summary rows, notes and warnings for the user (after :meth:`stop`)."""
+        warnings = []
+        if self.table.dropped_columns:
+            warnings.append(
+                f"Telemetry device {self.name} produced more than {self.table.max_columns} metrics; "
+                f"{self.table.dropped_columns} samples of further metrics were not kept."
+            )
+        return DeviceOutput(series=self.table.series(), metrics=self.summary(), warnings=warnings)
+
+    # ------------------------------------------------------------------ parameter helpers
+
+    def positive_number(self, key: str) -> float:
+        """The parameter ``key`` as a number > 0 (Rally: "must be greater than zero")."""
+        value = self.settings[key]
+        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            raise ConfigError(
+                f"The telemetry parameter '{key}' must be a number greater than zero but was {value!r}. "
+                f"Fix it in --telemetry-params (e.g. {key}:1)."
+            )
+        return float(value)
+
+    def flag(self, key: str) -> bool:
+        """The parameter ``key`` as a boolean."""
+        value = self.settings[key]
+        if not isinstance(value, bool):
+            raise ConfigError(
+                f"The telemetry parameter '{key}' must be true or false but was {value!r}. "
+                f"Fix it in --telemetry-params (e.g. {key}:false)."
+            )
+        return value
+
+    def name_list(self, key: str) -> tuple[str, ...]:
+        """The parameter ``key`` as names: a comma-separated string or a list (Rally: ``csv_to_list``)."""
+        value = self.settings[key]
+        if value is None or value is False or value == "":
+            return ()
+        if isinstance(value, str):
+            return tuple(v.strip() for v in value.split(",") if v.strip())
+        if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+            return tuple(value)
+        raise ConfigError(
+            f"The telemetry parameter '{key}' must be a comma-separated string or a list of names but was "
+            f"{value!r}. Fix it in --telemetry-params."
+        )
+
+
+def check_param_names(
+    given: Mapping[str, Any], devices: Sequence[type[TelemetryDevice]], known: Sequence[type[TelemetryDevice]]
+) -> None:
+    """Reject ``--telemetry-params`` keys that no device knows (typos would otherwise be ignored).
+
+    Raises:
+        ConfigError: names the unknown key, the closest known one, and the enabled devices.
+    """
+    accepted = {k for d in known for k in d.params}
+    for key in given:
+        if key in accepted:
+            continue
+        close = difflib.get_close_matches(key, sorted(accepted), n=1)
+        hint = f" Did you mean '{close[0]}'?" if close else ""
+        enabled = ", ".join(d.name for d in devices) or "none"
+        raise ConfigError(
+            f"Unknown telemetry parameter '{key}' in --telemetry-params.{hint} Enabled devices: {enabled}; "
+            "'esbench list telemetry' lists the devices and docs/telemetry.md their parameters."
+        )

@@ -1,0 +1,1 @@
+"""The telemetry devices, one module each; :mod:`esbench.telemetry.registry` lists them."""

@@ -1,0 +1,96 @@
+"""The telemetry part of a race, as :mod:`esbench.racecontrol` uses it.
+
+:func:`start_telemetry` builds the devices of ``--telemetry`` and starts them before the first task;
+:meth:`TelemetrySession.stop <esbench.telemetry.session.TelemetrySession.stop>` after the last task
+(also when the race fails or is interrupted) returns what they sampled; :func:`attach_telemetry`
+puts it into the :class:`~esbench.results.model.RaceResult`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from esbench.exceptions import ConfigError
+from esbench.results.model import RaceResult
+from esbench.telemetry.device import DeviceContext, ProvisionedNode
+from esbench.telemetry.registry import create_devices
+from esbench.telemetry.session import TelemetryResult, TelemetrySession
+from esbench.telemetry.settings import TelemetrySettings
+
+
+def check_telemetry(settings: TelemetrySettings, *, provisioned: bool) -> None:
+    """Fail before anything runs when the devices or their parameters are wrong.
+
+    Raises:
+        ConfigError: unknown device or parameter, bad parameter value, or a device that needs a
+            cluster esbench provisions (``os``) in a benchmark-only race.
+    """
+    devices = create_devices(settings.devices, settings.params)
+    if not provisioned:
+        local = [d.name for d in devices if d.provisioned_only]
+        if local:
+            raise ConfigError(
+                f"The telemetry device(s) {', '.join(local)} watch the nodes esbench provisions on this "
+                "machine, but this race benchmarks an existing cluster (--target-hosts). Drop them from "
+                "--telemetry, or let esbench provision the cluster; 'node-stats' works for any cluster."
+            )
+
+
+def provisioned_nodes(cluster: Any) -> tuple[ProvisionedNode, ...]:
+    """Name and JVM pid of every node of a :class:`~esbench.provision.ProvisionedCluster` (or None)."""
+    if cluster is None:
+        return ()
+    return tuple(
+        ProvisionedNode(name=n.name, pid=n.pid) for n in cluster.installation.nodes if n.pid is not None
+    )
+
+
+def start_telemetry(
+    settings: TelemetrySettings,
+    *,
+    client_factory: Any,
+    race_dir: Path,
+    index_names: Sequence[str] = (),
+    data_stream_names: Sequence[str] = (),
+    nodes: Sequence[ProvisionedNode] = (),
+) -> TelemetrySession:
+    """Build and start the devices of ``settings``; the caller must call ``stop()`` on the result.
+
+    Args:
+        client_factory: zero-argument callable returning an ``AsyncElasticsearch`` of the target
+            (called in the sampler thread).
+        race_dir: the race directory (for files devices write).
+        index_names / data_stream_names: the track's (defaults of ``disk-usage-stats``).
+        nodes: nodes esbench provisioned (for ``os``).
+
+    Raises:
+        EsbenchError: a device cannot start (see :meth:`TelemetrySession.start`).
+    """
+    session = TelemetrySession(
+        create_devices(settings.devices, settings.params),
+        context=DeviceContext(
+            race_dir=race_dir,
+            index_names=tuple(index_names),
+            data_stream_names=tuple(data_stream_names),
+            nodes=tuple(nodes),
+            load_driver_pid=os.getpid(),
+        ),
+        client_factory=client_factory,
+    )
+    session.start()
+    return session
+
+
+def attach_telemetry(result: RaceResult, telemetry: TelemetryResult) -> RaceResult:
+    """``result`` with the sampled series and the devices' summary rows after its cluster rows."""
+    if not telemetry.series and not telemetry.metrics:
+        return result
+    return dataclasses.replace(
+        result,
+        cluster_metrics=(*result.cluster_metrics, *telemetry.metrics),
+        telemetry=(*result.telemetry, *telemetry.series),
+    )

@@ -1,0 +1,69 @@
+"""The telemetry devices esbench knows, by their ``--telemetry`` name, and their construction.
+
+Names and order follow Rally's ``esrally/telemetry.py`` ``list_telemetry`` where Rally has the
+device; ``os`` is esbench's own.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from esbench.exceptions import ConfigError
+from esbench.telemetry.device import TelemetryDevice, check_param_names
+from esbench.telemetry.devices.data_stream_stats import DataStreamStats
+from esbench.telemetry.devices.disk_usage_stats import DiskUsageStats
+from esbench.telemetry.devices.ingest_pipeline_stats import IngestPipelineStats
+from esbench.telemetry.devices.node_stats import NodeStats
+from esbench.telemetry.devices.os_stats import OsStats
+from esbench.telemetry.devices.recovery_stats import RecoveryStats
+from esbench.telemetry.devices.segment_stats import SegmentStats
+from esbench.telemetry.devices.shard_stats import ShardStats
+
+DEVICES: tuple[type[TelemetryDevice], ...] = (
+    NodeStats,
+    RecoveryStats,
+    SegmentStats,
+    ShardStats,
+    DataStreamStats,
+    IngestPipelineStats,
+    DiskUsageStats,
+    OsStats,
+)
+BY_NAME: Mapping[str, type[TelemetryDevice]] = {d.name: d for d in DEVICES}
+
+
+def parse_device_names(text: str | Sequence[str]) -> tuple[str, ...]:
+    """``"node-stats, os"`` (or a list) -> ``("node-stats", "os")``: known names, duplicates removed.
+
+    Raises:
+        ConfigError: an unknown name (with the closest known name and the list of devices).
+    """
+    items = text.split(",") if isinstance(text, str) else list(text)
+    names: list[str] = []
+    for raw in items:
+        name = raw.strip()
+        if not name:
+            continue
+        if name not in BY_NAME:
+            close = difflib.get_close_matches(name, list(BY_NAME), n=1)
+            hint = f" Did you mean '{close[0]}'?" if close else ""
+            raise ConfigError(
+                f"Unknown telemetry device '{name}' in --telemetry.{hint} Known devices: "
+                f"{', '.join(BY_NAME)} (see 'esbench list telemetry')."
+            )
+        if name not in names:
+            names.append(name)
+    return tuple(names)
+
+
+def create_devices(names: Sequence[str], params: Mapping[str, Any]) -> list[TelemetryDevice]:
+    """Build the devices ``names`` with ``params`` (``--telemetry-params``).
+
+    Raises:
+        ConfigError: an unknown device or parameter name, or a bad parameter value.
+    """
+    classes = [BY_NAME[n] for n in parse_device_names(list(names))]
+    check_param_names(params, classes, DEVICES)
+    return [cls(params) for cls in classes]
