@@ -35,6 +35,7 @@ from esbench.exceptions import ConfigError, ConnectionFailed, EsbenchError, User
 from esbench.home import home_subdir
 from esbench.metrics.cluster import ClusterStatsSnapshot, cluster_metrics, take_cluster_snapshot
 from esbench.provision import provision_cluster
+from esbench.racelog import start_race_log
 from esbench.reporting.summary import render_summary
 from esbench.results.files import write_results_file
 from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, RaceResult
@@ -156,6 +157,7 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
             **changes,
         )
 
+    race_log = start_race_log(race_dir, settings)
     try:
         info, before = _connect(hosts, settings)
         outcome = _drive(track, challenge, hosts, settings, corpora, console)
@@ -171,10 +173,12 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
         )
     except EsbenchError:
         # Nothing was measured (unreachable cluster, a task that cannot run): leave no empty race behind.
+        race_log.discard()
         _remove_if_empty(race_dir)
         raise
     except KeyboardInterrupt:
         result = base_result(status=STATUS_INTERRUPTED, error="interrupted by the user (Ctrl-C)")
+        race_log.finish(result)
         _finish(result, race_dir, settings, console)
         raise UserInterrupted(f"Race {race_id} was interrupted; what it measured is stored.") from None
     finally:
@@ -182,6 +186,7 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
             console.info("Stopping the cluster...")
             cluster.stop(preserve_install=settings.provision.preserve_install)
 
+    race_log.finish(result)
     _finish(result, race_dir, settings, console)
     return result
 
