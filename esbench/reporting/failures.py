@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import tabulate
+
 from esbench.metrics.errors import describe_line
 
 __all__ = [
@@ -60,6 +62,19 @@ def failure_rows(race: RaceResult, *, top: int = TOP_PER_TASK) -> list[Row]:
         if rest > 0:
             rows.append((t.task, rest, "", "", "(other reasons)"))
     return rows
+
+
+def failure_table(race: RaceResult, *, markdown: bool = False) -> str:
+    """The titled pipe table of :func:`failure_rows` (``""`` when no request failed with a
+    recorded description); text is left-aligned so that reasons read naturally."""
+    rows = failure_rows(race)
+    if not rows:
+        return ""
+    table = tabulate.tabulate(
+        [list(r) for r in rows], headers=list(HEADERS), tablefmt="pipe", numalign="right", stralign="left"
+    )
+    title = f"**{TITLE}:**" if markdown else f"{TITLE}:"
+    return f"{title}\n\n{table}"
 
 
 def failure_json(race: RaceResult) -> list[dict[str, Any]]:

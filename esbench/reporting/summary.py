@@ -218,16 +218,11 @@ def render_summary(race: RaceResult, *, fmt: str = "text", show_processing_time:
         )
     table = pipe_table(HEADERS, rows)
     header = header_fields(race)
-    failure_rows = failures.failure_rows(race)
-    failure_table = (
-        f"{failures.TITLE}:\n\n{pipe_table(failures.HEADERS, failure_rows, numalign='right')}"
-        if failure_rows
-        else ""
-    )
+    failure_table = failures.failure_table(race, markdown=fmt == "markdown")
     if fmt == "markdown":
         parts = ["\n".join(f"- **{k}**: {v}" for k, v in header), table]
         if failure_table:
-            parts.append(f"**{failure_table.replace(':', ':**', 1)}")
+            parts.append(failure_table)
         if warnings:
             parts.append("**Warnings**\n\n" + "\n".join(f"- {w}" for w in warnings))
         return "\n\n".join(parts) + "\n"
