@@ -39,6 +39,11 @@ _HTTP_PREFIX = re.compile(r"HTTP (\d{3})(?:: (.*))?", re.DOTALL)
 _BULK_ITEM = re.compile(r"HTTP status (\d{3})(?:, ([a-z][a-z0-9_]*))?(?:: (.*))?", re.DOTALL)
 _BULK_SEPARATOR = "; HTTP status "
 
+# Failures repeat: a task failing at thousands of requests per second sends the same few
+# descriptions again and again; parsing each once per worker keeps failed requests cheap.
+_CACHE_LIMIT = 256
+_described: dict[tuple[Any, Any, Any], tuple[str, int | None, str | None, str]] = {}
+
 
 def error_type_and_reason(error: Mapping[str, Any]) -> tuple[str | None, str]:
     """``(type, reason)`` of an Elasticsearch ``error`` object; the first root cause is appended to
@@ -111,7 +116,14 @@ def note_failure(run: Any, result: Any, *, warmup: bool) -> None:
         result: the failed :class:`~esbench.driver.runners.base.RunnerResult`.
         warmup: whether the request was a warmup sample.
     """
-    error_type, status, es_type, reason = describe_failure(result)
+    raw = (result.error_type, result.http_status, result.error_description)
+    described = _described.get(raw)
+    if described is None:
+        described = describe_failure(result)
+        if len(_described) >= _CACHE_LIMIT:
+            _described.clear()
+        _described[raw] = described
+    error_type, status, es_type, reason = described
     if run.recorder.describe_error(
         warmup=warmup, error_type=error_type, http_status=status, es_type=es_type, reason=reason
     ):

@@ -49,10 +49,14 @@ class ErrorTable:
     def add(self, error_type: str, http_status: int | None, es_type: str | None, reason: str) -> bool:
         """Count one failed request; True if its description was not in the table before.
 
+        ``reason`` should already be one line (:func:`clip_reason`); only its length is checked here.
+
         Returns False for a known description and for a new one that no longer fits (counted in
         :attr:`undescribed`).
         """
-        key = (error_type, http_status, es_type, clip_reason(reason))
+        if len(reason) > MAX_REASON_CHARS:
+            reason = clip_reason(reason)
+        key = (error_type, http_status, es_type, reason)
         counts = self.counts
         if key in counts:
             counts[key] += 1

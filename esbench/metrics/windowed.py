@@ -24,6 +24,7 @@ Percentiles of a window follow Rally's rank rule (esrally ``metrics.py``
 from __future__ import annotations
 
 import math
+import zlib
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -69,15 +70,16 @@ def bucket_value(index: int) -> float:
 
 
 def pack(counts: Mapping[int, int]) -> bytes:
-    """A window's bucket counts (key -> count) as compact bytes (``array('Q')``, sorted by key)."""
+    """A window's bucket counts (key -> count) as compact bytes: ``array('Q')`` of
+    ``key << 40 | count`` sorted by key, zlib-compressed (the high bytes are mostly zero)."""
     packed = sorted((key << _COUNT_BITS) | count for key, count in counts.items() if count)
-    return array("Q", packed).tobytes()
+    return zlib.compress(array("Q", packed).tobytes(), 1)
 
 
 def unpack(blob: bytes) -> dict[int, int]:
     """Inverse of :func:`pack`."""
     packed = array("Q")
-    packed.frombytes(blob)
+    packed.frombytes(zlib.decompress(blob))
     return {p >> _COUNT_BITS: p & _COUNT_MASK for p in packed}
 
 
