@@ -146,3 +146,38 @@ def test_failed_searches_show_es_error_type_and_reason_everywhere(es_hosts, tmp_
     results = (log.parent / "results.json").read_text()
     for output in (proc.stdout, proc.stderr, text, report_file.read_text(), results):
         assert PASSWORD not in output
+
+
+def test_a_failed_race_names_its_log_which_holds_the_reason(es_hosts, tmp_path):
+    track = tmp_path / "abort-track"
+    track.mkdir()
+    search = {"operation-type": "search", "index": "diag-no-such-index-*,diag-missing", "body": {}}
+    schedule = [{"name": "missing-index", "operation": search, "iterations": 3}]
+    (track / "track.json").write_text(json.dumps({"version": 2, "schedule": schedule}))
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "esbench",
+            "race",
+            f"--track-path={track}",
+            f"--target-hosts={es_hosts[0]}",
+            "--on-error=abort",
+            "--user-tag=diag:abort",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=os.environ.copy(),
+        check=False,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    (race,) = ResultsStore.open().find(user_tags={"diag": "abort"})
+    log = Path(os.environ["ESBENCH_HOME"]) / "races" / race.race_id / "esbench.log"
+    assert "did not complete: Task 'missing-index' aborted the race" in proc.stderr
+    assert f"The race log is {log}." in proc.stderr
+    assert f"The race log is {log}." in proc.stdout  # the report's warning about the failed race
+    text = log.read_text()
+    assert "index_not_found_exception" in text and "no such index [diag-missing]" in text
+    assert f"race {race.race_id} failed: Task 'missing-index' aborted the race" in text
