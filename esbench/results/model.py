@@ -78,7 +78,8 @@ class TaskResult:
             and of the ``*_windows_ms`` series begins; None for races stored before it existed.
         latency_windows_ms / service_time_windows_ms: percentile label (``"50"``, ``"90"``,
             ``"99"``, ``"100"``) -> one value in ms per 1-second window, aligned with
-            ``throughput_windows``; empty when not recorded.
+            ``throughput_windows``; empty when not recorded. A window in which no measurement
+            response ended has None (JSON null) instead of a value.
         error_descriptions: the distinct failures of the task's measurement requests (see
             :class:`ErrorDescription`), most frequent first, at most
             ``esbench.metrics.errors.MAX_DESCRIPTIONS``; failed requests beyond them are
