@@ -149,14 +149,14 @@ class AppendHandler(logging.Handler):
 class RaceLog:
     """The race log of the current process (see :func:`start_race_log`)."""
 
-    def __init__(self, path: Path, handler: AppendHandler, restore: list[tuple[Any, int]]) -> None:
+    def __init__(self, path: Path, handler: AppendHandler | None, restore: list[tuple[Any, int]]) -> None:
         self.path = path
         self._handler = handler
         self._restore = restore
 
     def finish(self, race: RaceResult | None = None) -> None:
         """Log the race's outcome and failures (if given) and detach the log (idempotent)."""
-        if race is not None and self._handler.fd is not None:
+        if race is not None and self._handler is not None and self._handler.fd is not None:
             log_race_outcome(race)
         self.close()
 
@@ -170,9 +170,10 @@ class RaceLog:
         """Detach the handler and restore the logger levels it changed (idempotent)."""
         global _active
         root = logging.getLogger()
-        if self._handler in root.handlers:
-            root.removeHandler(self._handler)
-        self._handler.close()
+        if self._handler is not None:
+            if self._handler in root.handlers:
+                root.removeHandler(self._handler)
+            self._handler.close()
         for target, level in self._restore:
             target.setLevel(level)
         self._restore = []
@@ -209,12 +210,17 @@ def start_race_log(race_dir: Path, settings: Any) -> RaceLog:
         race_dir: the race directory (exists).
         settings: the race's :class:`esbench.settings.RaceSettings` (for the secrets to redact).
 
-    Raises:
-        OSError: the file cannot be created.
+    A file that cannot be created is a warning, not an error: the race runs without its log
+    (the returned log is inert).
     """
     root_level = logging.getLogger().getEffectiveLevel()
     level = logging.DEBUG if root_level <= logging.DEBUG else logging.INFO
-    log = _attach(race_dir / LOG_FILE_NAME, race_secrets(settings), level)
+    try:
+        log = _attach(race_dir / LOG_FILE_NAME, race_secrets(settings), level)
+    except OSError as e:
+        # The race can run without its log; the user hears why there is none.
+        logging.getLogger(__name__).warning("cannot write the race log in %s: %s", race_dir, e)
+        return RaceLog(race_dir / LOG_FILE_NAME, None, [])
     logging.getLogger(__name__).info("race log of %s", race_dir.name)
     return log
 

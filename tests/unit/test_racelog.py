@@ -128,3 +128,13 @@ def test_workers_without_a_race_log_configure_nothing(path) -> None:
     before = list(logging.getLogger().handlers)
     racelog.attach_worker_log(path)
     assert logging.getLogger().handlers == before
+
+
+def test_an_unwritable_race_directory_is_a_warning_not_a_failure(tmp_path: Path, caplog) -> None:
+    missing = tmp_path / "gone"  # the directory does not exist: os.open fails
+    with caplog.at_level(logging.WARNING, logger="esbench.racelog"):
+        log = racelog.start_race_log(missing, _settings())
+    assert "cannot write the race log" in caplog.text
+    assert racelog.active_log_file() is None
+    log.finish(None)
+    log.discard()
