@@ -41,6 +41,7 @@ from esbench.metrics.cluster import ClusterStatsSnapshot, cluster_metrics, take_
 from esbench.provision import provision_cluster
 from esbench.provision.flavors import get_flavor
 from esbench.provision.repositories import pin_repository
+from esbench.racelog import start_race_log
 from esbench.reporting.formats import GRAPHIC_FORMATS
 from esbench.reporting.summary import render_summary
 from esbench.requirements import verify_race_requirements
@@ -186,6 +187,7 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
         )
 
     telemetry: TelemetrySession | None = None
+    race_log = start_race_log(race_dir, settings)
     try:
         info, before = _connect(hosts, settings)
         settings = replace(
@@ -226,12 +228,14 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
         result = attach_telemetry(result, telemetry.stop())
     except EsbenchError:
         # Nothing was measured (unreachable cluster, a task that cannot run): leave no empty race behind.
+        race_log.discard()
         _remove_if_empty(race_dir)
         raise
     except KeyboardInterrupt:
         result = base_result(status=STATUS_INTERRUPTED, error="interrupted by the user (Ctrl-C)")
         if telemetry is not None:
             result = attach_telemetry(result, telemetry.stop())
+        race_log.finish(result)
         _finish(result, race_dir, settings, console)
         raise UserInterrupted(f"Race {race_id} was interrupted; what it measured is stored.") from None
     finally:
@@ -239,6 +243,7 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
             console.info("Stopping the cluster...")
             cluster.stop(preserve_install=settings.provision.preserve_install)
 
+    race_log.finish(result)
     _finish(result, race_dir, settings, console)
     return result
 

@@ -24,6 +24,7 @@ from esbench.driver.client import host_urls, parse_client_options
 from esbench.driver.driver import DriverSettings
 from esbench.driver.filters import parse_task_filters
 from esbench.exceptions import UserError, UserInterrupted
+from esbench.racelog import existing_race_log
 from esbench.requirements.check import RequirementsPolicy
 from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED
 from esbench.settings import PIPELINES, REPORT_FORMATS, RaceSettings, ReportSettings
@@ -175,5 +176,7 @@ def race(
     if result.status == STATUS_INTERRUPTED:
         raise UserInterrupted(f"Race {result.race_id} was interrupted; what it measured is stored.")
     if result.status != STATUS_COMPLETED:
-        click.echo(f"[ERROR] Race {result.race_id} did not complete: {result.error}", err=True)
+        log = existing_race_log(result.race_id)
+        where = f" The race log is {log}." if log is not None else ""
+        click.echo(f"[ERROR] Race {result.race_id} did not complete: {result.error}{where}", err=True)
         raise SystemExit(EXIT_RACE_FAILED)

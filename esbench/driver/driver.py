@@ -61,6 +61,7 @@ from esbench.driver.worker import (
 from esbench.exceptions import ConfigError, DriverError, EsbenchError
 from esbench.metrics.recorder import RecorderState
 from esbench.metrics.stats import task_result
+from esbench.racelog import active_log_file
 from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, TaskResult
 from esbench.track.model import Challenge, Track
 
@@ -465,6 +466,7 @@ class _Coordinator:
                 on_error=self.settings.on_error,
                 progress_interval=self.settings.progress_interval_s,
                 seed=self.seed,
+                log_file=active_log_file(),
             )
             if self.in_thread:
                 kwargs = {"registry": self.registry, **(self.thread_kwargs or {})}

@@ -42,6 +42,7 @@ from typing import Any, Protocol
 from esbench.compat.errors import plugin_failure, reraise_for_plugin
 from esbench.driver.allocator import ClientAllocation, ClientPlan
 from esbench.driver.context import RaceContext, current_context
+from esbench.driver.errors import note_failure
 from esbench.driver.looplimits import loop_limits
 from esbench.driver.outcome import classify
 from esbench.driver.runners.base import Runner, RunnerResult
@@ -459,6 +460,7 @@ class ClientExecutor:
             if scheduled:
                 scheduler.after_request(processing_end, weight, result.unit, result.meta)
             if not success:
+                note_failure(run, result, warmup=warmup)
                 if result.error_counts and not warmup:
                     item_errors = run.item_errors
                     for key, count in result.error_counts.items():

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import elastic_transport
 from elasticsearch import ApiError
 
+from esbench.driver.errors import body_error
+
 TIMEOUT = "timeout"
 CONNECTION = "connection"
 TLS = "tls"
@@ -42,16 +44,7 @@ class RequestFailure:
 
 
 def _api_error_description(exc: ApiError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        error = body.get("error")
-        if isinstance(error, dict):
-            kind = error.get("type", "")
-            reason = error.get("reason", "")
-            return f"{kind}: {reason}".strip(": ")
-        if error:
-            return str(error)
-    return str(exc.message)
+    return body_error(exc.body) or str(exc.message)
 
 
 def classify(exc: BaseException) -> RequestFailure | None:

@@ -34,6 +34,7 @@ from esbench.driver.http import HttpTransport
 from esbench.driver.taskruns import build_registry, build_task_runs
 from esbench.exceptions import EsbenchError
 from esbench.metrics.recorder import RecorderState
+from esbench.racelog import attach_worker_log
 from esbench.track.model import Task, Track
 
 logger = logging.getLogger(__name__)
@@ -57,6 +58,8 @@ class InitWorker:
     on_error: str
     progress_interval: float = PROGRESS_INTERVAL
     seed: int = 0
+    #: The race log to append to (``esbench.racelog``), None for no log file.
+    log_file: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -459,6 +462,8 @@ def worker_main(conn: Connection, *, in_thread: bool = False) -> None:
         init: InitWorker = conn.recv()
     except (EOFError, OSError):
         return
+    with contextlib.suppress(OSError):  # no race log is no reason to fail the race
+        attach_worker_log(init.log_file, init.connection.credentials)
     try:
         runtime = WorkerRuntime(conn, init)
     except Exception as exc:

@@ -7,223 +7,84 @@ the workers' states with :meth:`RecorderState.merge` and turns the result into a
 :func:`esbench.metrics.stats.task_result`.
 
 Memory is bounded by task *duration*, never by request count: durations go into preallocated
-HdrHistograms (fixed size), throughput into one float per second of task time.
+HdrHistograms (fixed size), throughput into one float per second of task time, per-second
+percentiles into a few dozen packed bucket counts per second (:mod:`esbench.metrics.windowed`),
+failure reasons into a table of at most ``MAX_DESCRIPTIONS`` entries (:mod:`esbench.metrics.errors`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+import math
+import time
 
-from hdrh.histogram import HdrHistogram
+from esbench.metrics.errors import ErrorTable
+from esbench.metrics.state import (
+    HIGHEST_TRACKABLE_US,
+    LATENCY,
+    LOWEST_TRACKABLE_US,
+    METRICS,
+    PROCESSING_TIME,
+    SERVICE_TIME,
+    SIGNIFICANT_DIGITS,
+    UNKNOWN_ERROR,
+    RecorderState,
+    decode_histogram,
+    new_histogram,
+)
+from esbench.metrics.windowed import EXACT_BITS, SERVICE_TIME_OFFSET, SUB_BITS, WindowBuckets
 
-# Recording range and precision, in integer microseconds:
-# - lowest 1 µs: perf_counter durations below a microsecond are noise for a network request; a 0 is
-#   still recordable (it lands in the first bucket).
-# - highest 24 h: more than the brief's "at least one hour" because a blocking force-merge or a slow
-#   restore is a single request that can legitimately run for hours; the cost is ~5 extra buckets of
-#   1024 counters (2^36 µs ≈ 19 h needs 36 - 10 doublings above the 2048-slot first bucket).
-# - 3 significant digits: every recorded value is kept to within 0.1 % of its true value at any
-#   magnitude (1.000 ms vs 1.001 ms; 10.00 s vs 10.01 s), far below run-to-run noise of a benchmark.
-#   4 digits would multiply the counts array (memory, encode time, merge time) by ~10 for no
-#   measurable benefit.
-# The counts array actually ends at the next power of two (2^37 µs ≈ 38 h); values beyond that, and
-# negative values, are not recorded but counted (``overflow_count``).
-LOWEST_TRACKABLE_US = 1
-HIGHEST_TRACKABLE_US = 24 * 3600 * 1_000_000
-SIGNIFICANT_DIGITS = 3
-
-#: Names of the three timing metrics (keys of ``RecorderState.histograms`` and ``TaskResult.histograms``).
-LATENCY = "latency"
-SERVICE_TIME = "service_time"
-PROCESSING_TIME = "processing_time"
-METRICS: tuple[str, ...] = (LATENCY, SERVICE_TIME, PROCESSING_TIME)
-
-#: ``errors_by_type`` key for failed samples recorded without an ``error_type``.
-UNKNOWN_ERROR = "unknown"
+# Re-exported: callers import the recorder's vocabulary from this module.
+__all__ = [
+    "HIGHEST_TRACKABLE_US",
+    "LATENCY",
+    "LOWEST_TRACKABLE_US",
+    "METRICS",
+    "PROCESSING_TIME",
+    "SERVICE_TIME",
+    "SIGNIFICANT_DIGITS",
+    "UNKNOWN_ERROR",
+    "RecorderState",
+    "TaskRecorder",
+    "decode_histogram",
+    "new_histogram",
+]
 
 _INF = float("inf")
 
 
-def new_histogram() -> HdrHistogram:
-    """An empty HdrHistogram of integer microseconds with esbench's range and precision."""
-    return HdrHistogram(LOWEST_TRACKABLE_US, HIGHEST_TRACKABLE_US, SIGNIFICANT_DIGITS)
-
-
-def decode_histogram(encoded: str) -> HdrHistogram:
-    """Decode a base64 HdrHistogram (``HdrHistogram.encode()`` output, V2 format) of microseconds.
-
-    Raises:
-        ValueError: the text is not a valid HdrHistogram encoding.
-    """
-    try:
-        return HdrHistogram.decode(encoded)
-    except Exception as exc:  # the package raises TypeError, zlib.error and its own exceptions
-        raise ValueError(f"not a valid encoded HdrHistogram: {exc}") from exc
-
-
-@dataclass(frozen=True, kw_only=True)
-class RecorderState:
-    """Everything a :class:`TaskRecorder` measured, compact and picklable (a few KB per task).
-
-    "Measurement" fields exclude warmup samples; the ``warmup_*`` fields hold the warmup samples,
-    which are recorded but never reported.
-
-    Attributes:
-        task / operation / operation_type / throughput_unit: as given to the recorder.
-        origin: ``perf_counter`` seconds of the start of throughput window 0 (None without samples).
-        sample_count: measurement samples (successful and failed).
-        error_count: failed measurement samples.
-        errors_by_type: error type -> failed measurement samples.
-        total_weight: sum of measurement sample weights (ops, docs or pages).
-        service_time_sum_s: exact sum of measurement service times in seconds (for the mean).
-        overflow_count: measurement durations that did not fit the histograms (negative, or more
-            than ~38 h); they are counted here and left out of the percentiles.
-        histograms: metric name (:data:`METRICS`) -> encoded HdrHistogram of measurement µs values.
-        windows: measurement weight per 1-second window; index ``k`` covers
-            ``[origin + k, origin + k + 1)`` by response end time.
-        first_end / last_end: earliest / latest measurement response end (perf_counter s).
-        warmup_sample_count / warmup_error_count / warmup_weight / warmup_overflow_count /
-        warmup_histograms / warmup_windows: the same for warmup samples.
-        last_warmup_end: latest warmup response end (perf_counter s), None without warmup samples.
-    """
-
-    task: str
-    operation: str
-    operation_type: str
-    throughput_unit: str = "ops/s"
-    origin: float | None = None
-    sample_count: int = 0
-    error_count: int = 0
-    errors_by_type: dict[str, int] = field(default_factory=dict)
-    total_weight: float = 0.0
-    service_time_sum_s: float = 0.0
-    overflow_count: int = 0
-    histograms: dict[str, str] = field(default_factory=dict)
-    windows: tuple[float, ...] = ()
-    first_end: float | None = None
-    last_end: float | None = None
-    warmup_sample_count: int = 0
-    warmup_error_count: int = 0
-    warmup_weight: float = 0.0
-    warmup_overflow_count: int = 0
-    warmup_histograms: dict[str, str] = field(default_factory=dict)
-    warmup_windows: tuple[float, ...] = ()
-    last_warmup_end: float | None = None
-
-    def histogram(self, metric: str, *, warmup: bool = False) -> HdrHistogram:
-        """The decoded histogram (µs) of ``metric`` (one of :data:`METRICS`); empty if never recorded.
-
-        Raises:
-            KeyError: ``metric`` is not one of :data:`METRICS`.
-        """
-        if metric not in METRICS:
-            raise KeyError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
-        encoded = (self.warmup_histograms if warmup else self.histograms).get(metric)
-        return decode_histogram(encoded) if encoded else new_histogram()
-
-    @staticmethod
-    def merge(states: Iterable[RecorderState]) -> RecorderState:
-        """Combine the states of one task recorded in several worker processes into one.
-
-        The result equals what a single recorder would have produced from all samples, provided all
-        recorders were given the same ``origin`` (the driver passes the task start). With different
-        origins each state's windows are shifted by the origin difference rounded to whole seconds,
-        which misplaces a sample by up to half a second.
-
-        Raises:
-            ValueError: no states, or states of different tasks.
-        """
-        states = list(states)
-        if not states:
-            raise ValueError("RecorderState.merge needs at least one state")
-        first = states[0]
-        for s in states[1:]:
-            if (s.task, s.operation) != (first.task, first.operation):
-                raise ValueError(
-                    f"cannot merge recorder states of different tasks: {first.task!r} "
-                    f"(operation {first.operation!r}) and {s.task!r} (operation {s.operation!r})"
-                )
-        if len(states) == 1:
-            return first
-        origins = [s.origin for s in states if s.origin is not None]
-        origin = min(origins) if origins else None
-
-        def shift(s: RecorderState) -> int:
-            return 0 if s.origin is None or origin is None else round(s.origin - origin)
-
-        errors: dict[str, int] = {}
-        for s in states:
-            for k, v in s.errors_by_type.items():
-                errors[k] = errors.get(k, 0) + v
-        return RecorderState(
-            task=first.task,
-            operation=first.operation,
-            operation_type=first.operation_type,
-            throughput_unit=first.throughput_unit,
-            origin=origin,
-            sample_count=sum(s.sample_count for s in states),
-            error_count=sum(s.error_count for s in states),
-            errors_by_type=errors,
-            total_weight=sum(s.total_weight for s in states),
-            service_time_sum_s=sum(s.service_time_sum_s for s in states),
-            overflow_count=sum(s.overflow_count for s in states),
-            histograms=_merge_histograms([s.histograms for s in states]),
-            windows=_merge_windows([(s.windows, shift(s)) for s in states]),
-            first_end=_opt(min, [s.first_end for s in states]),
-            last_end=_opt(max, [s.last_end for s in states]),
-            warmup_sample_count=sum(s.warmup_sample_count for s in states),
-            warmup_error_count=sum(s.warmup_error_count for s in states),
-            warmup_weight=sum(s.warmup_weight for s in states),
-            warmup_overflow_count=sum(s.warmup_overflow_count for s in states),
-            warmup_histograms=_merge_histograms([s.warmup_histograms for s in states]),
-            warmup_windows=_merge_windows([(s.warmup_windows, shift(s)) for s in states]),
-            last_warmup_end=_opt(max, [s.last_warmup_end for s in states]),
-        )
-
-
-def _opt(fn: Callable[[list[float]], float], values: list[float | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return fn(present) if present else None
-
-
-def _merge_histograms(encoded_maps: list[dict[str, str]]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for metric in METRICS:
-        parts = [m[metric] for m in encoded_maps if m.get(metric)]
-        if not parts:
-            continue
-        if len(parts) == 1:
-            out[metric] = parts[0]
-            continue
-        hist = new_histogram()
-        for p in parts:
-            hist.add(decode_histogram(p))
-        out[metric] = hist.encode().decode("ascii")
-    return out
-
-
-def _merge_windows(parts: list[tuple[tuple[float, ...], int]]) -> tuple[float, ...]:
-    size = max((len(w) + s for w, s in parts if w), default=0)
-    merged = [0.0] * size
-    for windows, offset in parts:
-        for k, weight in enumerate(windows):
-            # A negative index can only come from a sample ending before the earliest origin, i.e. a
-            # sample that belongs in window 0 anyway (see TaskRecorder.record).
-            merged[max(k + offset, 0)] += weight
-    return tuple(merged)
+def _spread(windows: list[float], origin: float, start: float, end: float, weight: float) -> None:
+    """Add ``weight`` to the windows that ``[start, end]`` (perf_counter s) overlaps, in proportion
+    to the overlap; time before ``origin`` counts for window 0. Grows ``windows`` as needed."""
+    lo = start - origin
+    hi = end - origin
+    last = max(int(hi), 0)
+    if len(windows) <= last:
+        windows.extend([0.0] * (last + 1 - len(windows)))
+    span = hi - lo
+    if span <= 0.0:
+        windows[last] += weight
+        return
+    if lo < 0.0:
+        windows[0] += weight * (min(hi, 0.0) - lo) / span
+    for j in range(max(math.floor(lo), 0), last + 1):
+        overlap = min(hi, j + 1.0) - max(lo, float(j))
+        if overlap > 0.0:
+            windows[j] += weight * overlap / span
 
 
 class _Phase:
     """Histograms and counters of one phase (warmup or measurement) of a task."""
 
     __slots__ = (
+        "buckets",
         "count",
+        "described",
         "error_count",
         "errors",
         "first_end",
         "last_end",
         "latency",
+        "live",
         "overflow",
         "processing_time",
         "service_sum",
@@ -243,6 +104,10 @@ class _Phase:
         self.service_sum = 0.0
         self.overflow = 0
         self.windows: list[float] = []
+        self.buckets = WindowBuckets()
+        # The hot path writes the current window's bucket dict through this alias.
+        self.live = self.buckets.live
+        self.described = ErrorTable()
         # +-inf instead of None keeps the hot path to one comparison each.
         self.first_end = _INF
         self.last_end = -_INF
@@ -275,6 +140,7 @@ class TaskRecorder:
     """
 
     __slots__ = (
+        "_epoch_offset",
         "_measurement",
         "_origin",
         "_warmup",
@@ -301,6 +167,8 @@ class TaskRecorder:
         self.operation_type = operation_type
         self.throughput_unit = throughput_unit
         self._origin = origin
+        # perf_counter -> wall clock, for the epoch time of window 0 (reports plot against it).
+        self._epoch_offset = time.time() - time.perf_counter()
         self._warmup = _Phase()
         self._measurement = _Phase()
         self.count = 0
@@ -356,10 +224,14 @@ class TaskRecorder:
         origin = self._origin
         if origin is None:
             origin = self._origin = end
+        latency_us = int(latency * 1e6)
+        service_us = int(service_time * 1e6)
         # record_value returns False for values outside the trackable range (or negative).
-        if not phase.latency.record_value(int(latency * 1e6)):
+        latency_ok = phase.latency.record_value(latency_us)
+        if not latency_ok:
             phase.overflow += 1
-        if not phase.service_time.record_value(int(service_time * 1e6)):
+        service_ok = phase.service_time.record_value(service_us)
+        if not service_ok:
             phase.overflow += 1
         if not phase.processing_time.record_value(int(processing_time * 1e6)):
             phase.overflow += 1
@@ -369,16 +241,56 @@ class TaskRecorder:
             # another client): it belongs to the first window.
             k = 0
         windows = phase.windows
-        try:
-            windows[k] += weight
-        except IndexError:
-            windows.extend([0.0] * (k + 1 - len(windows)))
-            windows[k] += weight
+        if int(end - service_time - origin) == k:
+            # The common case: the request was in flight within one window.
+            try:
+                windows[k] += weight
+            except IndexError:
+                windows.extend([0.0] * (k + 1 - len(windows)))
+                windows[k] += weight
+        else:
+            _spread(windows, origin, end - service_time, end, weight)
+        if not warmup:
+            # Per-window percentiles: log-linear bucket index inlined from windowed.bucket_index.
+            live = phase.live
+            bucket = live.get(k)
+            if bucket is None:
+                phase.buckets.freeze_before(k - 1)
+                bucket = live[k] = {}
+            if latency_ok:
+                bits = latency_us.bit_length()
+                if bits > EXACT_BITS:
+                    bits -= EXACT_BITS
+                    latency_us = (bits << SUB_BITS) + (latency_us >> bits)
+                bucket[latency_us] = bucket.get(latency_us, 0) + 1
+            if service_ok:
+                bits = service_us.bit_length()
+                if bits > EXACT_BITS:
+                    bits -= EXACT_BITS
+                    service_us = (bits << SUB_BITS) + (service_us >> bits)
+                service_us += SERVICE_TIME_OFFSET
+                bucket[service_us] = bucket.get(service_us, 0) + 1
         if not success:
             self.error_count += 1
             phase.error_count += 1
             key = error_type or UNKNOWN_ERROR
             phase.errors[key] = phase.errors.get(key, 0) + 1
+
+    def describe_error(
+        self, *, warmup: bool, error_type: str, http_status: int | None, es_type: str | None, reason: str
+    ) -> bool:
+        """Count a failed request's description (call after :meth:`record` of that request).
+
+        Args:
+            warmup: the phase of the request, as given to :meth:`record`.
+            error_type / http_status / es_type / reason: see
+                :class:`esbench.results.model.ErrorDescription`.
+
+        Returns:
+            True the first time this description is seen in this phase (callers log it once).
+        """
+        phase = self._warmup if warmup else self._measurement
+        return phase.described.add(error_type, http_status, es_type, reason)
 
     def state(self) -> RecorderState:
         """A snapshot of everything recorded so far (encodes the histograms; a few ms)."""
@@ -407,4 +319,7 @@ class TaskRecorder:
             warmup_histograms=w.encoded(),
             warmup_windows=tuple(w.windows),
             last_warmup_end=w.last_end if w.count else None,
+            origin_epoch=self._origin + self._epoch_offset if self._origin is not None else None,
+            window_buckets=m.buckets.encoded(),
+            error_descriptions=m.described.descriptions(),
         )

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 
 from hdrh.histogram import HdrHistogram
 
-from esbench.metrics.recorder import METRICS, RecorderState
+from esbench.metrics.recorder import LATENCY, METRICS, SERVICE_TIME, RecorderState
+from esbench.metrics.windowed import WINDOW_PERCENTILES, window_series_ms
 from esbench.results.model import TaskResult
 
 # Rally's rule (esrally/metrics.py ``percentiles_for_sample_size``): the more samples, the further
@@ -56,27 +57,43 @@ def measurement_start(state: RecorderState, *, task_start: float) -> float:
     return max(task_start, state.last_warmup_end)
 
 
-def throughput_windows(state: RecorderState, *, task_start: float, task_end: float) -> tuple[float, ...]:
-    """Per-second measurement throughput values (weight per second), in time order.
+def complete_windows(state: RecorderState, *, task_start: float, task_end: float) -> range:
+    """The indexes of the complete 1-second windows of the measurement period (may be empty).
 
-    Window ``k`` spans ``[origin + k, origin + k + 1)`` and holds the weight of the measurement
-    samples whose response ended in it. Only *complete* windows count: those lying entirely within
-    ``[measurement_start, task_end]``, so the partial window at the warmup/measurement boundary and
-    the partial last window before the join point are left out, and a window in between without any
-    response counts as 0 (a stall is real). When the measurement period holds no complete window
-    (a task shorter than ~2 s), the single value is measurement weight / measurement duration.
-    No samples, or a non-positive duration: ``()``.
+    Complete windows lie entirely within ``[measurement_start, task_end]`` (see
+    :func:`throughput_windows`); index ``k`` spans ``[origin + k, origin + k + 1)``.
     """
     if state.sample_count == 0 or state.origin is None:
-        return ()
+        return range(0)
     m_start = measurement_start(state, task_start=task_start)
     end = max(task_end, state.last_end or task_end)
     first = max(0, math.ceil(m_start - state.origin - _EPS))
     last = math.floor(end - state.origin + _EPS) - 1  # inclusive
-    if last >= first:
+    return range(first, max(last + 1, first))
+
+
+def throughput_windows(state: RecorderState, *, task_start: float, task_end: float) -> tuple[float, ...]:
+    """Per-second measurement throughput values (weight per second), in time order.
+
+    Window ``k`` spans ``[origin + k, origin + k + 1)`` and holds the weight that measurement
+    requests carried during it: each request's weight is spread over the time it was in flight
+    (request start to response end), in proportion to the time spent in each window
+    (docs/metrics.md). Only *complete* windows count: those lying entirely within
+    ``[measurement_start, task_end]``, so the partial window at the warmup/measurement boundary and
+    the partial last window before the join point are left out, and a window in between without any
+    request in flight counts as 0 (a stall is real). When the measurement period holds no complete
+    window (a task shorter than ~2 s), the single value is measurement weight / measurement duration.
+    No samples, or a non-positive duration: ``()``.
+    """
+    windows = complete_windows(state, task_start=task_start, task_end=task_end)
+    if windows:
         w = state.windows
         n = len(w)
-        return tuple(w[k] if k < n else 0.0 for k in range(first, last + 1))
+        return tuple(w[k] if k < n else 0.0 for k in windows)
+    if state.sample_count == 0 or state.origin is None:
+        return ()
+    m_start = measurement_start(state, task_start=task_start)
+    end = max(task_end, state.last_end or task_end)
     duration = end - m_start
     if duration <= 0:
         return ()
@@ -139,6 +156,37 @@ def _percentiles_ms(state: RecorderState, metric: str) -> dict[str, float]:
     return {label: value / 1000.0 for label, value in zip(labels, values, strict=True)}
 
 
+def window_series(
+    state: RecorderState, *, task_start: float, task_end: float
+) -> tuple[float | None, dict[str, tuple[float | None, ...]], dict[str, tuple[float | None, ...]]]:
+    """Time axis and per-window percentiles aligned with :func:`throughput_windows`.
+
+    Returns:
+        ``(start_epoch, latency_windows_ms, service_time_windows_ms)``: the Unix epoch seconds at
+        which the first throughput window begins, and percentile label (:data:`WINDOW_PERCENTILES`)
+        -> one value in ms per throughput window, from the measurement requests whose response
+        ended in that window (None for a window in which none ended). With no complete window,
+        the single throughput value covers the whole measurement period: its start and the
+        task-wide percentiles are returned. ``(None, {}, {})`` without samples.
+    """
+    if state.sample_count == 0 or state.origin is None or state.origin_epoch is None:
+        return None, {}, {}
+    windows = complete_windows(state, task_start=task_start, task_end=task_end)
+    if windows:
+        latency, service = window_series_ms(state.window_buckets, windows)
+        return state.origin_epoch + windows[0], latency, service
+    m_start = measurement_start(state, task_start=task_start)
+
+    def whole(metric: str) -> dict[str, tuple[float | None, ...]]:
+        hist = state.histogram(metric)
+        values = percentile_values(hist, [float(p) for p in WINDOW_PERCENTILES])
+        if not values:  # every value was outside the histogram range
+            return {}
+        return {label: (v / 1000.0,) for label, v in zip(WINDOW_PERCENTILES, values, strict=True)}
+
+    return state.origin_epoch + (m_start - state.origin), whole(LATENCY), whole(SERVICE_TIME)
+
+
 def _summary(values: Sequence[float]) -> tuple[float | None, float | None, float | None, float | None]:
     if not values:
         return None, None, None, None
@@ -160,7 +208,8 @@ def task_result(
         TaskResult with throughput Min/Mean/Median/Max over the complete 1-second measurement
         windows (see :func:`throughput_windows`), latency / service time / processing time
         percentiles in ms with Rally's sample-count rule, mean service time (exact, not from the
-        histogram), error counts, the measurement duration and the encoded histograms.
+        histogram), error counts and descriptions, the measurement duration, the encoded
+        histograms, and the per-window series (:func:`window_series`).
     """
     windows = throughput_windows(state, task_start=task_start, task_end=task_end)
     t_min, t_mean, t_median, t_max = _summary(windows)
@@ -168,6 +217,9 @@ def task_result(
         max(0.0, task_end - measurement_start(state, task_start=task_start)) if state.sample_count else 0.0
     )
     latency, service_time, processing_time = (_percentiles_ms(state, m) for m in METRICS)
+    start_epoch, latency_windows, service_time_windows = window_series(
+        state, task_start=task_start, task_end=task_end
+    )
     return TaskResult(
         task=state.task,
         operation=state.operation,
@@ -193,4 +245,8 @@ def task_result(
         include_in_reporting=include_in_reporting,
         warmup_sample_count=state.warmup_sample_count,
         overflow_count=state.overflow_count,
+        start_epoch=start_epoch,
+        latency_windows_ms=latency_windows,  # type: ignore[arg-type]  # None marks an empty window
+        service_time_windows_ms=service_time_windows,  # type: ignore[arg-type]
+        error_descriptions=state.error_descriptions,
     )

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from esbench.metrics.errors import describe_line
+from esbench.reporting import failures
 from esbench.reporting.formats import Cell, check_format, csv_table, dump_json, json_rows, pipe_table
 from esbench.results.model import STATUS_COMPLETED, RaceResult, TaskResult
 
@@ -80,15 +82,19 @@ def summary_warnings(race: RaceResult) -> list[str]:
     """Warning lines for the end of the report.
 
     - error rate > 0 (also for hidden tasks: a failing administrative task can invalidate a race),
-      with the failed requests by error type and, for bulk, the failed documents by status;
+      with the failed requests by error type, the most frequent reason, for bulk the failed
+      documents by status, and the race log's path when it is on this machine;
     - a reported task without measurement samples (Rally: "No throughput metrics available");
     - measurement values outside the histogram range;
     - a race that did not complete.
     """
     warnings: list[str] = []
+    log_hint = failures.log_hint(race)
     if race.status != STATUS_COMPLETED:
         reason = f": {race.error}" if race.error else ""
-        warnings.append(f"The race {race.status}{reason}. The report covers only the tasks that ran.")
+        warnings.append(
+            f"The race {race.status}{reason}. The report covers only the tasks that ran.{log_hint}"
+        )
     for t in race.tasks:
         if t.error_count:
             types = _counts(t.errors_by_type)
@@ -97,10 +103,16 @@ def summary_warnings(race: RaceResult) -> list[str]:
                 if t.item_errors_by_status
                 else ""
             )
+            top = t.error_descriptions[0] if t.error_descriptions else None
+            why = (
+                f" Most frequent reason ({top.count} requests): {describe_line(top)}."
+                if top is not None
+                else ""
+            )
             warnings.append(
                 f"Error rate is {round(t.error_rate * 100, 2)}% for task '{t.task}' "
-                f"({t.error_count} of {t.sample_count} requests failed; {types}).{documents} "
-                "Please check the logs."
+                f"({t.error_count} of {t.sample_count} requests failed; {types}).{why}{documents}"
+                + (log_hint or " Please check the logs.")
             )
         if t.include_in_reporting and t.sample_count == 0:
             cause = (
@@ -179,10 +191,13 @@ def render_summary(race: RaceResult, *, fmt: str = "text", show_processing_time:
 
     Args:
         race: the race result.
-        fmt: ``text`` (header, Rally's console table, ``[WARNING]`` lines), ``markdown`` (header
-            list, pipe table, warnings list), ``csv`` (the table only) or ``json``
-            (``{"race": {race_id, timestamp, track, ...}, "metrics": [{"metric", "task", "value", "unit"}...],
-            "warnings": [...]}``, values as numbers).
+        fmt: ``text`` (header, Rally's console table, the failed requests by reason
+            (:mod:`esbench.reporting.failures`), ``[WARNING]`` lines), ``markdown`` (header list,
+            pipe tables, warnings list), ``csv`` (the table, plus one ``failed requests: <reason>``
+            row per top failure) or ``json`` (``{"race": {race_id, timestamp, track, ...},
+            "metrics": [{"metric", "task", "value", "unit"}...], "errors": [{"task", "count",
+            "error_type", "http_status", "es_type", "reason"}...], "warnings": [...]}``, values as
+            numbers).
         show_processing_time: add the processing time percentile rows (Rally's
             ``reporting.output.processingtime`` setting; off by default as in Rally).
 
@@ -193,24 +208,30 @@ def render_summary(race: RaceResult, *, fmt: str = "text", show_processing_time:
     rows = summary_rows(race, show_processing_time=show_processing_time)
     warnings = summary_warnings(race)
     if fmt == "csv":
-        return csv_table(HEADERS, rows)
+        return csv_table(HEADERS, rows + failures.failure_csv_rows(race))
     if fmt == "json":
         return dump_json(
             {
                 "race": _race_json(race),
                 "metrics": json_rows(HEADERS, rows),
+                "errors": failures.failure_json(race),
                 "warnings": warnings,
             }
         )
     table = pipe_table(HEADERS, rows)
     header = header_fields(race)
+    failure_table = failures.failure_table(race, markdown=fmt == "markdown")
     if fmt == "markdown":
         parts = ["\n".join(f"- **{k}**: {v}" for k, v in header), table]
+        if failure_table:
+            parts.append(failure_table)
         if warnings:
             parts.append("**Warnings**\n\n" + "\n".join(f"- {w}" for w in warnings))
         return "\n\n".join(parts) + "\n"
     width = max(len(k) for k, _ in header) + 1
     parts = ["\n".join(f"{k + ':':<{width}} {v}" for k, v in header), table]
+    if failure_table:
+        parts.append(failure_table)
     if warnings:
         parts.append("\n".join(f"[WARNING] {w}" for w in warnings))
     return "\n\n".join(parts) + "\n"

@@ -22,6 +22,29 @@ STATUS_INTERRUPTED = "interrupted"
 
 
 @dataclass(frozen=True, kw_only=True)
+class ErrorDescription:
+    """One distinct kind of failed request of a task and how many requests failed that way.
+
+    Attributes:
+        error_type: the key of ``TaskResult.errors_by_type`` (HTTP status as text, ``timeout``,
+            ``bulk``, a plugin runner's ``error-type``).
+        http_status: the response's HTTP status; for a bulk request with failed items, the status
+            of its first failed item; None without a response.
+        es_type: Elasticsearch's ``error.type`` (``parsing_exception``...), None if the failure
+            has none.
+        reason: Elasticsearch's ``error.reason`` (with the root cause when the top-level reason is
+            only a summary such as "all shards failed"), or the runner's error description.
+        count: failed measurement requests with exactly this description.
+    """
+
+    error_type: str
+    http_status: int | None = None
+    es_type: str | None = None
+    reason: str = ""
+    count: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
 class TaskResult:
     """Measured results of one task (measurement samples only; warmup excluded).
 
@@ -55,7 +78,12 @@ class TaskResult:
             and of the ``*_windows_ms`` series begins; None for races stored before it existed.
         latency_windows_ms / service_time_windows_ms: percentile label (``"50"``, ``"90"``,
             ``"99"``, ``"100"``) -> one value in ms per 1-second window, aligned with
-            ``throughput_windows``; empty when not recorded.
+            ``throughput_windows``; empty when not recorded. A window in which no measurement
+            response ended has None (JSON null) instead of a value.
+        error_descriptions: the distinct failures of the task's measurement requests (see
+            :class:`ErrorDescription`), most frequent first, at most
+            ``esbench.metrics.errors.MAX_DESCRIPTIONS``; failed requests beyond them are
+            ``error_count`` minus the sum of their counts.
     """
 
     task: str
@@ -84,6 +112,7 @@ class TaskResult:
     start_epoch: float | None = None
     latency_windows_ms: dict[str, tuple[float, ...]] = field(default_factory=dict)
     service_time_windows_ms: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    error_descriptions: tuple[ErrorDescription, ...] = ()
 
     @property
     def error_rate(self) -> float:
@@ -207,4 +236,6 @@ def _task_value(key: str, value: Any) -> Any:
         return tuple(value)
     if key in _WINDOW_SERIES:
         return {label: tuple(series) for label, series in value.items()}
+    if key == "error_descriptions":
+        return tuple(d if isinstance(d, ErrorDescription) else ErrorDescription(**d) for d in value)
     return value

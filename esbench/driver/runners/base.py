@@ -25,6 +25,7 @@ from urllib.parse import quote, urlencode
 import elastic_transport
 
 from esbench.driver import jsonutil
+from esbench.driver.errors import error_line
 from esbench.driver.http import RawResponse
 from esbench.exceptions import ConfigError
 
@@ -278,21 +279,9 @@ def request_options(params: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str
 
 
 def error_details(response: RawResponse) -> str:
-    """A one-line description of an error response (``type: reason`` when the body is ES's)."""
-    try:
-        data = jsonutil.loads(response.body) if response.body else None
-    except ValueError:
-        data = None
-    if isinstance(data, dict):
-        error = data.get("error")
-        if isinstance(error, dict):
-            kind = error.get("type", "")
-            reason = error.get("reason", "")
-            return f"HTTP {response.status}: {kind}: {reason}".rstrip(": ")
-        if error:
-            return f"HTTP {response.status}: {error}"
-    text = response.body[:200].decode("utf-8", "replace") if response.body else ""
-    return f"HTTP {response.status}: {text}".rstrip(": ")
+    """A one-line description of an error response (``HTTP 400: type: reason`` when the body is
+    ES's, with the root cause of summary errors; see :func:`esbench.driver.errors.error_line`)."""
+    return error_line(response.status, response.body)
 
 
 def failed(response: RawResponse, *, weight: float = 0, unit: str = "ops") -> RunnerResult:

@@ -63,8 +63,9 @@ def test_warmup_samples_are_recorded_separately() -> None:
 
 def test_windows_are_keyed_by_whole_seconds_since_origin() -> None:
     r = _recorder(origin=100.0)
+    # Instantaneous requests (service time 0): the whole weight lands where the response ended.
     for end, w in [(100.0, 1), (100.999, 2), (101.0, 4), (103.5, 8), (99.0, 16)]:
-        _rec(r, end=end, weight=w)
+        _rec(r, end=end, weight=w, st=0.0)
     # 99.0 ends before the origin: it is counted in the first window, not lost
     assert r.state().windows == (1 + 2 + 16, 4, 0, 8)
 

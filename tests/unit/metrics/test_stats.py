@@ -42,7 +42,7 @@ def test_windows_without_warmup_start_at_the_task_start_and_drop_the_partial_las
     # window 0: 3 ops, window 1: 5 ops, window 2: none (stall), window 3: 2 ops, partial window 4: 7 ops
     for end in [10.1, 10.5, 10.9]:
         _rec(r, end)
-    for end in [11.0, 11.2, 11.4, 11.6, 11.8]:
+    for end in [11.05, 11.2, 11.4, 11.6, 11.8]:
         _rec(r, end)
     for end in [13.3, 13.7]:
         _rec(r, end)
