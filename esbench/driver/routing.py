@@ -120,7 +120,7 @@ class IndexRouting:
             raise RoutingError(
                 f"Index '{self.index}' requires a routing value (its mapping has _routing.required, or "
                 f"routing_partition_size > 1), and document '{doc_id}' has none. Give each action line "
-                f"a \"routing\"."
+                f'a "routing".'
             )
         if not self.partitioned:
             return self.hash_to_shard(murmur3_hash(doc_id if routing is None else routing))
