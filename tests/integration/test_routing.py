@@ -29,7 +29,8 @@ from esbench.driver.rawhttp import RawHttpTransport
 from esbench.driver.routing import IndexRouting, RoutingError
 from esbench.driver.runners.base import PREPARED
 from esbench.driver.runners.bulk import Bulk, prepare_bulk
-from esbench.driver.shardmap import load_index_shards
+from esbench.driver.runners.routed_bulk import RoutedBulk, RoutingAware
+from esbench.driver.shardmap import ShardMapCache, load_index_shards
 from esbench.provision import DEFAULT_DISTRIBUTION_VERSION, ProvisionSettings, provision_cluster
 
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -288,3 +289,42 @@ async def test_routing_aware_bulk_to_time_series_data_stream_is_refused(cluster:
         await routed_bulk(cluster, "routing-tsds-a", "node", bulks=1, size=10)
     # No clean-up: the integ-test distribution has no data stream API to delete it (its module is
     # missing); the cluster is this module's own.
+
+
+async def test_shard_map_follows_a_relocated_primary(cluster: list[str]) -> None:
+    host = cluster[0]
+    index = "routing-move"
+    recreate(host, index, {"settings": {"number_of_shards": 1, "number_of_replicas": 0}})
+    now = [0.0]
+    cache = ShardMapCache(refresh_interval=10.0, clock=lambda: now[0])
+    http = RawHttpTransport([f"http://{host}"], {"accept": "application/json"}, timeout=30)
+    try:
+        old = (await cache.load(http, index, secure=False)).primaries[0]
+        new = next(node for node in cache.node_urls if node != old)
+        call(
+            host,
+            "POST",
+            "/_cluster/reroute",
+            {"commands": [{"move": {"index": index, "shard": 0, "from_node": old, "to_node": new}}]},
+        )
+        call(
+            host, "GET", f"/_cluster/health/{index}?wait_for_no_relocating_shards=true&wait_for_status=green"
+        )
+        # Within the refresh interval the stale copy is used; Elasticsearch forwards its documents.
+        assert cache.cached(index).primaries[0] == old
+        client = create_client(ConnectionSettings.create(cluster[:1], ClientOptions(timeout=60)))
+        try:
+            runner = RoutedBulk(cache=cache)
+            req = prepare_bulk({"routing-aware": "node"})
+            stale = await runner(client, {"index": index}, req, corpus_body(index, 50), RoutingAware.NODE)
+            assert stale.success and [s["node"] for s in stale.meta["sub-bulks"]] == [old]
+            now[0] = 11.0
+            assert cache.cached(index) is None
+            fresh = await runner(client, {"index": index}, req, corpus_body(index, 50, 50), RoutingAware.NODE)
+            assert fresh.success and [s["node"] for s in fresh.meta["sub-bulks"]] == [new]
+        finally:
+            await client.close()
+    finally:
+        await http.close()
+    call(host, "POST", f"/{index}/_refresh")
+    assert call(host, "GET", f"/{index}/_count")["count"] == 100
