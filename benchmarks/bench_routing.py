@@ -246,6 +246,7 @@ def main() -> int:
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds")
     parser.add_argument("--duration", type=float, default=20.0, help="seconds measured per case")
     parser.add_argument("--heap", default="1g", help="heap per provisioned node")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds over all cases (medians reported)")
     opts = parser.parse_args()
     cluster = None
     if opts.hosts:
@@ -267,23 +268,45 @@ def main() -> int:
             f"clients {opts.clients}; warmup {opts.warmup} s; measured {opts.duration} s per case"
         )
         header = (
-            "| shards | mode | docs/s | bulk p50 ms | bulk p99 ms | ES CPU s | ES CPU s per 1M docs "
-            "| client CPU s | transport tx MB | errors |"
+            "| round | shards | mode | docs/s | bulk p50 ms | bulk p99 ms | ES CPU s per 1M docs "
+            "| client CPU s per 1M docs | transport tx MB per 1M docs | errors |"
         )
         print(header)
         print("|" + "---|" * (header.count("|") - 1))
-        for shards in (int(s) for s in opts.shards.split(",")):
-            for mode in opts.modes.split(","):
-                recreate_index(hosts[0], shards)
-                result = asyncio.run(run_case(hosts, mode, payloads[mode != "direct"], opts))
-                print(
-                    f"| {shards} | {mode} | {result['docs_per_s']:,.0f} | {result['p50_ms']:.0f} | "
-                    f"{result['p99_ms']:.0f} | {result['es_cpu_s']:.1f} | "
-                    f"{result['es_cpu_s'] / max(result['docs'], 1) * 1e6:.1f} | "
-                    f"{result['client_cpu_s']:.1f} | "
-                    f"{result['transport_tx_mb']:.1f} | {result['errors']} |",
-                    flush=True,
-                )
+        results: dict[tuple[int, str], list[dict[str, Any]]] = {}
+        # Rounds interleave the modes, so a burst of load from elsewhere on the host hits them alike.
+        for round_no in range(1, opts.repeat + 1):
+            for shards in (int(s) for s in opts.shards.split(",")):
+                for mode in opts.modes.split(","):
+                    recreate_index(hosts[0], shards)
+                    result = asyncio.run(run_case(hosts, mode, payloads[mode != "direct"], opts))
+                    per_million = 1e6 / max(result["docs"], 1)
+                    result["es_cpu_per_m"] = result["es_cpu_s"] * per_million
+                    result["client_cpu_per_m"] = result["client_cpu_s"] * per_million
+                    result["tx_mb_per_m"] = result["transport_tx_mb"] * per_million
+                    results.setdefault((shards, mode), []).append(result)
+                    print(
+                        f"| {round_no} | {shards} | {mode} | {result['docs_per_s']:,.0f} | "
+                        f"{result['p50_ms']:.0f} | {result['p99_ms']:.0f} | {result['es_cpu_per_m']:.1f} | "
+                        f"{result['client_cpu_per_m']:.1f} | {result['tx_mb_per_m']:.1f} | "
+                        f"{result['errors']} |",
+                        flush=True,
+                    )
+        print(f"\nmedians over {opts.repeat} round(s)")
+        print(
+            "| shards | mode | docs/s | bulk p50 ms | ES CPU s per 1M docs | client CPU s per 1M docs "
+            "| transport tx MB per 1M docs |"
+        )
+        print("|---|---|---|---|---|---|---|")
+        for (shards, mode), rows in results.items():
+
+            def med(key: str, rows: list[dict[str, Any]] = rows) -> float:
+                return statistics.median(r[key] for r in rows)
+
+            print(
+                f"| {shards} | {mode} | {med('docs_per_s'):,.0f} | {med('p50_ms'):.0f} | "
+                f"{med('es_cpu_per_m'):.1f} | {med('client_cpu_per_m'):.1f} | {med('tx_mb_per_m'):.1f} |"
+            )
         call(hosts[0], "DELETE", f"/{INDEX}")
     finally:
         if cluster is not None:
