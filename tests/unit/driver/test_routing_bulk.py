@@ -128,3 +128,14 @@ def test_routing_aware_off_and_bad_values() -> None:
         prepare_bulk({"routing-aware": "rack", "name": "index-append"})
     with pytest.raises(ConfigError, match="action-metadata-present"):
         prepare_bulk({"routing-aware": "node", "action-metadata-present": False, "index": "logs"})
+
+
+def test_the_bulk_param_source_carries_routing_aware_to_the_runner(tmp_path) -> None:
+    from test_param_sources import corpus, drain, source
+
+    corpora = corpus(tmp_path, docs=6)
+    bulks = drain(source("bulk", {"bulk-size": 3, "routing-aware": "shard"}, corpora=corpora).partition(0, 1))
+    assert len(bulks) == 2
+    assert all(b["__esbench_prepared__"].routing_aware is RoutingAware.SHARD for b in bulks)
+    with pytest.raises(ConfigError, match="'routing-aware' must be"):
+        source("bulk", {"bulk-size": 3, "routing-aware": "yes"}, corpora=corpora)
