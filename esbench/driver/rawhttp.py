@@ -298,6 +298,8 @@ class RawHttpTransport:
         self._base_headers = base
         self._head_cache: dict[tuple[str, str, int, int], tuple[Any, bytes]] = {}
         self._gzip_cache: dict[int, tuple[bytes, bytes]] = {}
+        self._node_transports: dict[str, RawHttpTransport] = {}
+        self._headers = dict(headers)
 
     def _request_head(self, method: str, target: str, node: int, headers: Mapping[str, str] | None) -> bytes:
         # Keyed by the identity of the headers object: prepared requests (a task's bulks and
@@ -432,7 +434,33 @@ class RawHttpTransport:
                 connection.abort()
             return response
 
+    def node_transport(self, url: str) -> RawHttpTransport:
+        """A transport to the one node ``url`` with this one's headers, timeout, TLS and compression.
+
+        Routing-aware bulks (:mod:`esbench.driver.runners.routed_bulk`) send each sub-bulk straight to
+        the node of its primary through it. Cached per URL and closed with this transport.
+        """
+        transport = self._node_transports.get(url)
+        if transport is None:
+            transport = RawHttpTransport(
+                [url],
+                self._headers,
+                timeout=self._timeout,
+                ssl_context=self._ssl,
+                http_compress=self._compress,
+            )
+            self._node_transports[url] = transport
+        return transport
+
+    @property
+    def secure(self) -> bool:
+        """True if the nodes are reached over TLS."""
+        return any(node[2] for node in self._nodes)
+
     async def close(self) -> None:
+        for transport in self._node_transports.values():
+            await transport.close()
+        self._node_transports.clear()
         for idle in self._idle:
             while idle:
                 connection = idle.pop()

@@ -3,7 +3,9 @@
 Params (from the bulk param source, or a plugin's): ``body`` (NDJSON bytes, text or a list of
 lines), ``bulk-size`` (documents in the body), ``unit`` (``docs``), ``action-metadata-present``
 (False: ``index`` goes into the path), ``pipeline``, ``timeout``, ``refresh``, ``request-params``,
-``detailed-results``, plus the common ``headers``, ``opaque-id``, ``request-timeout``.
+``detailed-results``, plus the common ``headers``, ``opaque-id``, ``request-timeout``, and
+``routing-aware`` (``node``/``shard``: split each bulk by the node or shard of its documents'
+primaries and send the parts straight there; :mod:`esbench.driver.runners.routed_bulk`).
 
 A bulk whose response says ``"errors": false`` is a success; the runner finds that flag in the
 first bytes of the response and parses nothing else. With ``"errors": true`` the response is parsed
@@ -30,6 +32,8 @@ from esbench.driver.runners.base import (
     path_part,
     request_options,
 )
+from esbench.driver.runners.routed_bulk import RoutedBulk, RoutingAware, parse_routing_aware
+from esbench.exceptions import ConfigError
 
 NDJSON_HEADERS = {"content-type": "application/x-ndjson"}
 _NO_ERRORS = b'"errors":false'
@@ -46,10 +50,16 @@ class PreparedBulk:
     timeout: Any
     detailed: bool
     unit: str
+    routing_aware: RoutingAware | None = None
 
 
 def prepare_bulk(params: Mapping[str, Any]) -> PreparedBulk:
-    """Path, query string and headers of a bulk request from Rally-style params."""
+    """Path, query string and headers of a bulk request from Rally-style params.
+
+    Raises:
+        esbench.exceptions.ConfigError: a bad ``routing-aware`` value, or ``routing-aware`` without
+            action lines (``action-metadata-present: false``).
+    """
     request_params, headers, timeout = request_options(params)
     for key in ("pipeline", "timeout", "refresh"):
         if params.get(key) is not None:
@@ -57,12 +67,19 @@ def prepare_bulk(params: Mapping[str, Any]) -> PreparedBulk:
     with_meta = params.get("action-metadata-present", True)
     index = params.get("index")
     path = "/_bulk" if with_meta or not index else f"/{path_part(index)}/_bulk"
+    routing_aware = parse_routing_aware(params.get("routing-aware"), str(params.get("name", "bulk")))
+    if routing_aware is not None and not with_meta:
+        raise ConfigError(
+            f"Operation '{params.get('name', 'bulk')}' (bulk): 'routing-aware' needs an action line per "
+            f"document to route it; remove 'action-metadata-present: false' or 'routing-aware'."
+        )
     return PreparedBulk(
         target=build_target(path, request_params),
         headers={**NDJSON_HEADERS, **(headers or {})},
         timeout=timeout,
         detailed=bool(params.get("detailed-results", False)),
         unit=str(params.get("unit", "docs")),
+        routing_aware=routing_aware,
     )
 
 
@@ -163,12 +180,18 @@ class Bulk(Runner):
     """The bulk runner (see module doc)."""
 
     name = "bulk"
+    #: Shard map and id generator of routing-aware bulks, made on first use (one per process).
+    _routed: RoutedBulk | None = None
 
     async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
         req = params.get(PREPARED) or prepare_bulk(params)
         body = ndjson_body(mandatory(params, "body", self.name))
         bulk_size = mandatory(params, "bulk-size", self.name)
         unit = req.unit
+        if req.routing_aware is not None:
+            if self._routed is None:
+                self._routed = RoutedBulk()
+            return await self._routed(es, params, req, body or b"", req.routing_aware)
         response = await es.http.request(
             "POST", req.target, body=body, headers=req.headers, timeout=req.timeout
         )
