@@ -191,6 +191,7 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
             error=outcome.error,
             tasks=outcome.tasks,
             cluster_metrics=metrics,
+            load_driver=outcome.load_driver,
         )
     except EsbenchError:
         # Nothing was measured (unreachable cluster, a task that cannot run): leave no empty race behind.

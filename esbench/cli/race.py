@@ -84,6 +84,22 @@ def _requirements_policy(on_error: str) -> str:
     default=None,
     help="Worker processes of the load driver (default: one per core).",
 )
+@click.option(
+    "--load-driver",
+    type=click.Choice(["local", "ray"]),
+    default=None,
+    help="Where the workers run: local processes (default) or a Ray cluster (docs/distributed.md).",
+)
+@click.option(
+    "--ray-address",
+    default=None,
+    help="HOST:PORT of the Ray head for --load-driver=ray (default: RAY_ADDRESS, else a local Ray).",
+)
+@click.option(
+    "--load-driver-hosts",
+    default="",
+    help="Rally's option: Ray nodes (IPs or names) that run workers; other hosts imply --load-driver=ray.",
+)
 @click.option("--test-mode", is_flag=True, help="Smoke test: -1k corpora, capped iterations/time periods.")
 @click.option("--user-tag", "user_tag", default="", help="key:value,... tags stored with the race.")
 @click.option("--report-format", type=click.Choice(REPORT_FORMATS), default="text", show_default=True)
@@ -109,6 +125,9 @@ def race(
     include_tasks: str,
     exclude_tasks: str,
     load_driver_workers: int | None,
+    load_driver: str | None,
+    ray_address: str | None,
+    load_driver_hosts: str,
     test_mode: bool,
     user_tag: str,
     report_format: str,
@@ -148,6 +167,9 @@ def race(
             exclude_tasks=exclude,
             workers=load_driver_workers,
             test_mode=test_mode,
+            load_driver=load_driver,
+            ray_address=ray_address,
+            load_driver_hosts=tuple(h.strip() for h in load_driver_hosts.split(",") if h.strip()),
         ),
         user_tags=parse_user_tags(user_tag),
         test_mode=test_mode,

@@ -138,6 +138,10 @@ class RaceResult:
             ``--distribution-path``); None for benchmark-only.
         distribution_note: why that repository was chosen (e.g. the fallback reason naming the
             modules the integ-test distribution lacks); None for benchmark-only.
+        load_driver: where the load driver's workers ran (``esbench.driver.driver.DriverOutcome``):
+            ``backend`` (``local``/``ray``), ``workers`` (worker id, host, pid, Ray node id, clock
+            offset and its uncertainty in ms) and ``clients`` (task -> host -> the task's client
+            indexes that host ran); empty for races stored before it was recorded.
     """
 
     race_id: str
@@ -164,6 +168,7 @@ class RaceResult:
     telemetry: tuple[TelemetrySeries, ...] = ()
     distribution_repository: str | None = None
     distribution_note: str | None = None
+    load_driver: dict[str, Any] = field(default_factory=dict)
 
     def task(self, name: str) -> TaskResult | None:
         """The result of the task called ``name``, or None."""
