@@ -74,21 +74,29 @@ class RayCluster:
         )  # fmt: skip
         self.wait_for_nodes({HEAD_IP, SECOND_IP})
 
-    def alive_nodes(self) -> set[str]:
+    def alive_node_addresses(self) -> list[str]:
+        """The address of every node Ray's GCS considers alive (one entry per node)."""
         import ray
 
         ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
         try:
-            return {n["NodeManagerAddress"] for n in ray.nodes() if n["Alive"]}
+            return sorted(n["NodeManagerAddress"] for n in ray.nodes() if n["Alive"])
         finally:
             ray.shutdown()
 
     def wait_for_nodes(self, expected: set[str], timeout: float = 60) -> None:
+        """Poll (1 s) until exactly one alive node per address in ``expected`` is known."""
         deadline = time.monotonic() + timeout
-        while (alive := self.alive_nodes()) != expected:
+        while (alive := self.alive_node_addresses()) != sorted(expected):
             if time.monotonic() > deadline:
-                raise RuntimeError(f"Ray nodes alive: {alive}, expected {expected}")
+                raise RuntimeError(f"Ray nodes alive: {alive}, expected {sorted(expected)}")
             time.sleep(1)
+
+    def replace_second(self) -> None:
+        """After the second node was killed: wait until Ray declares it dead (its health check),
+        then start a new second node, so later tests see two healthy nodes again."""
+        self.wait_for_nodes({HEAD_IP})
+        self.start_second()
 
     def second_node_raylet(self) -> int:
         """The pid of the second node's raylet (from /proc: Linux only, like CI)."""

@@ -77,6 +77,54 @@ def test_a_race_on_two_ray_nodes_merges_what_both_measured(ray_cluster) -> None:
         assert _gone_within(worker["pid"], 15), f"a Ray worker outlived the race: {worker}"
 
 
+def test_load_driver_hosts_restricts_the_workers_to_those_nodes(ray_cluster) -> None:
+    search = task(op("search", index="idx", body={"query": {"match_all": {}}}), clients=2, iterations=5)
+    with StubProcess() as stub:
+        outcome = run_challenge(
+            track=track(),
+            challenge=challenge(search),
+            hosts=[stub.host],
+            client_options=ClientOptions(timeout=10),
+            settings=_settings(ray_cluster, load_driver_hosts=(SECOND_IP,)),
+            corpora=None,
+        )
+    assert outcome.status == "completed", outcome.error
+    assert {w["host"] for w in outcome.load_driver["workers"]} == {SECOND_IP}
+    assert outcome.load_driver["samples"][search.name] == {SECOND_IP: 10}
+
+
+def test_ctrl_c_mid_race_keeps_the_results_and_stops_every_worker(ray_cluster) -> None:
+    search = task(
+        op("search", index="idx", body={"query": {"match_all": {}}}),
+        clients=3,
+        warmup_time_period=0,
+        time_period=60,
+    )
+
+    def ctrl_c_once_measuring(p: Progress) -> None:
+        # Raised in the coordinator's loop, where a real Ctrl-C lands.
+        if p.samples > 20:
+            raise KeyboardInterrupt
+
+    with StubProcess(delay=0.002) as stub:
+        outcome = run_challenge(
+            track=track(),
+            challenge=challenge(search),
+            hosts=[stub.host],
+            client_options=ClientOptions(timeout=10),
+            settings=_settings(ray_cluster, progress_interval_s=0.2),
+            corpora=None,
+            progress=ctrl_c_once_measuring,
+        )
+    assert outcome.status == "interrupted"
+    result = tasks_of(outcome)[search.name]
+    samples = outcome.load_driver["samples"][search.name]
+    assert set(samples) == {HEAD_IP, SECOND_IP}
+    assert result.sample_count == sum(samples.values()) > 20
+    for worker in outcome.load_driver["workers"]:
+        assert _gone_within(worker["pid"], 15), f"a Ray worker outlived the race: {worker}"
+
+
 def test_a_host_that_dies_mid_race_fails_the_race_and_keeps_the_results(ray_cluster) -> None:
     search = task(
         op("search", index="idx", body={"query": {"match_all": {}}}),
@@ -112,20 +160,4 @@ def test_a_host_that_dies_mid_race_fails_the_race_and_keeps_the_results(ray_clus
         for worker in outcome.load_driver["workers"]:
             assert _gone_within(worker["pid"], 15), f"a Ray worker outlived the race: {worker}"
     finally:
-        ray_cluster.start_second()
-
-
-def test_load_driver_hosts_restricts_the_workers_to_those_nodes(ray_cluster) -> None:
-    search = task(op("search", index="idx", body={"query": {"match_all": {}}}), clients=2, iterations=5)
-    with StubProcess() as stub:
-        outcome = run_challenge(
-            track=track(),
-            challenge=challenge(search),
-            hosts=[stub.host],
-            client_options=ClientOptions(timeout=10),
-            settings=_settings(ray_cluster, load_driver_hosts=(SECOND_IP,)),
-            corpora=None,
-        )
-    assert outcome.status == "completed", outcome.error
-    assert {w["host"] for w in outcome.load_driver["workers"]} == {SECOND_IP}
-    assert outcome.load_driver["samples"][search.name] == {SECOND_IP: 10}
+        ray_cluster.replace_second()
