@@ -23,6 +23,8 @@ from esbench.console import Console
 from esbench.driver.client import host_urls, parse_client_options
 from esbench.driver.driver import DriverSettings
 from esbench.driver.filters import parse_task_filters
+from esbench.driver.pools.factory import resolve_load_driver
+from esbench.driver.pools.ray_pool import parse_ray_address
 from esbench.exceptions import UserError, UserInterrupted
 from esbench.requirements.check import RequirementsPolicy
 from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED
@@ -152,6 +154,10 @@ def race(
     # Parse the filters now so that a typo fails before anything is provisioned.
     parse_task_filters(include, option="--include-tasks")
     parse_task_filters(exclude, option="--exclude-tasks")
+    driver_hosts = tuple(h.strip() for h in load_driver_hosts.split(",") if h.strip())
+    resolve_load_driver(load_driver, driver_hosts)
+    if ray_address:
+        parse_ray_address(ray_address)
     settings = RaceSettings(
         track_name=track_name,
         track_path=track_path,
@@ -169,7 +175,7 @@ def race(
             test_mode=test_mode,
             load_driver=load_driver,
             ray_address=ray_address,
-            load_driver_hosts=tuple(h.strip() for h in load_driver_hosts.split(",") if h.strip()),
+            load_driver_hosts=driver_hosts,
         ),
         user_tags=parse_user_tags(user_tag),
         test_mode=test_mode,
