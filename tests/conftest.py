@@ -13,5 +13,5 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     return home
 
 
-# The two-node Ray cluster of the distributed load-driver tests (session-scoped, started on first use).
+# The two-node Ray cluster of the distributed load-driver tests (one per test module that uses it).
 from ray_cluster import ray_cluster  # noqa: E402, F401

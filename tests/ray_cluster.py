@@ -3,7 +3,7 @@
 The head runs on 127.0.0.3 (2 CPUs) and a second node on 127.0.0.2 (1 CPU), each a separate raylet
 started with ``ray start`` (docs: /work/shared/reference/ray-on-this-machine.md). Their worker
 processes import esbench from the same place as the test process (PYTHONPATH), so they run the code
-under test. ``ray stop --force`` ends every Ray process of this machine at the end of the session
+under test. ``ray stop --force`` ends every Ray process of this machine after the test module
 (no one else runs Ray here).
 """
 
@@ -115,9 +115,10 @@ class RayCluster:
         subprocess.run([*_ray_cli(), "stop", "--force"], env=self.env, capture_output=True, timeout=120)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[RayCluster]:
-    """A running two-node Ray cluster for the session (stopped with ``ray stop --force``)."""
+    """A running two-node Ray cluster for a test module, stopped with ``ray stop --force`` after it
+    (module scope: Ray's idle processes must not take CPU from the timing-sensitive tests)."""
     pytest.importorskip(
         "ray", reason='the distributed extra is not installed: pip install -e ".[distributed]"'
     )

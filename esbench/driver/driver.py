@@ -688,6 +688,9 @@ def run_challenge(
     except EsbenchError as exc:
         pool.stop()
         return DriverOutcome(tasks=(), status=STATUS_FAILED, error=str(exc), exception=exc, seed=seed)
+    except KeyboardInterrupt:
+        pool.stop()
+        return DriverOutcome(tasks=(), status=STATUS_INTERRUPTED, error="interrupted by the user", seed=seed)
     logger.info("Race seed for random schedules: %d (DriverSettings.seed repeats it).", seed)
     pool_size = max(len(step.workers) for step in steps)
     coordinator = _Coordinator(
