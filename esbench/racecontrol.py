@@ -224,6 +224,7 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
             error=outcome.error,
             tasks=outcome.tasks,
             cluster_metrics=metrics,
+            load_driver=outcome.load_driver,
         )
         result = attach_telemetry(result, telemetry.stop())
     except EsbenchError:

@@ -11,3 +11,7 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     home = tmp_path_factory.mktemp("esbench-home")
     monkeypatch.setenv("ESBENCH_HOME", str(home))
     return home
+
+
+# The two-node Ray cluster of the distributed load-driver tests (one per test module that uses it).
+from ray_cluster import ray_cluster  # noqa: E402, F401

@@ -23,6 +23,8 @@ from esbench.console import Console
 from esbench.driver.client import host_urls, parse_client_options
 from esbench.driver.driver import DriverSettings
 from esbench.driver.filters import parse_task_filters
+from esbench.driver.pools.factory import resolve_load_driver
+from esbench.driver.pools.ray_pool import parse_ray_address
 from esbench.exceptions import UserError, UserInterrupted
 from esbench.racelog import existing_race_log
 from esbench.requirements.check import RequirementsPolicy
@@ -86,6 +88,22 @@ def _requirements_policy(on_error: str) -> str:
     default=None,
     help="Worker processes of the load driver (default: one per core).",
 )
+@click.option(
+    "--load-driver",
+    type=click.Choice(["local", "ray"]),
+    default=None,
+    help="Where the workers run: local processes (default) or a Ray cluster (docs/distributed.md).",
+)
+@click.option(
+    "--ray-address",
+    default=None,
+    help="HOST:PORT of the Ray head for --load-driver=ray (default: RAY_ADDRESS, else a local Ray).",
+)
+@click.option(
+    "--load-driver-hosts",
+    default="",
+    help="Rally's option: Ray nodes (IPs or names) that run workers; other hosts imply --load-driver=ray.",
+)
 @click.option("--test-mode", is_flag=True, help="Smoke test: -1k corpora, capped iterations/time periods.")
 @click.option("--user-tag", "user_tag", default="", help="key:value,... tags stored with the race.")
 @click.option("--report-format", type=click.Choice(REPORT_FORMATS), default="text", show_default=True)
@@ -121,6 +139,9 @@ def race(
     include_tasks: str,
     exclude_tasks: str,
     load_driver_workers: int | None,
+    load_driver: str | None,
+    ray_address: str | None,
+    load_driver_hosts: str,
     test_mode: bool,
     user_tag: str,
     report_format: str,
@@ -147,6 +168,10 @@ def race(
     # Parse the filters now so that a typo fails before anything is provisioned.
     parse_task_filters(include, option="--include-tasks")
     parse_task_filters(exclude, option="--exclude-tasks")
+    driver_hosts = tuple(h.strip() for h in load_driver_hosts.split(",") if h.strip())
+    resolve_load_driver(load_driver, driver_hosts)
+    if ray_address:
+        parse_ray_address(ray_address)
     settings = RaceSettings(
         track_name=track_name,
         track_path=track_path,
@@ -162,6 +187,9 @@ def race(
             exclude_tasks=exclude,
             workers=load_driver_workers,
             test_mode=test_mode,
+            load_driver=load_driver,
+            ray_address=ray_address,
+            load_driver_hosts=driver_hosts,
         ),
         user_tags=parse_user_tags(user_tag),
         test_mode=test_mode,

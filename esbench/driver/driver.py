@@ -25,15 +25,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import multiprocessing
-import os
 import pickle
 import random
-import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from multiprocessing.connection import Connection, wait
+from dataclasses import asdict, dataclass, field, replace
+from multiprocessing.connection import wait
 from typing import Any
 
 from esbench import exceptions
@@ -42,6 +39,9 @@ from esbench.driver.checks import check_tasks
 from esbench.driver.client import ClientOptions, ConnectionSettings
 from esbench.driver.executor import ON_ERROR_ABORT, ON_ERROR_CONTINUE
 from esbench.driver.filters import filter_schedule
+from esbench.driver.pools.base import WorkerHandle, WorkerPool
+from esbench.driver.pools.factory import create_pool
+from esbench.driver.pools.placement import SampleTally, clients_by_host
 from esbench.driver.registry import Registry, race_registry
 from esbench.driver.worker import (
     CancelStep,
@@ -51,12 +51,9 @@ from esbench.driver.worker import (
     PrepareStep,
     ProgressReport,
     Ready,
-    Shutdown,
     StartStep,
     StepDone,
     WorkerError,
-    run_in_thread,
-    worker_main,
 )
 from esbench.exceptions import ConfigError, DriverError, EsbenchError
 from esbench.metrics.recorder import RecorderState
@@ -75,8 +72,6 @@ START_LEAD = 0.1
 DEFAULT_TASK_PAUSE = 1.0
 #: Seconds to wait for workers to report their partial results after a cancellation.
 CANCEL_GRACE = 10.0
-#: Seconds to wait for a worker to exit at shutdown before terminating it.
-SHUTDOWN_GRACE = 5.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -95,6 +90,10 @@ class DriverSettings:
         progress_interval_s: seconds between progress callbacks.
         seed: seed of the random schedules (``poisson``); None = a random seed, logged and
             returned in :class:`DriverOutcome` so that a race's arrivals can be repeated.
+        load_driver: ``local``, ``ray`` or None (local unless ``load_driver_hosts`` names other
+            hosts); see :mod:`esbench.driver.pools.factory`.
+        ray_address: ``HOST:PORT`` of the Ray head; None = ``RAY_ADDRESS``, else a local Ray.
+        load_driver_hosts: Rally's ``--load-driver-hosts``: the Ray nodes that run workers.
     """
 
     on_error: str = ON_ERROR_CONTINUE
@@ -105,6 +104,9 @@ class DriverSettings:
     task_pause_s: float | None = None
     progress_interval_s: float = 1.0
     seed: int | None = None
+    load_driver: str | None = None
+    ray_address: str | None = None
+    load_driver_hosts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -139,6 +141,9 @@ class DriverOutcome:
         error: the message of what stopped the race, or None.
         exception: the esbench exception behind ``error`` (e.g. ``RaceAborted``), to re-raise.
         seed: the seed of the random schedules (``DriverSettings.seed`` or the drawn one).
+        load_driver: where the workers ran, for ``results.json``: ``backend``, ``workers`` (see
+            :class:`~esbench.driver.pools.base.WorkerPlacement`) and ``clients`` (task -> host ->
+            client indexes within the task); empty if no worker started.
     """
 
     tasks: tuple[TaskResult, ...]
@@ -146,93 +151,7 @@ class DriverOutcome:
     error: str | None = None
     exception: EsbenchError | None = field(default=None, compare=False, repr=False)
     seed: int | None = None
-
-
-# ------------------------------------------------------------------------------------- workers
-
-
-class _WorkerHandle:
-    """The coordinator's end of one worker (process or thread)."""
-
-    def __init__(self, worker_id: int, conn: Connection, proc: Any, thread: threading.Thread | None) -> None:
-        self.worker_id = worker_id
-        self.conn = conn
-        self.proc = proc
-        self.thread = thread
-        self.dead = False
-
-    def send(self, message: Any) -> None:
-        if self.dead:
-            return
-        try:
-            self.conn.send(message)
-        except (BrokenPipeError, EOFError, OSError):
-            self.dead = True
-
-    def waitables(self) -> list[Any]:
-        items: list[Any] = [self.conn]
-        if self.proc is not None:
-            items.append(self.proc.sentinel)
-        return items
-
-    def alive(self) -> bool:
-        if self.proc is not None:
-            return self.proc.is_alive()
-        return self.thread is not None and self.thread.is_alive()
-
-    def describe_death(self) -> str:
-        if self.proc is not None:
-            if self.proc.exitcode is None:
-                # The pipe closes a moment before the process can be reaped.
-                self.proc.join(1.0)
-            return f"worker process {self.worker_id} exited unexpectedly (exit code {self.proc.exitcode})"
-        return f"worker thread {self.worker_id} ended unexpectedly"
-
-    def stop(self) -> None:
-        self.send(Shutdown())
-        if self.proc is not None:
-            self.proc.join(SHUTDOWN_GRACE)
-            if self.proc.is_alive():
-                self.proc.terminate()
-                self.proc.join(SHUTDOWN_GRACE)
-        elif self.thread is not None:
-            self.thread.join(SHUTDOWN_GRACE)
-        with contextlib.suppress(OSError):
-            self.conn.close()
-
-
-def _mp_context() -> Any:
-    methods = multiprocessing.get_all_start_methods()
-    if "forkserver" in methods:
-        ctx = multiprocessing.get_context("forkserver")
-        # Workers forked from a server that already imported the driver start in milliseconds.
-        ctx.set_forkserver_preload(["esbench.driver.worker"])
-        return ctx
-    return multiprocessing.get_context("spawn")
-
-
-def _start_process(worker_id: int, init: InitWorker) -> _WorkerHandle:
-    ctx = _mp_context()
-    parent, child = ctx.Pipe()
-    proc = ctx.Process(target=worker_main, args=(child,), name=f"esbench-worker-{worker_id}", daemon=True)
-    proc.start()
-    child.close()
-    handle = _WorkerHandle(worker_id, parent, proc, None)
-    handle.send(init)
-    return handle
-
-
-def _start_thread(worker_id: int, init: InitWorker, runtime_kwargs: dict[str, Any]) -> _WorkerHandle:
-    parent, child = multiprocessing.Pipe()
-    thread = threading.Thread(
-        target=run_in_thread,
-        args=(child, init),
-        kwargs={"runtime_kwargs": runtime_kwargs},
-        name=f"esbench-worker-{worker_id}",
-        daemon=True,
-    )
-    thread.start()
-    return _WorkerHandle(worker_id, parent, None, thread)
+    load_driver: dict[str, Any] = field(default_factory=dict)
 
 
 def _registry_blob(registry: Registry) -> bytes:
@@ -313,7 +232,7 @@ class _StepOutcome:
 class _StepState:
     """What the coordinator learns about a running step from its workers."""
 
-    def __init__(self, step: Step, handles: Sequence[_WorkerHandle]) -> None:
+    def __init__(self, step: Step, handles: Sequence[WorkerHandle]) -> None:
         self.step = step
         self.handles = handles
         self.done: dict[int, StepDone] = {}
@@ -336,7 +255,7 @@ class _StepState:
         if not self.cancelled:
             self.cancel_all()
 
-    def handle(self, handle: _WorkerHandle, message: Any) -> None:
+    def handle(self, handle: WorkerHandle, message: Any) -> None:
         step = self.step
         if getattr(message, "step", None) != step.index:
             return
@@ -356,7 +275,7 @@ class _StepState:
                 for h in self.handles:
                     h.send(CompleteStep(step=step.index))
 
-    def worker_died(self, handle: _WorkerHandle) -> None:
+    def worker_died(self, handle: WorkerHandle) -> None:
         handle.dead = True
         self.done[handle.worker_id] = StepDone(
             worker_id=handle.worker_id,
@@ -384,12 +303,10 @@ class _Coordinator:
         settings: DriverSettings,
         corpora: Any,
         registry_blob: bytes | None,
-        registry: Registry,
         progress: Callable[[Progress], None] | None,
+        pool: WorkerPool,
         pool_size: int,
-        in_thread: bool,
         seed: int,
-        thread_kwargs: dict[str, Any] | None = None,
     ) -> None:
         self.track = track
         self.seed = seed
@@ -398,12 +315,11 @@ class _Coordinator:
         self.settings = settings
         self.corpora = corpora
         self.registry_blob = registry_blob
-        self.registry = registry
         self.progress = progress
+        self.pool = pool
         self.pool_size = pool_size
-        self.in_thread = in_thread
-        self.thread_kwargs = thread_kwargs
-        self.handles: list[_WorkerHandle] = []
+        self.handles: list[WorkerHandle] = []
+        self.samples = SampleTally()
         self.context: dict[str, Any] = {}
         if settings.task_pause_s is not None:
             self.pause = settings.task_pause_s
@@ -452,12 +368,29 @@ class _Coordinator:
             else ("interrupted by the user" if status == STATUS_INTERRUPTED else None)
         )
         return DriverOutcome(
-            tasks=tuple(results), status=status, error=message, exception=error, seed=self.seed
+            tasks=tuple(results),
+            status=status,
+            error=message,
+            exception=error,
+            seed=self.seed,
+            load_driver=self._placement_record(),
         )
 
+    def _placement_record(self) -> dict[str, Any]:
+        placements = self.pool.placements()
+        if not placements:
+            return {}
+        hosts = {p.worker_id: p.host for p in placements}
+        return {
+            "backend": str(self.pool.kind),
+            "workers": [asdict(p) for p in placements],
+            "clients": clients_by_host(self.steps, hosts),
+            "samples": self.samples.by_host(hosts),
+        }
+
     def _start_pool(self) -> None:
-        for worker_id in range(self.pool_size):
-            init = InitWorker(
+        def init_for(worker_id: int) -> InitWorker:
+            return InitWorker(
                 worker_id=worker_id,
                 track=self.track,
                 corpora=self.corpora,
@@ -468,22 +401,14 @@ class _Coordinator:
                 seed=self.seed,
                 log_file=active_log_file(),
             )
-            if self.in_thread:
-                kwargs = {"registry": self.registry, **(self.thread_kwargs or {})}
-                self.handles.append(_start_thread(worker_id, init, kwargs))
-            else:
-                self.handles.append(_start_process(worker_id, init))
+
+        self.handles = self.pool.start(self.pool_size, init_for)
         self._await_ready(self.handles, step=-1)
 
     def _stop_pool(self) -> None:
-        for handle in self.handles:
-            try:
-                handle.stop()
-            except KeyboardInterrupt:
-                if handle.proc is not None and handle.proc.is_alive():
-                    handle.proc.terminate()
+        self.pool.stop()
 
-    def _await_ready(self, handles: Sequence[_WorkerHandle], *, step: int) -> None:
+    def _await_ready(self, handles: Sequence[WorkerHandle], *, step: int) -> None:
         pending = {h.worker_id: h for h in handles}
         while pending:
             ready = wait([w for h in pending.values() for w in h.waitables()], timeout=1.0)
@@ -531,14 +456,14 @@ class _Coordinator:
             handle.send(StartStep(step=step.index, start_at=start_at))
         return self._monitor(step, handles, start_at)
 
-    def _abandon(self, step: Step, handles: Sequence[_WorkerHandle], *, interrupted: bool) -> _StepOutcome:
+    def _abandon(self, step: Step, handles: Sequence[WorkerHandle], *, interrupted: bool) -> _StepOutcome:
         for handle in handles:
             handle.send(CancelStep(step=step.index))
         self._collect(step, handles, deadline=time.perf_counter() + CANCEL_GRACE)
         return _StepOutcome(results=[], end=time.perf_counter(), interrupted=interrupted)
 
     def _collect(
-        self, step: Step, handles: Sequence[_WorkerHandle], *, deadline: float
+        self, step: Step, handles: Sequence[WorkerHandle], *, deadline: float
     ) -> dict[int, StepDone]:
         """Receive StepDone from every live worker until ``deadline``."""
         done: dict[int, StepDone] = {}
@@ -559,14 +484,14 @@ class _Coordinator:
                     handle.dead = True
         return done
 
-    def _receive(self, handle: _WorkerHandle) -> Any:
+    def _receive(self, handle: WorkerHandle) -> Any:
         try:
             return handle.conn.recv()
         except (EOFError, OSError):
             handle.dead = True
             return None
 
-    def _monitor(self, step: Step, handles: Sequence[_WorkerHandle], start_at: float) -> _StepOutcome:
+    def _monitor(self, step: Step, handles: Sequence[WorkerHandle], start_at: float) -> _StepOutcome:
         state = _StepState(step, handles)
         interrupted = False
         interval = max(self.settings.progress_interval_s, 0.05)
@@ -583,8 +508,7 @@ class _Coordinator:
                             state.handle(handle, message)
                     if handle.worker_id in state.done:
                         continue
-                    exited = handle.proc is not None and handle.proc.sentinel in ready
-                    if handle.dead or exited or not handle.alive():
+                    if handle.dead or handle.exited(ready) or not handle.alive():
                         if not handle.dead and handle.conn.poll():
                             continue  # read what it sent before it went away first
                         state.worker_died(handle)
@@ -598,6 +522,7 @@ class _Coordinator:
                 rest = [h for h in handles if h.worker_id not in state.done]
                 state.done.update(self._collect(step, rest, deadline=time.perf_counter() + CANCEL_GRACE))
         done = list(state.done.values())
+        self.samples.add(done)
         end = max((d.end for d in done), default=time.perf_counter())
         for message in done:
             for key, value in message.context_changes.items():
@@ -695,12 +620,28 @@ def run_challenge(
         registry = race_registry(track)
     connection = ConnectionSettings.create(hosts, client_options)
     in_thread = settings.workers == 0
-    max_workers = 1 if in_thread else (settings.workers or os.cpu_count() or 1)
-    steps = plan_schedule(challenge.schedule, max_workers=max_workers)
+    pool = create_pool(
+        load_driver=settings.load_driver,
+        ray_address=settings.ray_address,
+        load_driver_hosts=settings.load_driver_hosts,
+        workers=settings.workers,
+        thread_kwargs={"registry": registry, **(_thread_runtime or {})},
+    )
+    # Checked before the pool's capacity is asked: a Ray pool joins its cluster for that.
+    steps = plan_schedule(challenge.schedule, max_workers=1)
     check_tasks(steps, registry, track, corpora)
     seed = settings.seed if settings.seed is not None else random.SystemRandom().randrange(2**32)
     if not steps:
         return DriverOutcome(tasks=(), status=STATUS_COMPLETED, seed=seed)
+    registry_blob = None if in_thread else _registry_blob(registry)
+    try:
+        steps = plan_schedule(challenge.schedule, max_workers=pool.capacity())
+    except EsbenchError as exc:
+        pool.stop()
+        return DriverOutcome(tasks=(), status=STATUS_FAILED, error=str(exc), exception=exc, seed=seed)
+    except KeyboardInterrupt:
+        pool.stop()
+        return DriverOutcome(tasks=(), status=STATUS_INTERRUPTED, error="interrupted by the user", seed=seed)
     logger.info("Race seed for random schedules: %d (DriverSettings.seed repeats it).", seed)
     pool_size = max(len(step.workers) for step in steps)
     coordinator = _Coordinator(
@@ -709,13 +650,11 @@ def run_challenge(
         connection=connection,
         settings=settings,
         corpora=corpora,
-        registry_blob=None if in_thread else _registry_blob(registry),
-        registry=registry,
+        registry_blob=registry_blob,
         progress=progress,
+        pool=pool,
         pool_size=pool_size,
-        in_thread=in_thread,
         seed=seed,
-        thread_kwargs=_thread_runtime,
     )
     return coordinator.run()
 

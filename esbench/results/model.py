@@ -169,6 +169,10 @@ class RaceResult:
             modules the integ-test distribution lacks); None for benchmark-only.
         cluster_flavor: the product the target cluster runs, ``elasticsearch`` or ``opensearch``
             (detected, see :mod:`esbench.driver.target`); None for races stored before it existed.
+        load_driver: where the load driver's workers ran (``esbench.driver.driver.DriverOutcome``):
+            ``backend`` (``local``/``ray``), ``workers`` (worker id, host, pid, Ray node id, clock
+            offset and its uncertainty in ms) and ``clients`` (task -> host -> the task's client
+            indexes that host ran); empty for races stored before it was recorded.
     """
 
     race_id: str
@@ -196,6 +200,7 @@ class RaceResult:
     distribution_repository: str | None = None
     distribution_note: str | None = None
     cluster_flavor: str | None = None
+    load_driver: dict[str, Any] = field(default_factory=dict)
 
     def task(self, name: str) -> TaskResult | None:
         """The result of the task called ``name``, or None."""

@@ -1,0 +1,130 @@
+"""A real two-node Ray cluster on loopback addresses for the distributed load-driver tests.
+
+The head runs on 127.0.0.3 (2 CPUs) and a second node on 127.0.0.2 (1 CPU), each a separate raylet
+started with ``ray start`` (docs: /work/shared/reference/ray-on-this-machine.md). Their worker
+processes import esbench from the same place as the test process (PYTHONPATH), so they run the code
+under test. ``ray stop --force`` ends every Ray process of this machine after the test module
+(no one else runs Ray here).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import esbench
+
+HEAD_IP = "127.0.0.3"
+SECOND_IP = "127.0.0.2"
+HEAD_CPUS = 2
+SECOND_CPUS = 1
+
+
+def _free_port(host: str) -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def _ray_cli() -> list[str]:
+    exe = shutil.which("ray")
+    # The console script of the interpreter running the tests, not another environment's.
+    beside = Path(sys.executable).with_name("ray")
+    return [str(beside)] if beside.exists() else [exe or "ray"]
+
+
+class RayCluster:
+    """The two Ray nodes; ``address`` is the head's ``HOST:PORT``."""
+
+    def __init__(self) -> None:
+        self.port = _free_port(HEAD_IP)
+        self.address = f"{HEAD_IP}:{self.port}"
+        self.env = dict(os.environ)
+        self.env["PYTHONPATH"] = os.pathsep.join(
+            [str(Path(esbench.__file__).resolve().parents[1]), *filter(None, [os.environ.get("PYTHONPATH")])]
+        )
+        self.env["RAY_USAGE_STATS_ENABLED"] = "0"
+
+    def _ray(self, *args: str, timeout: float = 120) -> None:
+        proc = subprocess.run(
+            [*_ray_cli(), *args], env=self.env, capture_output=True, text=True, timeout=timeout
+        )
+        if proc.returncode != 0:
+            raise RuntimeError(f"ray {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
+
+    def start(self) -> None:
+        self._ray(
+            "start", "--head", f"--node-ip-address={HEAD_IP}", f"--port={self.port}",
+            f"--num-cpus={HEAD_CPUS}", "--include-dashboard=false", "--disable-usage-stats",
+        )  # fmt: skip
+        self.start_second()
+
+    def start_second(self) -> None:
+        self._ray(
+            "start", f"--address={self.address}", f"--node-ip-address={SECOND_IP}",
+            f"--num-cpus={SECOND_CPUS}", "--disable-usage-stats",
+        )  # fmt: skip
+        self.wait_for_nodes({HEAD_IP, SECOND_IP})
+
+    def alive_node_addresses(self) -> list[str]:
+        """The address of every node Ray's GCS considers alive (one entry per node)."""
+        import ray
+
+        ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
+        try:
+            return sorted(n["NodeManagerAddress"] for n in ray.nodes() if n["Alive"])
+        finally:
+            ray.shutdown()
+
+    def wait_for_nodes(self, expected: set[str], timeout: float = 60) -> None:
+        """Poll (1 s) until exactly one alive node per address in ``expected`` is known."""
+        deadline = time.monotonic() + timeout
+        while (alive := self.alive_node_addresses()) != sorted(expected):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"Ray nodes alive: {alive}, expected {sorted(expected)}")
+            time.sleep(1)
+
+    def replace_second(self) -> None:
+        """After the second node was killed: wait until Ray declares it dead (its health check),
+        then start a new second node, so later tests see two healthy nodes again."""
+        self.wait_for_nodes({HEAD_IP})
+        self.start_second()
+
+    def second_node_raylet(self) -> int:
+        """The pid of the second node's raylet (from /proc: Linux only, like CI)."""
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                args = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if args and args[0].endswith(b"/raylet") and f"--node_ip_address={SECOND_IP}".encode() in args:
+                return int(entry.name)
+        raise RuntimeError(f"no raylet of {SECOND_IP} found")
+
+    def stop(self) -> None:
+        subprocess.run([*_ray_cli(), "stop", "--force"], env=self.env, capture_output=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[RayCluster]:
+    """A running two-node Ray cluster for a test module, stopped with ``ray stop --force`` after it
+    (module scope: Ray's idle processes must not take CPU from the timing-sensitive tests)."""
+    pytest.importorskip(
+        "ray", reason='the distributed extra is not installed: pip install -e ".[distributed]"'
+    )
+    cluster = RayCluster()
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()

@@ -1,0 +1,163 @@
+"""The Ray load driver against a real two-node Ray cluster (tests/ray_cluster.py) and the loopback stub.
+
+Both Ray nodes are processes of this machine on their own loopback addresses, so what is asserted
+is the distributed path itself: placement over nodes by CPU, the workers' TCP connections, the
+clock handshake, merging at the join point, a node dying mid-race, and no worker surviving a race.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+from driver_helpers import StubProcess, challenge, op, task, track
+from ray_cluster import HEAD_CPUS, HEAD_IP, SECOND_CPUS, SECOND_IP
+
+from esbench.driver.client import ClientOptions
+from esbench.driver.driver import DriverSettings, Progress, run_challenge, tasks_of
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _gone_within(pid: int, seconds: float) -> bool:
+    """True once ``pid`` has exited, polling up to ``seconds`` (a killed process takes a moment)."""
+    deadline = time.monotonic() + seconds
+    while _pid_alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def _settings(cluster, **fields) -> DriverSettings:
+    return DriverSettings(load_driver="ray", ray_address=cluster.address, task_pause_s=0, **fields)
+
+
+def test_a_race_on_two_ray_nodes_merges_what_both_measured(ray_cluster) -> None:
+    search = task(op("search", index="idx", body={"query": {"match_all": {}}}), clients=6, iterations=40)
+    with StubProcess(delay=0.001) as stub:
+        outcome = run_challenge(
+            track=track(),
+            challenge=challenge(search),
+            hosts=[stub.host],
+            client_options=ClientOptions(timeout=10),
+            settings=_settings(ray_cluster),
+            corpora=None,
+        )
+    assert outcome.status == "completed", outcome.error
+    result = tasks_of(outcome)[search.name]
+    record = outcome.load_driver
+    assert record["backend"] == "ray"
+    # One worker per CPU of the cluster, taken round-robin over the nodes.
+    hosts = [w["host"] for w in record["workers"]]
+    assert sorted(hosts) == sorted([HEAD_IP] * HEAD_CPUS + [SECOND_IP] * SECOND_CPUS)
+    clients = record["clients"][search.name]
+    assert set(clients) == {HEAD_IP, SECOND_IP}
+    assert sorted(c for ids in clients.values() for c in ids) == list(range(6))
+    samples = record["samples"][search.name]
+    assert samples[HEAD_IP] > 0 and samples[SECOND_IP] > 0
+    # 6 clients x 40 iterations, merged from both hosts' recorders.
+    assert result.sample_count == 240 == sum(samples.values())
+    assert samples[SECOND_IP] == 40 * len(clients[SECOND_IP])
+    for worker in record["workers"]:
+        # Both nodes share this machine's CLOCK_MONOTONIC: the measured offset must be ~0, within
+        # its own stated bound (plus the probes' scheduling noise on a busy machine).
+        assert abs(worker["clock_offset_ms"]) <= worker["clock_uncertainty_ms"] + 5.0
+        assert _gone_within(worker["pid"], 15), f"a Ray worker outlived the race: {worker}"
+
+
+def test_load_driver_hosts_restricts_the_workers_to_those_nodes(ray_cluster) -> None:
+    search = task(op("search", index="idx", body={"query": {"match_all": {}}}), clients=2, iterations=5)
+    with StubProcess() as stub:
+        outcome = run_challenge(
+            track=track(),
+            challenge=challenge(search),
+            hosts=[stub.host],
+            client_options=ClientOptions(timeout=10),
+            settings=_settings(ray_cluster, load_driver_hosts=(SECOND_IP,)),
+            corpora=None,
+        )
+    assert outcome.status == "completed", outcome.error
+    assert {w["host"] for w in outcome.load_driver["workers"]} == {SECOND_IP}
+    assert outcome.load_driver["samples"][search.name] == {SECOND_IP: 10}
+
+
+def test_ctrl_c_mid_race_keeps_the_results_and_stops_every_worker(ray_cluster) -> None:
+    search = task(
+        op("search", index="idx", body={"query": {"match_all": {}}}),
+        clients=3,
+        warmup_time_period=0,
+        time_period=60,
+    )
+
+    def ctrl_c_once_measuring(p: Progress) -> None:
+        # Raised in the coordinator's loop, where a real Ctrl-C lands.
+        if p.samples > 20:
+            raise KeyboardInterrupt
+
+    with StubProcess(delay=0.002) as stub:
+        outcome = run_challenge(
+            track=track(),
+            challenge=challenge(search),
+            hosts=[stub.host],
+            client_options=ClientOptions(timeout=10),
+            settings=_settings(ray_cluster, progress_interval_s=0.2),
+            corpora=None,
+            progress=ctrl_c_once_measuring,
+        )
+    assert outcome.status == "interrupted"
+    result = tasks_of(outcome)[search.name]
+    samples = outcome.load_driver["samples"][search.name]
+    assert set(samples) == {HEAD_IP, SECOND_IP}
+    assert result.sample_count == sum(samples.values()) > 20
+    for worker in outcome.load_driver["workers"]:
+        assert _gone_within(worker["pid"], 15), f"a Ray worker outlived the race: {worker}"
+
+
+def test_a_host_that_dies_mid_race_fails_the_race_and_keeps_the_results(ray_cluster) -> None:
+    search = task(
+        op("search", index="idx", body={"query": {"match_all": {}}}),
+        clients=3,
+        warmup_time_period=0,
+        time_period=60,
+    )
+    killed = threading.Event()
+
+    def kill_second_node_once_measuring(p: Progress) -> None:
+        if p.samples > 20 and not killed.is_set():
+            killed.set()
+            os.kill(ray_cluster.second_node_raylet(), signal.SIGKILL)
+
+    try:
+        with StubProcess(delay=0.002) as stub:
+            outcome = run_challenge(
+                track=track(),
+                challenge=challenge(search),
+                hosts=[stub.host],
+                client_options=ClientOptions(timeout=10),
+                settings=_settings(ray_cluster, progress_interval_s=0.2),
+                corpora=None,
+                progress=kill_second_node_once_measuring,
+            )
+        assert killed.is_set()
+        assert outcome.status == "failed"
+        assert "went away" in outcome.error and SECOND_IP in outcome.error
+        # What the surviving host measured before the race stopped is kept.
+        result = tasks_of(outcome)[search.name]
+        assert result.sample_count > 0
+        assert outcome.load_driver["samples"][search.name][HEAD_IP] == result.sample_count
+        for worker in outcome.load_driver["workers"]:
+            assert _gone_within(worker["pid"], 15), f"a Ray worker outlived the race: {worker}"
+    finally:
+        ray_cluster.replace_second()
