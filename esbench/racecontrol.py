@@ -35,6 +35,7 @@ from esbench.driver.registry import default_registry
 from esbench.exceptions import ConfigError, ConnectionFailed, EsbenchError, UserInterrupted
 from esbench.home import home_subdir
 from esbench.metrics.cluster import ClusterStatsSnapshot, cluster_metrics, take_cluster_snapshot
+from esbench.planning.overrides import apply_task_overrides
 from esbench.provision import provision_cluster
 from esbench.provision.repositories import pin_repository
 from esbench.reporting.formats import GRAPHIC_FORMATS
@@ -108,6 +109,7 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
         params=dict(settings.track_params),
         test_mode=settings.test_mode,
     )
+    track = apply_task_overrides(track, settings.challenge, settings.task_overrides)
     challenge = track.find_challenge(settings.challenge)
     registry = default_registry().copy()
     load_plugins(track, registry)

@@ -53,6 +53,8 @@ class RaceSettings:
         track_source: the track repository, revision and branch of a named track.
         requirements_policy: what to do when the cluster lacks a module the track needs (see
             :mod:`esbench.requirements.check`): ``"fail"`` before the first task, or ``"warn"`` and race.
+        task_overrides: task name -> :class:`esbench.planning.overrides.TaskOverride` (clients,
+            target-throughput, bulk-size, time periods) applied to the loaded track (capacity planning).
     """
 
     track_name: str | None = None
@@ -71,3 +73,4 @@ class RaceSettings:
     metrics_store: str | None = None
     track_source: TrackRepositorySettings = field(default_factory=TrackRepositorySettings)
     requirements_policy: str = "fail"
+    task_overrides: Mapping[str, Any] = field(default_factory=dict)
