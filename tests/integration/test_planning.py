@@ -141,6 +141,11 @@ def test_client_sweep_rises_then_flattens_names_a_knee_and_is_resumable(
     assert all(re.fullmatch(r"\d+/\d+", r[10]) for r in rows.values()), result.stdout
     assert "load driver saturated" not in result.stdout
 
+    # Points are ordinary stored races: compare the first with the last by their id prefixes.
+    compared = esbench("compare", f"--baseline={rows['1'][11]}", f"--contender={rows['8'][11]}")
+    assert compared.returncode == 0, compared.stderr
+    assert "infix-search" in compared.stdout
+
     again = esbench(*args)
     assert again.returncode == 0, again.stderr
     assert all("reused" in r[-1] for r in table_rows(again.stdout).values()), again.stdout
