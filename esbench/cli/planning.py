@@ -208,7 +208,20 @@ def _split_sweep_params(text: str) -> tuple[dict[str, Any], str, list[Any]]:
     type=click.FloatRange(min=0),
     default=5.0,
     show_default=True,
-    help="Knee: the next point gains less than this percentage of throughput while latency rises.",
+    help="Knee: no later point gains this percentage of throughput while latency keeps rising.",
+)
+@click.option(
+    "--report-format",
+    type=click.Choice(["text", "html"]),
+    default="text",
+    show_default=True,
+    help="html: also write a plot of throughput and latency against the swept value.",
+)
+@click.option(
+    "--report-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Where the html report goes (default: <esbench home>/planning/<sweep id>/sweep.html).",
 )
 def sweep(
     track_params: str,
@@ -217,6 +230,8 @@ def sweep(
     bulk_list: str | None,
     nodes_list: str | None,
     min_gain: float,
+    report_format: str,
+    report_file: Path | None,
     **opts: Any,
 ) -> None:
     """Race once per value of one dimension; print seed 003's table and the knee.
@@ -261,6 +276,13 @@ def sweep(
     )
     outcome = run_sweep(runner, base, values, min_gain=min_gain / 100.0)
     click.echo(outcome.render())
+    if report_format == "html":
+        from esbench.home import home_subdir
+        from esbench.planning.plot import write_sweep_html
+
+        path = report_file or home_subdir("planning") / runner.sweep / "sweep.html"
+        write_sweep_html(outcome, path)
+        console.info(f"Report written to {path}")
     click.echo(f"\nCompare points later: esbench list races --user-tag=sweep:{runner.sweep}")
 
 
