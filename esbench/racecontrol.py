@@ -38,6 +38,7 @@ from esbench.exceptions import ConfigError, ConnectionFailed, EsbenchError, User
 from esbench.home import home_subdir
 from esbench.live_progress import LiveProgress
 from esbench.metrics.cluster import ClusterStatsSnapshot, cluster_metrics, take_cluster_snapshot
+from esbench.planning.overrides import apply_task_overrides
 from esbench.provision import provision_cluster
 from esbench.provision.flavors import get_flavor
 from esbench.provision.repositories import pin_repository
@@ -121,6 +122,7 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
     )
     # One registry per race; the plugin's track processors run before the challenge is chosen.
     registry, track = prepare_race(track)
+    track = apply_task_overrides(track, settings.challenge, settings.task_overrides)
     challenge = track.find_challenge(settings.challenge)
     if challenge.user_info:
         console.info(f"[INFO] {challenge.user_info}")

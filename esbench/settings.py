@@ -50,6 +50,8 @@ class RaceSettings:
         user_tags: ``--user-tag`` key/values stored with the race.
         test_mode: Rally's ``--test-mode`` (``-1k`` corpora, capped iterations and time periods).
         offline: never try to download anything.
+        task_overrides: task name -> :class:`esbench.planning.overrides.TaskOverride` (clients,
+            target-throughput, bulk-size, time periods) applied to the loaded track (capacity planning).
         report: summary output.
         metrics_store: URL of an Elasticsearch metrics store to export the race to, or None.
         track_source: the track repository, revision and branch of a named track.
@@ -72,6 +74,7 @@ class RaceSettings:
     user_tags: Mapping[str, str] = field(default_factory=dict)
     test_mode: bool = False
     offline: bool = False
+    task_overrides: Mapping[str, Any] = field(default_factory=dict)
     report: ReportSettings = field(default_factory=ReportSettings)
     metrics_store: str | None = None
     track_source: TrackRepositorySettings = field(default_factory=TrackRepositorySettings)
