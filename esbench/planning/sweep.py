@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from esbench.console import Console
 from esbench.home import home_subdir
@@ -202,11 +202,26 @@ class _TaskWindowConsole(Console):
         self.first: float | None = None
         self.last: float | None = None
 
+    @property
+    def stream(self) -> TextIO:
+        return self._inner.stream
+
+    @property
+    def is_tty(self) -> bool:
+        return self._inner.is_tty
+
+    @property
+    def quiet(self) -> bool:
+        return self._inner.quiet
+
     def info(self, message: str) -> None:
         self._inner.info(message)
 
     def warn(self, message: str) -> None:
         self._inner.warn(message)
+
+    def end_progress(self) -> None:
+        self._inner.end_progress()
 
     def progress(self, message: str) -> None:
         if message.startswith(self._prefix):
@@ -214,9 +229,6 @@ class _TaskWindowConsole(Console):
             if self.first is None:
                 self.first = self.last
         self._inner.progress(message)
-
-    def end_progress(self) -> None:
-        self._inner.end_progress()
 
 
 def _safe(label: str) -> str:
