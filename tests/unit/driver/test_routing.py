@@ -1,6 +1,6 @@
 """Client-side routing: Murmur3 vectors from Elasticsearch's Murmur3HashFunctionTests, the routing
 factor arithmetic of IndexRouting/IndexMetadata, and the refusals (agreement with a real cluster is
-tests/integration/test_routing.py)."""
+tests/integration/test_routing_cluster.py)."""
 
 from __future__ import annotations
 

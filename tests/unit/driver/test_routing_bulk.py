@@ -1,5 +1,5 @@
 """Splitting bulk bodies by node or shard (pure logic of esbench.driver.runners.routed_bulk; the
-runner against a real 3-node cluster is tests/integration/test_routing.py)."""
+runner against a real 3-node cluster is tests/integration/test_routing_cluster.py)."""
 
 from __future__ import annotations
 

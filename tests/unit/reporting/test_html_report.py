@@ -1,7 +1,7 @@
 """The HTML report page, its plotly figures and the report/compare commands' html and png formats.
 
 Synthetic races from plotfactory.py beside this file. The page drawn in a real browser is tested in
-tests/integration/test_html_report.py.
+tests/integration/test_html_report_browser.py.
 """
 
 from __future__ import annotations
