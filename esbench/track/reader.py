@@ -29,90 +29,33 @@ from __future__ import annotations
 
 import copy
 import difflib
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from esbench.exceptions import TrackValidationError
 from esbench.track import optypes
 from esbench.track.model import (
-    Challenge,
     DataStream,
-    DocumentCorpus,
-    Documents,
     Index,
     IndexTemplate,
     Operation,
-    Parallel,
-    ScheduleItem,
     Task,
     Throughput,
     Track,
 )
+from esbench.track.reader_corpora import CorporaReader
+from esbench.track.reader_schedule import ScheduleReader
 from esbench.track.schema import json_path
-
-# Rally's Task.THROUGHPUT_PATTERN: a number, one whitespace, a unit ending in "/s" (prefix match).
-THROUGHPUT_PATTERN = re.compile(r"(?P<value>(\d*\.)?\d+)\s(?P<unit>\w+/s)")
-
-# Renders and parses a file of the track (path relative to the track directory) into JSON.
-FragmentLoader = Callable[[str, str], Any]
-
-Path_ = tuple[Any, ...]
+from esbench.track.values import (
+    FragmentLoader,
+    Path_,
+    as_seconds,
+    parse_target_throughput,
+)
 
 
-def parse_target_throughput(value: Any) -> Throughput | None:
-    """``target-throughput`` as a :class:`Throughput` (Rally: ``Task.target_throughput``).
-
-    ``100`` → 100 ops/s; ``"500 docs/s"`` → 500 docs/s; 0 → None (unthrottled).
-
-    Raises:
-        ValueError: a string that is not ``"<number> <unit>/s"``, or neither number nor string.
-    """
-    if value is None or isinstance(value, bool):
-        if isinstance(value, bool):
-            raise ValueError(f"target throughput [{value}] must be a number or a string like '500 docs/s'")
-        return None
-    if isinstance(value, str):
-        match = THROUGHPUT_PATTERN.match(value)
-        if not match:
-            raise ValueError(
-                f"invalid target throughput [{value}]; write a number or a string like '500 docs/s'"
-            )
-        number, unit = float(match.group("value")), match.group("unit")
-    elif isinstance(value, int | float):
-        number, unit = float(value), "ops/s"
-    else:
-        raise ValueError(f"target throughput [{value}] must be a number or a string like '500 docs/s'")
-    return Throughput(value=number, unit=unit) if number else None
-
-
-def merge_parameters(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    """Deep-merge challenge ``parameters`` over track ``parameters`` (Rally: ``collections.merge_dicts``).
-
-    Nested dicts merge, lists are united (order kept, duplicates dropped), other values from
-    ``override`` win.
-    """
-    out: dict[str, Any] = dict(base)
-    for key, value in override.items():
-        if key in out and isinstance(out[key], dict) and isinstance(value, dict):
-            out[key] = merge_parameters(out[key], value)
-        elif key in out and isinstance(out[key], list) and isinstance(value, list):
-            merged: list[Any] = []
-            for item in out[key] + value:
-                if item not in merged:
-                    merged.append(item)
-            out[key] = merged
-        else:
-            out[key] = value
-    return out
-
-
-def _seconds(value: Any) -> float | None:
-    return None if value is None else float(value)
-
-
-class TrackReader:
+class TrackReader(CorporaReader, ScheduleReader):
     """Turns one rendered track document into a :class:`~esbench.track.model.Track`.
 
     Args:
@@ -274,305 +217,6 @@ class TrackReader:
             template_path=template_path,
         )
 
-    # -- corpora --------------------------------------------------------------------------------
-
-    def _corpora(
-        self,
-        specs: Sequence[Mapping[str, Any]],
-        track_spec: Mapping[str, Any],
-        indices: tuple[Index, ...],
-        data_streams: tuple[DataStream, ...],
-    ) -> tuple[DocumentCorpus, ...]:
-        index_types = [spec.get("types") or [] for spec in track_spec.get("indices", [])]
-        corpora: list[DocumentCorpus] = []
-        seen: set[str] = set()
-        for ci, corpus_spec in enumerate(specs):
-            name = corpus_spec["name"]
-            if name in seen:
-                raise self._error(
-                    ["corpora", ci, "name"],
-                    f"duplicate corpus name '{name}'",
-                    "Give every corpus a unique name.",
-                )
-            seen.add(name)
-            base_url = corpus_spec.get("base-url")
-            source_format = corpus_spec.get("source-format", "bulk")
-            action_and_meta = corpus_spec.get("includes-action-and-meta-data", False)
-            target_idx: str | None = None
-            target_ds: str | None = None
-            target_type: str | None = None
-            if len(indices) == 1:
-                target_idx = corpus_spec.get("target-index", indices[0].name)
-            elif indices:
-                target_idx = corpus_spec.get("target-index")
-            if len(data_streams) == 1:
-                target_ds = corpus_spec.get("target-data-stream", data_streams[0].name)
-            elif data_streams:
-                target_ds = corpus_spec.get("target-data-stream")
-            if len(indices) == 1 and len(index_types[0]) == 1:
-                target_type = corpus_spec.get("target-type", index_types[0][0])
-            elif indices:
-                target_type = corpus_spec.get("target-type")
-
-            documents: list[Documents] = []
-            for di, doc in enumerate(corpus_spec["documents"]):
-                path = ["corpora", ci, "documents", di]
-                fmt = doc.get("source-format", source_format)
-                if fmt != "bulk":
-                    raise self._error(
-                        [*path, "source-format"],
-                        f"unknown source-format '{fmt}' in corpus '{name}'",
-                        "The only supported source-format is 'bulk'.",
-                    )
-                documents.append(
-                    self._documents(
-                        doc,
-                        path,
-                        corpus=name,
-                        base_url=doc.get("base-url", base_url),
-                        action_and_meta=doc.get("includes-action-and-meta-data", action_and_meta),
-                        target_idx=target_idx,
-                        target_ds=target_ds,
-                        target_type=target_type,
-                        indices=indices,
-                        data_streams=data_streams,
-                    )
-                )
-            corpora.append(
-                DocumentCorpus(
-                    name=name,
-                    documents=tuple(documents),
-                    root=self.root,
-                    meta=dict(corpus_spec.get("meta") or {}),
-                )
-            )
-        return tuple(corpora)
-
-    def _documents(
-        self,
-        doc: Mapping[str, Any],
-        path: list[Any],
-        *,
-        corpus: str,
-        base_url: str | None,
-        action_and_meta: bool,
-        target_idx: str | None,
-        target_ds: str | None,
-        target_type: str | None,
-        indices: tuple[Index, ...],
-        data_streams: tuple[DataStream, ...],
-    ) -> Documents:
-        source_file = doc["source-file"]
-        idx: str | None = None
-        ds: str | None = None
-        typ: str | None = None
-        if not action_and_meta:
-            typ = doc.get("target-type", target_type)
-            if data_streams and target_ds is None and "target-data-stream" not in doc:
-                raise self._error(
-                    path,
-                    f"'{source_file}' of corpus '{corpus}' has no target-data-stream and the track has "
-                    "several data streams",
-                    'Add "target-data-stream" to the document entry or to the corpus.',
-                )
-            ds = doc.get("target-data-stream", target_ds)
-            if ds and indices:
-                raise self._error(
-                    [*path, "target-data-stream"],
-                    "target-data-stream cannot be used in a track that defines indices",
-                    "Use target-index, or define data-streams instead of indices.",
-                )
-            if ds and typ:
-                raise self._error(
-                    [*path, "target-type"],
-                    "target-type cannot be used together with data streams",
-                    "Remove target-type.",
-                )
-            if indices and target_idx is None and "target-index" not in doc:
-                raise self._error(
-                    path,
-                    f"'{source_file}' of corpus '{corpus}' has no target-index and the track has several "
-                    "indices",
-                    'Add "target-index" to the document entry or to the corpus.',
-                )
-            idx = doc.get("target-index", target_idx)
-            if idx and data_streams:
-                raise self._error(
-                    [*path, "target-index"],
-                    "target-index cannot be used in a track that defines data streams",
-                    "Use target-data-stream instead.",
-                )
-            if idx is None and ds is None:
-                which = "target-index" if indices else "target-data-stream"
-                raise self._error(
-                    path,
-                    f"a {which} is required for '{source_file}' of corpus '{corpus}'",
-                    f'Add "{which}" to the document entry or the corpus, or set '
-                    f'"includes-action-and-meta-data": true if the file has bulk action lines.',
-                )
-        return Documents(
-            source_file=source_file,
-            document_count=doc["document-count"],
-            base_url=base_url,
-            source_format="bulk",
-            compressed_bytes=doc.get("compressed-bytes"),
-            uncompressed_bytes=doc.get("uncompressed-bytes"),
-            includes_action_and_meta_data=bool(action_and_meta),
-            target_index=idx,
-            target_data_stream=ds,
-            target_type=typ,
-            meta=dict(doc.get("meta") or {}),
-        )
-
-    # -- challenges -----------------------------------------------------------------------------
-
-    def _challenge_specs(self, spec: Mapping[str, Any]) -> list[tuple[Mapping[str, Any], Path_]]:
-        given = [key for key in ("schedule", "challenge", "challenges") if spec.get(key) is not None]
-        if not given:
-            raise self._error(
-                [],
-                "the track defines neither 'challenges', 'challenge' nor 'schedule'",
-                'Add a "schedule" (a list of tasks) or "challenges" to the track.',
-            )
-        if len(given) > 1:
-            raise self._error(
-                [given[1]],
-                f"the track defines {' and '.join(repr(k) for k in given)} but only one of them is allowed",
-                "Keep exactly one of 'challenges', 'challenge' and 'schedule'.",
-            )
-        key = given[0]
-        if key == "challenge":
-            return [(spec["challenge"], ("challenge",))]
-        if key == "challenges":
-            return [(c, ("challenges", i)) for i, c in enumerate(spec["challenges"])]
-        return [({"name": "default", "schedule": spec["schedule"]}, ())]
-
-    def _challenges(self, spec: Mapping[str, Any]) -> tuple[Challenge, ...]:
-        ops = self._operations(spec.get("operations", []))
-        track_parameters = spec.get("parameters") or {}
-        specs = self._challenge_specs(spec)
-        challenges: list[Challenge] = []
-        default_name: str | None = None
-        for challenge_spec, base in specs:
-            name = challenge_spec["name"]
-            default = len(specs) == 1 or bool(challenge_spec.get("default", False))
-            if default and default_name is not None:
-                raise self._error(
-                    [*base, "default"],
-                    f"both '{default_name}' and '{name}' are marked as default challenge",
-                    'Mark only one challenge with "default": true.',
-                )
-            if any(c.name == name for c in challenges):
-                raise self._error(
-                    [*base, "name"],
-                    f"duplicate challenge name '{name}'",
-                    "Give every challenge a unique name.",
-                )
-            schedule_path = (*base, "schedule") if base else ("schedule",)
-            schedule = self._schedule(challenge_spec["schedule"], ops, name, schedule_path)
-            challenges.append(
-                Challenge(
-                    name=name,
-                    schedule=schedule,
-                    description=challenge_spec.get("description") or "",
-                    user_info=challenge_spec.get("user-info"),
-                    default=default,
-                    parameters=merge_parameters(track_parameters, challenge_spec.get("parameters") or {}),
-                    meta=dict(challenge_spec.get("meta") or {}),
-                )
-            )
-            if default:
-                default_name = name
-        if default_name is None:
-            names = ", ".join(c.name for c in challenges)
-            raise self._error(
-                ["challenges"],
-                f"no challenge is marked as default (challenges: {names})",
-                'Add "default": true to one of the challenges.',
-            )
-        return tuple(challenges)
-
-    def _schedule(
-        self, items: Sequence[Mapping[str, Any]], ops: Mapping[str, Operation], challenge: str, path: Path_
-    ) -> tuple[ScheduleItem, ...]:
-        schedule: list[ScheduleItem] = []
-        for i, item in enumerate(items):
-            if "parallel" in item:
-                schedule.append(self._parallel(item["parallel"], ops, challenge, (*path, i, "parallel")))
-            else:
-                schedule.append(self._task(item, ops, challenge, (*path, i)))
-        seen: set[str] = set()
-        for i, item in enumerate(schedule):
-            for task in item.tasks if isinstance(item, Parallel) else (item,):
-                if task.name in seen:
-                    raise self._error(
-                        [*path, i],
-                        f"challenge '{challenge}' has more than one task named '{task.name}'",
-                        'Give the repeated tasks unique names with the task\'s "name" property.',
-                    )
-                seen.add(task.name)
-        return tuple(schedule)
-
-    def _parallel(
-        self, spec: Mapping[str, Any], ops: Mapping[str, Operation], challenge: str, path: Path_
-    ) -> Parallel:
-        defaults = {
-            key: spec.get(key)
-            for key in (
-                "warmup-iterations",
-                "iterations",
-                "warmup-time-period",
-                "time-period",
-                "ramp-up-time-period",
-            )
-        }
-        completed_by = spec.get("completed-by")
-        tasks: list[Task] = []
-        for i, task_spec in enumerate(spec["tasks"]):
-            if "parallel" in task_spec:
-                raise self._error(
-                    [*path, "tasks", i, "parallel"],
-                    "'parallel' elements cannot be nested",
-                    "Flatten the inner parallel block into the outer one.",
-                )
-            task_path = (*path, "tasks", i)
-            if (
-                "ramp-up-time-period" in task_spec
-                and task_spec["ramp-up-time-period"] != defaults["ramp-up-time-period"]
-            ):
-                where = (
-                    "it is only allowed on the 'parallel' element"
-                    if defaults["ramp-up-time-period"] is None
-                    else "it differs from the enclosing 'parallel' element"
-                )
-                raise self._error(
-                    [*task_path, "ramp-up-time-period"],
-                    f"a task in a 'parallel' element of challenge '{challenge}' sets ramp-up-time-period but "
-                    f"{where}",
-                    "Set ramp-up-time-period on the 'parallel' element only.",
-                )
-            tasks.append(
-                self._task(task_spec, ops, challenge, task_path, defaults=defaults, completed_by=completed_by)
-            )
-        if completed_by:
-            matching = [t for t in tasks if t.completes_parent]
-            if len(matching) > 1:
-                raise self._error(
-                    [*path, "completed-by"],
-                    f"more than one task is named '{completed_by}', the task given in completed-by",
-                    "Give the tasks unique names.",
-                )
-            if not matching and completed_by != "any":
-                names = ", ".join(t.name for t in tasks)
-                raise self._error(
-                    [*path, "completed-by"],
-                    f"completed-by names the task '{completed_by}' but the 'parallel' element has no such "
-                    "task "
-                    f"(tasks: {names})",
-                    'Use one of the task names, or "any" to end the block when its first task completes.',
-                )
-        return Parallel(tasks=tuple(tasks), clients=spec.get("clients"))
-
     def _resolve_operation(self, ref: Any, ops: Mapping[str, Operation], path: Path_) -> Operation:
         if isinstance(ref, str):
             if ref in ops:
@@ -705,9 +349,9 @@ class TrackReader:
             clients=spec.get("clients", 1),
             warmup_iterations=warmup_iterations,
             iterations=iterations,
-            warmup_time_period=_seconds(warmup_time),
-            time_period=_seconds(time_period),
-            ramp_up_time_period=_seconds(ramp_up),
+            warmup_time_period=as_seconds(warmup_time),
+            time_period=as_seconds(time_period),
+            ramp_up_time_period=as_seconds(ramp_up),
             schedule=spec.get("schedule"),
             target_throughput=throughput,
             # Rally ignores a target-interval of 0 (unthrottled), like a target-throughput of 0.
