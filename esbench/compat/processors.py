@@ -22,7 +22,7 @@ from collections.abc import Callable, Generator, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from esbench.compat import trackview
+from esbench.compat import trackconvert
 from esbench.compat.errors import plugin_failure
 from esbench.track.model import Track
 
@@ -88,10 +88,10 @@ def apply_track_processors(
 ) -> Track:
     """Run the plugin's processors on ``track`` in Rally's order and return the changed model.
 
-    ``on_after_load_track`` runs on a Rally-shaped copy (:func:`esbench.compat.trackview.to_rally`)
+    ``on_after_load_track`` runs on a Rally-shaped copy (:func:`esbench.compat.trackconvert.to_rally`)
     for every processor first, then ``on_prepare_track`` with the changed track, whose
     ``(function, kwargs)`` pairs are called here, one after the other. The result goes back through
-    :func:`esbench.compat.trackview.from_rally` (the one conversion point).
+    :func:`esbench.compat.trackconvert.from_rally` (the one conversion point).
 
     Args:
         track: the loaded track (test mode already applied).
@@ -106,7 +106,7 @@ def apply_track_processors(
     processors = effective_processors(registered)
     if all(type(p) is DefaultTrackPreparator for p in processors):
         return track
-    view = trackview.to_rally(track)
+    view = trackconvert.to_rally(track)
     for processor in processors:
         try:
             processor.on_after_load_track(view)
@@ -124,7 +124,7 @@ def apply_track_processors(
                     function(**(kwargs or {}))
         except Exception as exc:
             raise plugin_failure(exc, where=name, plugin_file=plugin_file) from None
-    changed = trackview.from_rally(view, track)
+    changed = trackconvert.from_rally(view, track)
     logger.debug(
         "Track processors %s applied to track %s", [type(p).__name__ for p in processors], track.name
     )

@@ -193,7 +193,7 @@ class Registry:
         return builtin(track, params, operation_name=task.name, corpora=corpora)
 
     def _track_view(self, track: Track, corpora: Any) -> Any:
-        from esbench.compat.trackview import to_rally
+        from esbench.compat.trackconvert import to_rally
 
         view = self._track_views.get(id(track))
         if view is None or view._esbench_model is not track:

@@ -106,7 +106,7 @@ def test_processor_registry_rule_of_rally():
 
 
 def test_trackview_round_trip_keeps_the_model():
-    from esbench.compat.trackview import from_rally, to_rally
+    from esbench.compat.trackconvert import from_rally, to_rally
 
     for name in ("weblogs", "applogs", "minimal"):
         track = load_track(path=TRACKS_DIR / name)
@@ -114,7 +114,8 @@ def test_trackview_round_trip_keeps_the_model():
 
 
 def test_trackview_changes_reach_the_model():
-    from esbench.compat.trackview import Operation, Task, from_rally, to_rally
+    from esbench.compat.trackconvert import from_rally, to_rally
+    from esbench.compat.trackview import Operation, Task
 
     track = load_track(path=TRACKS_DIR / "minimal")
     view = to_rally(track)
