@@ -16,8 +16,6 @@ The built-in param source hands a ready request (path, query string, serialized 
 from __future__ import annotations
 
 import contextlib
-import json
-import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -36,105 +34,19 @@ from esbench.driver.runners.base import (
     path_part,
     request_options,
 )
+from esbench.driver.runners.search_summary import (
+    EMPTY_HITS,
+    SCROLL_ID,
+    last_sort_values,
+    summarize,
+)
 from esbench.exceptions import ConfigError
 
 _OK = RunnerResult()
-_HITS_ARRAY = b'"hits":['
-_AGGREGATIONS = b'"aggregations":'
-_TOOK = re.compile(rb'"took":(\d+)')
-_TIMED_OUT = re.compile(rb'"timed_out":(true|false)')
-_HITS_OBJECT = b'"hits":{'
-_TOTAL_OBJECT = re.compile(rb'"total":\{"value":(\d+)(?:,"relation":"(\w+)")?\}')
-_TOTAL_NUMBER = re.compile(rb'"total":(\d+)')
-_PIT_ID = re.compile(rb'"pit_id":"([^"]+)"')
-_SCROLL_ID = re.compile(rb'"_scroll_id":"([^"]+)"')
-_EMPTY_HITS = b'"hits":[]'
-_SORT = b'"sort":'
-_DECODER = json.JSONDecoder()
 
 DEFAULT_RESULTS_PER_PAGE = 10
 SCROLL_KEEP_ALIVE = "10s"
 PIT_KEEP_ALIVE = "1m"
-
-
-@dataclass(frozen=True, slots=True)
-class SearchSummary:
-    """The values read from a search response (None when absent)."""
-
-    took: int | None
-    timed_out: bool | None
-    hits: int | None
-    hits_relation: str | None
-    pit_id: str | None
-
-
-def summarize(body: bytes) -> SearchSummary:
-    """``took``, ``timed_out``, ``hits.total`` and ``pit_id`` of a search response.
-
-    Only the part before the hits array is scanned (the hits' sources may contain anything); a
-    response in another layout (e.g. ``?pretty``) is parsed completely instead. ``hits.total`` is
-    read inside the outer ``hits`` object only (``_shards`` has a ``total`` too): an object
-    ``{"value": n, "relation": r}``, a number (``rest_total_hits_as_int``), or absent
-    (``track_total_hits: false``: None).
-    """
-    end = body.find(_HITS_ARRAY)
-    head = body if end < 0 else body[:end]
-    took = _TOOK.search(head)
-    if took is None:
-        return _summarize_parsed(body)
-    timed_out = _TIMED_OUT.search(head)
-    hits: int | None = None
-    relation: str | None = None
-    # The outer hits object is the last one that opens before the hits array.
-    hits_at = head.rfind(_HITS_OBJECT)
-    if hits_at >= 0:
-        total = _TOTAL_OBJECT.search(head, hits_at)
-        if total is not None:
-            hits = int(total.group(1))
-            relation = total.group(2).decode() if total.group(2) else "eq"
-        else:
-            number = _TOTAL_NUMBER.search(head, hits_at)
-            if number is not None:
-                hits, relation = int(number.group(1)), "eq"
-    pit = _PIT_ID.search(head)
-    return SearchSummary(
-        took=int(took.group(1)),
-        timed_out=(timed_out.group(1) == b"true") if timed_out else None,
-        hits=hits,
-        hits_relation=relation,
-        pit_id=pit.group(1).decode() if pit else None,
-    )
-
-
-def _summarize_parsed(body: bytes) -> SearchSummary:
-    try:
-        data = jsonutil.loads(body)
-    except ValueError:
-        return SearchSummary(None, None, None, None, None)
-    if not isinstance(data, dict):
-        return SearchSummary(None, None, None, None, None)
-    total = (data.get("hits") or {}).get("total")
-    if isinstance(total, dict):
-        hits, relation = total.get("value"), total.get("relation")
-    else:
-        hits, relation = total, ("eq" if total is not None else None)
-    return SearchSummary(data.get("took"), data.get("timed_out"), hits, relation, data.get("pit_id"))
-
-
-def last_sort_values(body: bytes) -> Any:
-    """The ``sort`` values of the last hit (for ``search_after``), or None if there are none."""
-    end = body.find(_AGGREGATIONS)
-    if end < 0:
-        end = len(body)
-    idx = body.rfind(_SORT, 0, end)
-    if idx < 0:
-        return None
-    text = body[idx + len(_SORT) : end].decode("utf-8", "replace").lstrip()
-    try:
-        value, _ = _DECODER.raw_decode(text)
-    except ValueError:
-        return None
-    return value
 
 
 def _search_path(index: Any, doc_type: Any = None) -> str:
@@ -403,7 +315,7 @@ class ScrollSearch(Runner):
                 return failed(response, weight=0, unit="pages")
             pages = 1
             summary = summarize(response.body)
-            match = _SCROLL_ID.search(response.body)
+            match = SCROLL_ID.search(response.body)
             scroll_id = match.group(1).decode() if match else None
             hits, relation = summary.hits, summary.hits_relation
             took = summary.took or 0
@@ -422,12 +334,12 @@ class ScrollSearch(Runner):
                     return failed(response, weight=pages, unit="pages")
                 pages += 1
                 summary = summarize(response.body)
-                match = _SCROLL_ID.search(response.body)
+                match = SCROLL_ID.search(response.body)
                 if match:
                     scroll_id = match.group(1).decode()
                 took += summary.took or 0
                 timed_out = timed_out or bool(summary.timed_out)
-                done = _EMPTY_HITS in response.body
+                done = EMPTY_HITS in response.body
         finally:
             if scroll_id:
                 with contextlib.suppress(Exception):

@@ -11,7 +11,7 @@ from driver_helpers import SEARCH_RESPONSE, static_es, task, track
 from esbench.driver.context import RaceContext, current_context
 from esbench.driver.registry import default_registry
 from esbench.driver.runners.bulk import Bulk
-from esbench.driver.runners.search import last_sort_values, summarize
+from esbench.driver.runners.search_summary import last_sort_values, summarize
 from esbench.driver.timing import RequestTiming, current_timing
 from esbench.exceptions import ConfigError
 from esbench.track.model import Operation
