@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import json
 import logging
 import sqlite3
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,67 +30,26 @@ from typing import Any
 from esbench.exceptions import NotFound, StoreError, UserError
 from esbench.home import esbench_home
 from esbench.results import migrations, telemetry_store
-from esbench.results.model import RESULTS_FORMAT_VERSION, RaceResult
+from esbench.results.model import RaceResult
+from esbench.results.rows import (
+    INSERT_RACE,
+    RACE_BOOL,
+    RACE_COLUMNS,
+    RACE_JSON,
+    TASK_BOOL,
+    TASK_COLUMNS,
+    TASK_JSON,
+    decode_row,
+    race_row,
+    task_row,
+)
+from esbench.results.sqlite_file import check_is_ours, enable_wal, translate_errors
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_FILE_NAME = "results.db"
 TAG_PREFIX = "tag:"
 DEFAULT_BUSY_TIMEOUT_S = 30.0
-
-_RACE_COLUMNS = (
-    "race_id",
-    "timestamp",
-    "track",
-    "challenge",
-    "track_params",
-    "car",
-    "car_params",
-    "pipeline",
-    "distribution_version",
-    "cluster_version",
-    "cluster_nodes",
-    "esbench_version",
-    "test_mode",
-    "status",
-    "error",
-    "duration_s",
-    "format_version",
-    "extra",
-)
-_RACE_JSON = frozenset({"track_params", "car_params", "extra"})
-_RACE_BOOL = frozenset({"test_mode"})
-
-_TASK_COLUMNS = (
-    "task",
-    "operation",
-    "operation_type",
-    "throughput_unit",
-    "throughput_min",
-    "throughput_mean",
-    "throughput_median",
-    "throughput_max",
-    "throughput_windows",
-    "latency_ms",
-    "service_time_ms",
-    "processing_time_ms",
-    "mean_service_time_ms",
-    "sample_count",
-    "error_count",
-    "errors_by_type",
-    "total_weight",
-    "duration_s",
-    "include_in_reporting",
-    "warmup_sample_count",
-    "extra",
-)
-_TASK_JSON = frozenset(
-    {"throughput_windows", "latency_ms", "service_time_ms", "processing_time_ms", "errors_by_type", "extra"}
-)
-_TASK_BOOL = frozenset({"include_in_reporting"})
-_INSERT_RACE = (
-    f"INSERT INTO races ({', '.join(_RACE_COLUMNS)}) VALUES ({', '.join('?' * len(_RACE_COLUMNS))})"
-)
 
 
 def default_path() -> Path:
@@ -162,11 +119,11 @@ class ResultsStore:
         except (OSError, sqlite3.Error) as e:
             raise StoreError(f"Cannot open {where}: {e}. Check the path and its permissions.", e) from e
         try:
-            with _translate_errors(where, busy_timeout_s):
+            with translate_errors(where, busy_timeout_s):
                 conn.execute("PRAGMA foreign_keys = ON")
-                _check_is_ours(conn, where)
+                check_is_ours(conn, where)
                 migrations.check_not_newer(conn, where=where)
-                _enable_wal(conn, path, busy_timeout_s)
+                enable_wal(conn, path, busy_timeout_s)
                 conn.execute("PRAGMA synchronous = FULL")
                 before = migrations.migrate(conn, where=where)
                 if before != migrations.LATEST_VERSION:
@@ -203,24 +160,21 @@ class ResultsStore:
         # Telemetry goes to its own table; asdict() of thousands of samples would only be discarded.
         data = dataclasses.replace(race, telemetry=()).to_dict()
         data.pop("telemetry", None)
-        race_row = _race_row(data)
+        row = race_row(data)
         with self._errors(), self._transaction():
             self._delete_rows(race.race_id)
-            self._conn.execute(
-                _INSERT_RACE,
-                race_row,
-            )
+            self._conn.execute(INSERT_RACE, row)
             self._conn.executemany(
                 "INSERT INTO race_tags (race_id, key, value) VALUES (?, ?, ?)",
                 [(race.race_id, str(k), str(v)) for k, v in race.user_tags.items()],
             )
             task_sql = (
-                f"INSERT INTO task_results (race_id, position, {', '.join(_TASK_COLUMNS)}) "
-                f"VALUES (?, ?, {', '.join('?' * len(_TASK_COLUMNS))})"
+                f"INSERT INTO task_results (race_id, position, {', '.join(TASK_COLUMNS)}) "
+                f"VALUES (?, ?, {', '.join('?' * len(TASK_COLUMNS))})"
             )
             for position, task in enumerate(data["tasks"]):
                 histograms = task.pop("histograms", {}) or {}
-                self._conn.execute(task_sql, (race.race_id, position, *_task_row(task)))
+                self._conn.execute(task_sql, (race.race_id, position, *task_row(task)))
                 self._conn.executemany(
                     "INSERT INTO task_histograms (race_id, position, metric, encoding) VALUES (?, ?, ?, ?)",
                     [(race.race_id, position, metric, enc) for metric, enc in histograms.items()],
@@ -372,7 +326,7 @@ class ResultsStore:
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
-        with _translate_errors(f"the results store {self.path}", self._busy_timeout_s):
+        with translate_errors(f"the results store {self.path}", self._busy_timeout_s):
             yield
 
     @contextmanager
@@ -394,11 +348,11 @@ class ResultsStore:
 
     def _load(self, race_id: str, *, load_tasks: bool) -> RaceResult:
         conn = self._conn
-        cursor = conn.execute(f"SELECT {', '.join(_RACE_COLUMNS)} FROM races WHERE race_id = ?", (race_id,))
+        cursor = conn.execute(f"SELECT {', '.join(RACE_COLUMNS)} FROM races WHERE race_id = ?", (race_id,))
         row = cursor.fetchone()
         if row is None:  # deleted by another process between two queries
             raise NotFound(f"Race {race_id} was deleted while it was being read.")
-        data = _decode_row(_RACE_COLUMNS, row, _RACE_JSON, _RACE_BOOL)
+        data = decode_row(RACE_COLUMNS, row, RACE_JSON, RACE_BOOL)
         data.update(data.pop("extra"))
         data["user_tags"] = dict(
             conn.execute("SELECT key, value FROM race_tags WHERE race_id = ?", (race_id,))
@@ -414,11 +368,11 @@ class ResultsStore:
             ):
                 histograms.setdefault(position, {})[metric] = encoding
             for row in conn.execute(
-                f"SELECT position, {', '.join(_TASK_COLUMNS)} FROM task_results "
+                f"SELECT position, {', '.join(TASK_COLUMNS)} FROM task_results "
                 "WHERE race_id = ? ORDER BY position",
                 (race_id,),
             ):
-                task = _decode_row(_TASK_COLUMNS, row[1:], _TASK_JSON, _TASK_BOOL)
+                task = decode_row(TASK_COLUMNS, row[1:], TASK_JSON, TASK_BOOL)
                 task.update(task.pop("extra"))
                 task["histograms"] = histograms.get(row[0], {})
                 data["tasks"].append(task)
@@ -458,110 +412,3 @@ class ResultsStore:
         close = difflib.get_close_matches(key, keys, n=5, cutoff=0.5)
         hint = f" Did you mean {', '.join(repr(k) for k in close)}?" if close else ""
         return f"No race has a user tag {key!r}.{hint} Known user tag keys: {', '.join(keys)}."
-
-
-def _race_row(data: dict[str, Any]) -> tuple[Any, ...]:
-    data = dict(data)
-    data.pop("user_tags", None)
-    data.pop("tasks", None)
-    data.pop("cluster_metrics", None)
-    data.setdefault("format_version", RESULTS_FORMAT_VERSION)
-    extra = {k: data.pop(k) for k in list(data) if k not in _RACE_COLUMNS}
-    data["extra"] = extra
-    return _encode_row(_RACE_COLUMNS, data, _RACE_JSON, _RACE_BOOL)
-
-
-def _task_row(task: dict[str, Any]) -> tuple[Any, ...]:
-    task = dict(task)
-    extra = {k: task.pop(k) for k in list(task) if k not in _TASK_COLUMNS}
-    task["extra"] = extra
-    return _encode_row(_TASK_COLUMNS, task, _TASK_JSON, _TASK_BOOL)
-
-
-def _encode_row(
-    columns: Sequence[str], data: Mapping[str, Any], json_cols: frozenset[str], bool_cols: frozenset[str]
-) -> tuple[Any, ...]:
-    out: list[Any] = []
-    for col in columns:
-        value = data.get(col)
-        if col in json_cols:
-            value = json.dumps(value if value is not None else {}, sort_keys=False, allow_nan=True)
-        elif col in bool_cols:
-            value = int(bool(value))
-        out.append(value)
-    return tuple(out)
-
-
-def _decode_row(
-    columns: Sequence[str], row: Sequence[Any], json_cols: frozenset[str], bool_cols: frozenset[str]
-) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for col, value in zip(columns, row, strict=True):
-        if col in json_cols:
-            value = json.loads(value) if value is not None else {}
-        elif col in bool_cols:
-            value = bool(value)
-        out[col] = value
-    return out
-
-
-def _enable_wal(conn: sqlite3.Connection, path: Path, busy_timeout_s: float) -> None:
-    # WAL is persistent in the file, so only its creator switches. The switch needs an exclusive lock
-    # and SQLite reports SQLITE_BUSY at once instead of calling the busy handler when another
-    # connection opened the new file at the same moment, hence this bounded retry.
-    deadline = time.monotonic() + busy_timeout_s
-    delay = 0.005
-    while True:
-        mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
-        if mode == "wal":
-            return
-        try:
-            mode = str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]).lower()
-        except sqlite3.OperationalError as e:
-            if "locked" not in str(e) or time.monotonic() >= deadline:
-                raise
-            time.sleep(delay)
-            delay = min(delay * 2, 0.1)
-            continue
-        if mode != "wal":
-            logger.warning("%s: journal mode %s (WAL unavailable on this file system)", path, mode)
-        return
-
-
-def _check_is_ours(conn: sqlite3.Connection, where: str) -> None:
-    # A version-0 file with tables is some other SQLite database: never add our schema to it. Both
-    # reads in one transaction (one snapshot): another process may be migrating the file right now.
-    conn.execute("BEGIN")
-    try:
-        version = migrations.schema_version(conn)
-        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-    finally:
-        conn.execute("COMMIT")
-    if version == 0 and names:
-        raise StoreError(
-            f"{where} is an SQLite database that esbench did not create (tables: "
-            f"{', '.join(names[:5])}). esbench did not change it; move it away or set ESBENCH_HOME to "
-            "another directory."
-        )
-
-
-@contextmanager
-def _translate_errors(where: str, busy_timeout_s: float | None) -> Iterator[None]:
-    try:
-        yield
-    except sqlite3.OperationalError as e:
-        text = str(e)
-        if "locked" in text or "busy" in text:
-            waited = f" (waited up to {busy_timeout_s:g} s)" if busy_timeout_s else ""
-            raise StoreError(
-                f"{where} is locked by another process{waited}: {text}. Wait for the other esbench "
-                "(race, compare, list) to finish and retry.",
-                e,
-            ) from e
-        raise StoreError(f"Cannot use {where}: {text}. Check its permissions and free disk space.", e) from e
-    except sqlite3.DatabaseError as e:
-        raise StoreError(
-            f"{where} is not a readable esbench results store ({e}). esbench did not change it; restore it "
-            "from a backup, or move it away to start a new store (the races in it are then not listed).",
-            e,
-        ) from e

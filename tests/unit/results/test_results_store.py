@@ -47,17 +47,17 @@ def test_round_trip_failed_race_keeps_status_and_error(store: ResultsStore) -> N
 
 def test_model_fields_without_a_column_round_trip_via_extra(store: ResultsStore) -> None:
     # The model may gain fields after the schema (e.g. TaskResult.overflow_count): they must survive.
-    from esbench.results.store import _RACE_COLUMNS, _TASK_COLUMNS, _race_row, _task_row
+    from esbench.results.rows import RACE_COLUMNS, TASK_COLUMNS, race_row, task_row
 
     race = make_race(seed=3)
     data = race.to_dict()
     data["future_field"] = {"x": 1}
     data["tasks"][0]["future_task_field"] = [1, 2]
-    assert json.loads(_race_row(data)[_RACE_COLUMNS.index("extra")])["future_field"] == {"x": 1}
-    task_extra = json.loads(_task_row(data["tasks"][0])[_TASK_COLUMNS.index("extra")])
+    assert json.loads(race_row(data)[RACE_COLUMNS.index("extra")])["future_field"] == {"x": 1}
+    task_extra = json.loads(task_row(data["tasks"][0])[TASK_COLUMNS.index("extra")])
     assert task_extra["future_task_field"] == [1, 2]
     # overflow_count was added to TaskResult after schema v2: it lives in the task's extra column.
-    assert "overflow_count" not in _TASK_COLUMNS
+    assert "overflow_count" not in TASK_COLUMNS
     race = dataclasses.replace(race, tasks=(dataclasses.replace(race.tasks[0], overflow_count=7),))
     store.save(race)
     assert store.get(race.race_id).tasks[0].overflow_count == 7
