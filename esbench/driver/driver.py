@@ -29,11 +29,10 @@ import pickle
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict
 from multiprocessing.connection import wait
 from typing import Any
 
-from esbench import exceptions
 from esbench.driver.allocator import COMPLETED_BY_ANY, Step, plan_schedule
 from esbench.driver.checks import check_tasks
 from esbench.driver.client import ClientOptions, ConnectionSettings
@@ -43,116 +42,30 @@ from esbench.driver.pools.base import WorkerHandle, WorkerPool
 from esbench.driver.pools.factory import create_pool
 from esbench.driver.pools.placement import SampleTally, clients_by_host
 from esbench.driver.registry import Registry, race_registry
+from esbench.driver.settings import (
+    CANCEL_GRACE,
+    DEFAULT_TASK_PAUSE,
+    START_LEAD,
+    DriverOutcome,
+    DriverSettings,
+    Progress,
+)
+from esbench.driver.steps import StepOutcome, StepState, step_results, worker_exception
 from esbench.driver.worker import (
     CancelStep,
-    ClientEnded,
-    CompleteStep,
     InitWorker,
     PrepareStep,
     ProgressReport,
     Ready,
     StartStep,
     StepDone,
-    WorkerError,
 )
 from esbench.exceptions import ConfigError, DriverError, EsbenchError
-from esbench.metrics.recorder import RecorderState
-from esbench.metrics.stats import task_result
 from esbench.racelog import active_log_file
 from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, TaskResult
 from esbench.track.model import Challenge, Track
 
 logger = logging.getLogger(__name__)
-
-#: Seconds between StartStep and the common start time: every worker must get the message and
-#: start its clients before that time, also worker processes on a busy machine (a late worker
-#: would start its clients behind the schedule and with a shorter time period).
-START_LEAD = 0.1
-#: Rally's pause between a join point and the next task (0 in test mode).
-DEFAULT_TASK_PAUSE = 1.0
-#: Seconds to wait for workers to report their partial results after a cancellation.
-CANCEL_GRACE = 10.0
-
-
-@dataclass(frozen=True, kw_only=True)
-class DriverSettings:
-    """Load-driver settings.
-
-    Attributes:
-        on_error: ``continue`` (record failed requests and go on) or ``abort`` (stop the race at
-            the first failed request).
-        include_tasks / exclude_tasks: task filters (``name``, ``type:<op-type>``, ``tag:<tag>``).
-        workers: worker processes; None = one per core. Never more than a step's clients.
-            0 runs one worker in a thread of the calling process (tests, debugging).
-        test_mode: Rally's ``--test-mode`` (no pause between tasks).
-        task_pause_s: pause between a join point and the next task; None = Rally's 1 s (0 in
-            test mode).
-        progress_interval_s: seconds between progress callbacks.
-        seed: seed of the random schedules (``poisson``); None = a random seed, logged and
-            returned in :class:`DriverOutcome` so that a race's arrivals can be repeated.
-        load_driver: ``local``, ``ray`` or None (local unless ``load_driver_hosts`` names other
-            hosts); see :mod:`esbench.driver.pools.factory`.
-        ray_address: ``HOST:PORT`` of the Ray head; None = ``RAY_ADDRESS``, else a local Ray.
-        load_driver_hosts: Rally's ``--load-driver-hosts``: the Ray nodes that run workers.
-    """
-
-    on_error: str = ON_ERROR_CONTINUE
-    include_tasks: tuple[str, ...] = ()
-    exclude_tasks: tuple[str, ...] = ()
-    workers: int | None = None
-    test_mode: bool = False
-    task_pause_s: float | None = None
-    progress_interval_s: float = 1.0
-    seed: int | None = None
-    load_driver: str | None = None
-    ray_address: str | None = None
-    load_driver_hosts: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, kw_only=True)
-class Progress:
-    """A live progress report of one running task.
-
-    Attributes:
-        task: task name.
-        percent_done: 0-100, or None when the task ends by itself at an unknown point.
-        elapsed_s: seconds since the task's step started.
-        throughput: weight per second over the last progress interval (warmup included).
-        unit: throughput unit (``ops/s``, ``docs/s``...).
-        samples: requests so far; errors: failed requests so far.
-    """
-
-    task: str
-    percent_done: float | None
-    elapsed_s: float
-    throughput: float | None
-    unit: str
-    samples: int = 0
-    errors: int = 0
-
-
-@dataclass(frozen=True, kw_only=True)
-class DriverOutcome:
-    """What :func:`run_challenge` returns.
-
-    Attributes:
-        tasks: results of every task that started, in schedule order.
-        status: ``completed``, ``failed`` or ``interrupted``.
-        error: the message of what stopped the race, or None.
-        exception: the esbench exception behind ``error`` (e.g. ``RaceAborted``), to re-raise.
-        seed: the seed of the random schedules (``DriverSettings.seed`` or the drawn one).
-        load_driver: where the workers ran, for ``results.json``: ``backend``, ``workers`` (see
-            :class:`~esbench.driver.pools.base.WorkerPlacement`) and ``clients`` (task -> host ->
-            client indexes within the task); empty if no worker started.
-    """
-
-    tasks: tuple[TaskResult, ...]
-    status: str
-    error: str | None = None
-    exception: EsbenchError | None = field(default=None, compare=False, repr=False)
-    seed: int | None = None
-    load_driver: dict[str, Any] = field(default_factory=dict)
-
 
 def _registry_blob(registry: Registry) -> bytes:
     """The registry pickled for the worker processes.
@@ -171,126 +84,7 @@ def _registry_blob(registry: Registry) -> bytes:
         ) from exc
 
 
-def _exception(error: WorkerError) -> EsbenchError:
-    cls = getattr(exceptions, error.kind, None)
-    if isinstance(cls, type) and issubclass(cls, EsbenchError):
-        return cls(error.message)
-    return DriverError(error.message)
-
-
 # -------------------------------------------------------------------------------- coordinator
-
-
-def step_results(step: Step, done: Sequence[StepDone], *, start_at: float, end: float) -> list[TaskResult]:
-    """The results of a step's tasks from the workers' :class:`StepDone` messages.
-
-    Each task is measured over its own span: from the start of its first allocation to the end
-    of its last one, over all workers (a task of a ``parallel`` block that ends before its
-    siblings, or that starts late under a ``clients`` cap, is not given their time). A task that
-    no client started gets the step's span (``start_at`` to ``end``, perf_counter s).
-    """
-    results = []
-    for task in step.tasks:
-        states = [d.states[task.name] for d in done if task.name in d.states]
-        if not states:
-            states = [
-                RecorderState(
-                    task=task.name,
-                    operation=task.operation.name,
-                    operation_type=task.operation.operation_type,
-                )
-            ]
-        spans = [d.spans[task.name] for d in done if task.name in d.spans]
-        task_start = min((s for s, _ in spans), default=start_at)
-        task_end = max((e for _, e in spans), default=end)
-        result = task_result(
-            RecorderState.merge(states),
-            task_start=task_start,
-            task_end=task_end,
-            include_in_reporting=task.operation.include_in_reporting,
-        )
-        # Failed documents are kept apart from failed requests: errors_by_type adds up to
-        # error_count, item_errors_by_status counts documents.
-        items: dict[str, int] = {}
-        for d in done:
-            for key, count in d.item_errors.get(task.name, {}).items():
-                items[key] = items.get(key, 0) + count
-        if items:
-            result = replace(result, item_errors_by_status=items)
-        results.append(result)
-    return results
-
-
-@dataclass
-class _StepOutcome:
-    results: list[TaskResult]
-    end: float
-    error: EsbenchError | None = None
-    interrupted: bool = False
-
-
-class _StepState:
-    """What the coordinator learns about a running step from its workers."""
-
-    def __init__(self, step: Step, handles: Sequence[WorkerHandle]) -> None:
-        self.step = step
-        self.handles = handles
-        self.done: dict[int, StepDone] = {}
-        self.reports: dict[int, ProgressReport] = {}
-        self.last_weights: dict[str, tuple[float, float]] = {}
-        self.ended: dict[str, int] = {}
-        self.completion_sent = False
-        self.cancelled = False
-        self.error: EsbenchError | None = None
-
-    def cancel_all(self) -> None:
-        self.cancelled = True
-        for h in self.handles:
-            if h.worker_id not in self.done:
-                h.send(CancelStep(step=self.step.index))
-
-    def fail(self, error: EsbenchError) -> None:
-        if self.error is None:
-            self.error = error
-        if not self.cancelled:
-            self.cancel_all()
-
-    def handle(self, handle: WorkerHandle, message: Any) -> None:
-        step = self.step
-        if getattr(message, "step", None) != step.index:
-            return
-        if isinstance(message, StepDone):
-            self.done[handle.worker_id] = message
-            if message.error is not None:
-                self.fail(_exception(message.error))
-        elif isinstance(message, ProgressReport):
-            self.reports[handle.worker_id] = message
-        elif isinstance(message, ClientEnded) and not self.completion_sent:
-            self.ended[message.task] = self.ended.get(message.task, 0) + 1
-            if (
-                step.completed_by == COMPLETED_BY_ANY
-                or self.ended[message.task] >= step.task(message.task).clients
-            ):
-                self.completion_sent = True
-                for h in self.handles:
-                    h.send(CompleteStep(step=step.index))
-
-    def worker_died(self, handle: WorkerHandle) -> None:
-        handle.dead = True
-        self.done[handle.worker_id] = StepDone(
-            worker_id=handle.worker_id,
-            step=self.step.index,
-            end=time.perf_counter(),
-            states={},
-            item_errors={},
-            context_changes={},
-        )
-        self.fail(
-            DriverError(
-                f"{handle.describe_death()} during task '{self.step.name}'. The race stops; "
-                f"results up to this point are kept."
-            )
-        )
 
 
 class _Coordinator:
@@ -420,14 +214,14 @@ class _Coordinator:
                         raise DriverError(handle.describe_death()) from None
                     if isinstance(message, Ready) and message.step == step:
                         if message.error is not None:
-                            raise _exception(message.error)
+                            raise worker_exception(message.error)
                         del pending[handle.worker_id]
                 elif not handle.alive():
                     raise DriverError(handle.describe_death())
 
     # ------------------------------------------------------------------------------ steps
 
-    def _run_step(self, step: Step, previous_end: float | None) -> _StepOutcome:
+    def _run_step(self, step: Step, previous_end: float | None) -> StepOutcome:
         handles = self.handles[: len(step.workers)]
         completing_task = step.completed_by if step.completed_by not in (None, COMPLETED_BY_ANY) else None
         for handle, plan in zip(handles, step.workers, strict=True):
@@ -456,11 +250,11 @@ class _Coordinator:
             handle.send(StartStep(step=step.index, start_at=start_at))
         return self._monitor(step, handles, start_at)
 
-    def _abandon(self, step: Step, handles: Sequence[WorkerHandle], *, interrupted: bool) -> _StepOutcome:
+    def _abandon(self, step: Step, handles: Sequence[WorkerHandle], *, interrupted: bool) -> StepOutcome:
         for handle in handles:
             handle.send(CancelStep(step=step.index))
         self._collect(step, handles, deadline=time.perf_counter() + CANCEL_GRACE)
-        return _StepOutcome(results=[], end=time.perf_counter(), interrupted=interrupted)
+        return StepOutcome(results=[], end=time.perf_counter(), interrupted=interrupted)
 
     def _collect(
         self, step: Step, handles: Sequence[WorkerHandle], *, deadline: float
@@ -491,8 +285,8 @@ class _Coordinator:
             handle.dead = True
             return None
 
-    def _monitor(self, step: Step, handles: Sequence[WorkerHandle], start_at: float) -> _StepOutcome:
-        state = _StepState(step, handles)
+    def _monitor(self, step: Step, handles: Sequence[WorkerHandle], start_at: float) -> StepOutcome:
+        state = StepState(step, handles)
         interrupted = False
         interval = max(self.settings.progress_interval_s, 0.05)
         next_progress = start_at + interval
@@ -531,7 +325,7 @@ class _Coordinator:
                 else:
                     self.context[key] = value
         results = step_results(step, done, start_at=start_at, end=end)
-        return _StepOutcome(results=results, end=end, error=state.error, interrupted=interrupted)
+        return StepOutcome(results=results, end=end, error=state.error, interrupted=interrupted)
 
     def _report(
         self,

@@ -1,0 +1,100 @@
+"""The load driver's settings and what it reports: :class:`DriverSettings`, :class:`Progress`,
+:class:`DriverOutcome`, and the timing constants of the coordinator."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from esbench.driver.executor import ON_ERROR_CONTINUE
+from esbench.exceptions import EsbenchError
+from esbench.results.model import TaskResult
+
+#: Seconds between StartStep and the common start time: every worker must get the message and
+#: start its clients before that time, also worker processes on a busy machine (a late worker
+#: would start its clients behind the schedule and with a shorter time period).
+START_LEAD = 0.1
+#: Rally's pause between a join point and the next task (0 in test mode).
+DEFAULT_TASK_PAUSE = 1.0
+#: Seconds to wait for workers to report their partial results after a cancellation.
+CANCEL_GRACE = 10.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class DriverSettings:
+    """Load-driver settings.
+
+    Attributes:
+        on_error: ``continue`` (record failed requests and go on) or ``abort`` (stop the race at
+            the first failed request).
+        include_tasks / exclude_tasks: task filters (``name``, ``type:<op-type>``, ``tag:<tag>``).
+        workers: worker processes; None = one per core. Never more than a step's clients.
+            0 runs one worker in a thread of the calling process (tests, debugging).
+        test_mode: Rally's ``--test-mode`` (no pause between tasks).
+        task_pause_s: pause between a join point and the next task; None = Rally's 1 s (0 in
+            test mode).
+        progress_interval_s: seconds between progress callbacks.
+        seed: seed of the random schedules (``poisson``); None = a random seed, logged and
+            returned in :class:`DriverOutcome` so that a race's arrivals can be repeated.
+        load_driver: ``local``, ``ray`` or None (local unless ``load_driver_hosts`` names other
+            hosts); see :mod:`esbench.driver.pools.factory`.
+        ray_address: ``HOST:PORT`` of the Ray head; None = ``RAY_ADDRESS``, else a local Ray.
+        load_driver_hosts: Rally's ``--load-driver-hosts``: the Ray nodes that run workers.
+    """
+
+    on_error: str = ON_ERROR_CONTINUE
+    include_tasks: tuple[str, ...] = ()
+    exclude_tasks: tuple[str, ...] = ()
+    workers: int | None = None
+    test_mode: bool = False
+    task_pause_s: float | None = None
+    progress_interval_s: float = 1.0
+    seed: int | None = None
+    load_driver: str | None = None
+    ray_address: str | None = None
+    load_driver_hosts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Progress:
+    """A live progress report of one running task.
+
+    Attributes:
+        task: task name.
+        percent_done: 0-100, or None when the task ends by itself at an unknown point.
+        elapsed_s: seconds since the task's step started.
+        throughput: weight per second over the last progress interval (warmup included).
+        unit: throughput unit (``ops/s``, ``docs/s``...).
+        samples: requests so far; errors: failed requests so far.
+    """
+
+    task: str
+    percent_done: float | None
+    elapsed_s: float
+    throughput: float | None
+    unit: str
+    samples: int = 0
+    errors: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class DriverOutcome:
+    """What :func:`run_challenge` returns.
+
+    Attributes:
+        tasks: results of every task that started, in schedule order.
+        status: ``completed``, ``failed`` or ``interrupted``.
+        error: the message of what stopped the race, or None.
+        exception: the esbench exception behind ``error`` (e.g. ``RaceAborted``), to re-raise.
+        seed: the seed of the random schedules (``DriverSettings.seed`` or the drawn one).
+        load_driver: where the workers ran, for ``results.json``: ``backend``, ``workers`` (see
+            :class:`~esbench.driver.pools.base.WorkerPlacement`) and ``clients`` (task -> host ->
+            client indexes within the task); empty if no worker started.
+    """
+
+    tasks: tuple[TaskResult, ...]
+    status: str
+    error: str | None = None
+    exception: EsbenchError | None = field(default=None, compare=False, repr=False)
+    seed: int | None = None
+    load_driver: dict[str, Any] = field(default_factory=dict)
