@@ -453,6 +453,8 @@ class ClientExecutor:
                 weight=weight,
                 success=success,
                 error_type=None if success else (result.error_type or "unknown"),
+                sent=timing.sent,
+                received=timing.received,
             )
             iterations += 1
             if weight > 0:

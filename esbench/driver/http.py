@@ -34,21 +34,42 @@ from esbench.driver.timing import current_timing
 perf_counter = time.perf_counter
 
 
+def parse_head_fields(head: bytes) -> dict[str, str]:
+    """The header fields of a raw HTTP/1.1 response head (status line first, ``\\r\\n``-separated,
+    without the final empty line) as a dict with lower-case names (the last occurrence wins)."""
+    headers: dict[str, str] = {}
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        headers[name.strip().lower().decode("latin-1")] = value.strip().decode("latin-1")
+    return headers
+
+
 class RawResponse:
     """An HTTP response whose body has not been parsed.
 
     Attributes:
         status: HTTP status code.
         body: the raw (decompressed) body bytes.
-        headers: response headers (case-insensitive mapping where the transport provides one).
+        headers: response headers (case-insensitive mapping where the transport provides one; with
+            ``raw_head`` a dict with lower-case names, parsed on first access: most runners never
+            look at the headers, so the hot path does not build them).
     """
 
-    __slots__ = ("body", "headers", "status")
+    __slots__ = ("_headers", "_raw_head", "body", "status")
 
-    def __init__(self, status: int, body: bytes, headers: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, status: int, body: bytes, headers: Mapping[str, str] | None = None, *, raw_head: bytes = b""
+    ) -> None:
         self.status = status
         self.body = body
-        self.headers: Mapping[str, str] = headers if headers is not None else {}
+        self._headers = headers
+        self._raw_head = raw_head
+
+    @property
+    def headers(self) -> Mapping[str, str]:
+        if self._headers is None:
+            self._headers = parse_head_fields(self._raw_head) if self._raw_head else {}
+        return self._headers
 
     @property
     def ok(self) -> bool:
@@ -98,13 +119,16 @@ class TimedAiohttpNode(AiohttpHttpNode):
     ) -> Any:
         timing = current_timing.get()
         start = perf_counter()
+        received = 0
         try:
-            return await super().perform_request(
+            response = await super().perform_request(
                 method, target, body=body, headers=headers, request_timeout=request_timeout
             )
+            received = len(response[1] or b"")
+            return response
         finally:
             if timing is not None:
-                timing.observe(start, perf_counter())
+                timing.observe(start, perf_counter(), len(body) if body else 0, received)
 
 
 class NodeHttpTransport:

@@ -6,7 +6,8 @@ it before each runner call. The HTTP layer calls :func:`observe` with ``time.per
 just before the request is handed to the connection and just after the last response byte was
 read. With several requests per runner call (paginated searches, admin operations that check
 before they act) the holder keeps the earliest start and the latest end, as Rally's
-``RequestContextHolder`` does, so service time spans all of them.
+``RequestContextHolder`` does, so service time spans all of them. It also sums the bytes the
+requests sent and received (for the bytes/s columns of reports).
 """
 
 from __future__ import annotations
@@ -15,25 +16,40 @@ from contextvars import ContextVar
 
 
 class RequestTiming:
-    """Earliest request start and latest response end (``perf_counter`` seconds; 0.0 = none yet)."""
+    """Earliest request start and latest response end (``perf_counter`` seconds; 0.0 = none yet),
+    and the bytes sent and received by the requests since the last reset.
 
-    __slots__ = ("end", "start")
+    ``sent``/``received`` are HTTP message bytes as the transport handled them: with the raw
+    transport (:mod:`esbench.driver.rawhttp`) everything on the wire above TCP (request line,
+    headers, body as sent, compressed if it was; every response byte read); through
+    elasticsearch-py (:class:`esbench.driver.http.TimedAiohttpNode`) the request and response
+    bodies only, since aiohttp does not expose the header bytes.
+    """
+
+    __slots__ = ("end", "received", "sent", "start")
 
     def __init__(self) -> None:
         self.start = 0.0
         self.end = 0.0
+        self.sent = 0
+        self.received = 0
 
     def reset(self) -> None:
         """Forget the previous runner call's requests."""
         self.start = 0.0
         self.end = 0.0
+        self.sent = 0
+        self.received = 0
 
-    def observe(self, start: float, end: float) -> None:
-        """Record one request that started at ``start`` and ended at ``end``."""
+    def observe(self, start: float, end: float, sent: int = 0, received: int = 0) -> None:
+        """Record one request that started at ``start`` and ended at ``end`` (``perf_counter`` s)
+        and moved ``sent``/``received`` bytes."""
         if self.start == 0.0 or start < self.start:
             self.start = start
         if end > self.end:
             self.end = end
+        self.sent += sent
+        self.received += received
 
     @property
     def observed(self) -> bool:

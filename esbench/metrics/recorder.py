@@ -51,6 +51,28 @@ __all__ = [
 
 _INF = float("inf")
 
+#: Distinct values a phase keeps per metric before it adds them to its HdrHistogram (see _Phase).
+PENDING_VALUES = 4096
+
+
+def _largest_recordable_us() -> int:
+    """The largest integer µs value ``new_histogram().record_value`` accepts (the end of its counts
+    array, a little above ``HIGHEST_TRACKABLE_US``), found by bisection on a scratch histogram."""
+    scratch = new_histogram()
+    lo, hi = HIGHEST_TRACKABLE_US, HIGHEST_TRACKABLE_US * 4
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if scratch.record_value(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+#: Values in ``0..MAX_RECORDABLE_US`` are recorded; others count as overflow, exactly as
+#: ``HdrHistogram.record_value`` decides.
+MAX_RECORDABLE_US = _largest_recordable_us()
+
 
 def _spread(windows: list[float], origin: float, start: float, end: float, weight: float) -> None:
     """Add ``weight`` to the windows that ``[start, end]`` (perf_counter s) overlaps, in proportion
@@ -73,10 +95,20 @@ def _spread(windows: list[float], origin: float, start: float, end: float, weigh
 
 
 class _Phase:
-    """Histograms and counters of one phase (warmup or measurement) of a task."""
+    """Histograms and counters of one phase (warmup or measurement) of a task.
+
+    Durations are counted per distinct µs value in small dicts first (``pending``) and added to the
+    HdrHistograms with one ``record_value(value, count)`` per distinct value when a dict reaches
+    :data:`PENDING_VALUES` entries or the state is taken. The histograms end up with exactly the
+    counts (and min/max) that recording each value would give, at a fraction of the cost: the
+    pure-Python ``record_value`` takes ~0.5 µs, a dict increment ~0.06 µs, and request durations
+    repeat (a search's service times span a few hundred distinct µs values).
+    """
 
     __slots__ = (
         "buckets",
+        "bytes_received",
+        "bytes_sent",
         "count",
         "described",
         "error_count",
@@ -86,6 +118,7 @@ class _Phase:
         "latency",
         "live",
         "overflow",
+        "pending",
         "processing_time",
         "service_sum",
         "service_time",
@@ -111,10 +144,25 @@ class _Phase:
         # +-inf instead of None keeps the hot path to one comparison each.
         self.first_end = _INF
         self.last_end = -_INF
+        self.bytes_sent = 0
+        self.bytes_received = 0
+        # latency, service time, processing time: µs value -> samples not yet in the histogram
+        self.pending: tuple[dict[int, int], dict[int, int], dict[int, int]] = ({}, {}, {})
+
+    def flush(self) -> None:
+        """Add the pending counts to the histograms."""
+        for histogram, pending in zip(
+            (self.latency, self.service_time, self.processing_time), self.pending, strict=True
+        ):
+            record = histogram.record_value
+            for value, count in pending.items():
+                record(value, count)
+            pending.clear()
 
     def encoded(self) -> dict[str, str]:
         if not self.count:
             return {}
+        self.flush()
         return {
             LATENCY: self.latency.encode().decode("ascii"),
             SERVICE_TIME: self.service_time.encode().decode("ascii"),
@@ -197,6 +245,8 @@ class TaskRecorder:
         weight: float = 1.0,
         success: bool = True,
         error_type: str | None = None,
+        sent: int = 0,
+        received: int = 0,
     ) -> None:
         """Record one request (hot path: call once per request).
 
@@ -210,6 +260,8 @@ class TaskRecorder:
             success: False for a failed request; failed requests count in the error rate and their
                 timings and weight are recorded like any other sample (as Rally does).
             error_type: short error class (HTTP status or exception name) of a failed request.
+            sent / received: bytes the request sent and received (see
+                :class:`esbench.driver.timing.RequestTiming`).
         """
         self.count += 1
         self.total_weight += weight
@@ -224,17 +276,32 @@ class TaskRecorder:
         origin = self._origin
         if origin is None:
             origin = self._origin = end
+        phase.bytes_sent += sent
+        phase.bytes_received += received
         latency_us = int(latency * 1e6)
         service_us = int(service_time * 1e6)
-        # record_value returns False for values outside the trackable range (or negative).
-        latency_ok = phase.latency.record_value(latency_us)
-        if not latency_ok:
+        processing_us = int(processing_time * 1e6)
+        pending_latency, pending_service, pending_processing = phase.pending
+        latency_ok = 0 <= latency_us <= MAX_RECORDABLE_US
+        if latency_ok:
+            pending_latency[latency_us] = pending_latency.get(latency_us, 0) + 1
+        else:
             phase.overflow += 1
-        service_ok = phase.service_time.record_value(service_us)
-        if not service_ok:
+        service_ok = 0 <= service_us <= MAX_RECORDABLE_US
+        if service_ok:
+            pending_service[service_us] = pending_service.get(service_us, 0) + 1
+        else:
             phase.overflow += 1
-        if not phase.processing_time.record_value(int(processing_time * 1e6)):
+        if 0 <= processing_us <= MAX_RECORDABLE_US:
+            pending_processing[processing_us] = pending_processing.get(processing_us, 0) + 1
+        else:
             phase.overflow += 1
+        if (
+            len(pending_latency) >= PENDING_VALUES
+            or len(pending_service) >= PENDING_VALUES
+            or len(pending_processing) >= PENDING_VALUES
+        ):
+            phase.flush()
         k = int(end - origin)
         if k < 0:
             # Only possible when a sample ends before the given origin (or before the first sample of
@@ -322,4 +389,6 @@ class TaskRecorder:
             origin_epoch=self._origin + self._epoch_offset if self._origin is not None else None,
             window_buckets=m.buckets.encoded(),
             error_descriptions=m.described.descriptions(),
+            bytes_sent=m.bytes_sent,
+            bytes_received=m.bytes_received,
         )

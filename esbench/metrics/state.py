@@ -92,6 +92,8 @@ class RecorderState:
             (:mod:`esbench.metrics.windowed`).
         error_descriptions: the distinct failures of measurement requests with counts, most
             frequent first (:mod:`esbench.metrics.errors`).
+        bytes_sent / bytes_received: bytes the measurement requests sent and received (HTTP
+            messages; see :class:`esbench.driver.timing.RequestTiming`).
     """
 
     task: str
@@ -119,6 +121,8 @@ class RecorderState:
     origin_epoch: float | None = None
     window_buckets: dict[int, bytes] = field(default_factory=dict)
     error_descriptions: tuple[ErrorDescription, ...] = ()
+    bytes_sent: int = 0
+    bytes_received: int = 0
 
     def histogram(self, metric: str, *, warmup: bool = False) -> HdrHistogram:
         """The decoded histogram (µs) of ``metric`` (one of :data:`METRICS`); empty if never recorded.
@@ -192,6 +196,8 @@ class RecorderState:
             origin_epoch=earliest.origin_epoch if earliest is not None else None,
             window_buckets=merge_window_buckets([(s.window_buckets, shift(s)) for s in states]),
             error_descriptions=merge_descriptions(s.error_descriptions for s in states),
+            bytes_sent=sum(s.bytes_sent for s in states),
+            bytes_received=sum(s.bytes_received for s in states),
         )
 
 

@@ -249,4 +249,6 @@ def task_result(
         latency_windows_ms=latency_windows,  # type: ignore[arg-type]  # None marks an empty window
         service_time_windows_ms=service_time_windows,  # type: ignore[arg-type]
         error_descriptions=state.error_descriptions,
+        bytes_sent=state.bytes_sent,
+        bytes_received=state.bytes_received,
     )

@@ -84,6 +84,10 @@ class TaskResult:
             :class:`ErrorDescription`), most frequent first, at most
             ``esbench.metrics.errors.MAX_DESCRIPTIONS``; failed requests beyond them are
             ``error_count`` minus the sum of their counts.
+        bytes_sent / bytes_received: bytes the measurement requests sent and received, HTTP
+            messages as the load driver handled them (:class:`esbench.driver.timing.RequestTiming`);
+            0 for races stored before they were counted. Rates: :attr:`sent_bytes_per_s`,
+            :attr:`received_bytes_per_s`.
     """
 
     task: str
@@ -113,11 +117,25 @@ class TaskResult:
     latency_windows_ms: dict[str, tuple[float, ...]] = field(default_factory=dict)
     service_time_windows_ms: dict[str, tuple[float, ...]] = field(default_factory=dict)
     error_descriptions: tuple[ErrorDescription, ...] = ()
+    bytes_sent: int = 0
+    bytes_received: int = 0
 
     @property
     def error_rate(self) -> float:
         """Failed / total measurement requests, a fraction in [0, 1] (0 without samples)."""
         return self.error_count / self.sample_count if self.sample_count else 0.0
+
+    @property
+    def sent_bytes_per_s(self) -> float | None:
+        """Mean bytes/s sent during the measurement (``bytes_sent / duration_s``); None without a
+        duration."""
+        return self.bytes_sent / self.duration_s if self.duration_s > 0 else None
+
+    @property
+    def received_bytes_per_s(self) -> float | None:
+        """Mean bytes/s received during the measurement (``bytes_received / duration_s``); None
+        without a duration."""
+        return self.bytes_received / self.duration_s if self.duration_s > 0 else None
 
 
 @dataclass(frozen=True, kw_only=True)

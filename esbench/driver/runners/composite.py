@@ -146,7 +146,7 @@ class Composite(Runner):
         finally:
             current_timing.reset(token)
             if parent is not None and timing.observed:
-                parent.observe(timing.start, timing.end)
+                parent.observe(timing.start, timing.end, timing.sent, timing.received)
         if not result.success:
             raise _ItemFailed(result)
         return {

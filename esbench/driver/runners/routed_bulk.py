@@ -313,7 +313,7 @@ class RoutedBulk:
             )
         finally:
             if parent is not None and own.observed:
-                parent.observe(own.start, own.end)
+                parent.observe(own.start, own.end, own.sent, own.received)
         return response, (own.end - own.start) * 1000.0 if own.observed else 0.0
 
     async def __call__(

@@ -261,7 +261,9 @@ async def test_head_and_body_are_written_without_joining_them():
     connection = _Connection()
     connection.transport = Recording()
     body = b"x" * 100_000
-    connection.send((b"POST /_bulk HTTP/1.1\r\ncontent-length: 100000\r\n\r\n", body), head=False)
+    connection.send(
+        (b"POST /_bulk HTTP/1.1\r\ncontent-length: 100000\r\n\r\n", body), head=False, start=0.0, limit=None
+    )
     ((kind, parts),) = connection.transport.calls
     assert kind == "writelines" and parts[1] is body  # the body is not copied
 
@@ -299,3 +301,69 @@ async def test_large_bodies_are_compressed_off_the_loop_before_the_request_start
     assert len(compressed_at) == 2
     assert all(gzip.decompress(r.partition(b"\r\n\r\n")[2]) == small for r in server.requests[1:])
     await transport.close()
+
+
+async def test_a_request_after_fast_ones_times_out_at_its_own_deadline(serve):
+    # The timeout timer is armed once and re-armed lazily: the request that hangs after quick ones
+    # on the same connection must still expire limit seconds after it started, not later.
+    answered = 0
+
+    def handler(request: bytes) -> object:
+        nonlocal answered
+        if b"/hang" in request:
+            return [b""]  # never answers
+        answered += 1
+        return ok(b"{}")
+
+    server = await serve(handler)
+    transport = RawHttpTransport([server.url], {}, timeout=0.3)
+    for _ in range(20):
+        await transport.request("GET", "/quick")
+    timing = RequestTiming()
+    current_timing.set(timing)
+    with pytest.raises(elastic_transport.ConnectionTimeout):
+        await transport.request("GET", "/hang")
+    waited = timing.end - timing.start
+    assert answered == 20 and server.connections == 1
+    assert 0.3 <= waited < 0.3 + 0.2
+
+
+async def test_a_shorter_timeout_than_the_previous_request_is_honoured(serve):
+    server = await serve(lambda req: [b""] if b"/hang" in req else ok(b"{}"))
+    transport = RawHttpTransport([server.url], {}, timeout=30)
+    await transport.request("GET", "/quick")  # arms the connection's timer 30 s ahead
+    timing = RequestTiming()
+    current_timing.set(timing)
+    with pytest.raises(elastic_transport.ConnectionTimeout):
+        await transport.request("GET", "/hang", timeout=0.2)
+    assert 0.2 <= timing.end - timing.start < 0.2 + 0.2
+
+
+async def test_bytes_sent_and_received_are_the_wire_bytes(serve):
+    answer = ok(b'{"took":1}')
+    server = await serve(lambda req: answer)
+    transport = RawHttpTransport([server.url], {"authorization": "Basic eDp5"})
+    timing = RequestTiming()
+    current_timing.set(timing)
+    await transport.request("POST", "/i/_search", body=b'{"query":{"match_all":{}}}')
+    await transport.request("GET", "/")
+    assert timing.sent == sum(len(r) for r in server.requests)
+    assert timing.received == 2 * len(answer)
+    timing.reset()
+    assert (timing.sent, timing.received) == (0, 0)
+
+
+async def test_headers_are_parsed_on_demand_and_framing_is_case_insensitive(serve):
+    body = b'{"a":1}'
+    head = (
+        f"HTTP/1.1 200 OK\r\nX-Elastic-Product: Elasticsearch\r\nContent-Length: {len(body)}\r\n"
+        "Connection: keep-alive\r\n\r\n"
+    ).encode()
+    server = await serve(lambda req: [head, body])  # head and body in separate segments
+    transport = RawHttpTransport([server.url], {})
+    for _ in range(2):
+        response = await transport.request("GET", "/")
+        assert response.body == body
+        assert response.headers["x-elastic-product"] == "Elasticsearch"
+        assert response.headers["connection"] == "keep-alive"
+    assert server.connections == 1  # kept alive
