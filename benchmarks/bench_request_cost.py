@@ -61,7 +61,9 @@ def _one_run(args: argparse.Namespace) -> dict[str, float]:
         )
     per_client = args.requests // args.clients
     task = Task(name="op", operation=operation, clients=args.clients, iterations=per_client)
-    track = Track(name="bench", root=Path("/nonexistent"), challenges=(Challenge(name="c", schedule=(task,)),))
+    track = Track(
+        name="bench", root=Path("/nonexistent"), challenges=(Challenge(name="c", schedule=(task,)),)
+    )
     settings = ConnectionSettings.create([args.host], ClientOptions(timeout=30))
 
     async def main() -> tuple[float, float, float, int]:
@@ -79,7 +81,10 @@ def _one_run(args: argparse.Namespace) -> dict[str, float]:
                     client_id=i,
                     allocations=(
                         ClientAllocation(
-                            task=task, client_index_in_task=i, global_client_index=i, total_clients=args.clients
+                            task=task,
+                            client_index_in_task=i,
+                            global_client_index=i,
+                            total_clients=args.clients,
                         ),
                     ),
                 ),
@@ -124,8 +129,12 @@ def _start_stub() -> object:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--source", action="append", help="esbench tree to measure (repeatable; default: this one)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--source", action="append", help="esbench tree to measure (repeatable; default: this one)"
+    )
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--requests", type=int, default=160_000, help="requests per run (all clients)")
     parser.add_argument("--repetitions", type=int, default=5)
