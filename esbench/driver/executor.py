@@ -173,7 +173,7 @@ class TaskRun:
         )
         self.first_start: float | None = None
         self.last_end: float | None = None
-        self._unit_set = False
+        self.unit_pending = True
 
     def _default_unit(self) -> str:
         return _UNITS.get(self.task.operation.operation_type, "ops/s")
@@ -200,7 +200,7 @@ class TaskRun:
         self.item_errors = {}
         self.first_start = None
         self.last_end = None
-        self._unit_set = False
+        self.unit_pending = True
 
     def mark_start(self, at: float) -> None:
         """An allocation of this task started at ``at`` (perf_counter s)."""
@@ -213,9 +213,9 @@ class TaskRun:
             self.last_end = at
 
     def observe_unit(self, unit: str) -> None:
-        """Adopt the unit of the first response that has weight."""
-        if not self._unit_set:
-            self._unit_set = True
+        """Adopt the unit of the first response that has weight (``unit_pending`` is True until then)."""
+        if self.unit_pending:
+            self.unit_pending = False
             self.recorder.throughput_unit = f"{unit}/s"
 
 
@@ -388,7 +388,8 @@ class ClientExecutor:
             # behind its schedule (its due times are still before the deadline).
             if deadline is not None and now() >= deadline:
                 return True
-            if control.should_stop(name):
+            # The flags first: should_stop() is a call, and this runs per request.
+            if (control.cancelled or control.completed) and control.should_stop(name):
                 return False
             try:
                 params = get_params()
@@ -457,7 +458,7 @@ class ClientExecutor:
                 received=timing.received,
             )
             iterations += 1
-            if weight > 0:
+            if weight > 0 and run.unit_pending:
                 run.observe_unit(result.unit)
             if scheduled:
                 scheduler.after_request(processing_end, weight, result.unit, result.meta)

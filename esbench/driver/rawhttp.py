@@ -68,6 +68,12 @@ class _Stale(Exception):
 
 _INF = float("inf")
 
+#: Response heads seen recently -> their framing fields (see ``_Connection._parse_head``). A task
+#: that sends the same request gets the same head back (same status, headers and length), so
+#: most responses skip the header scan.
+_HEAD_FIELDS: dict[bytes, tuple[int, int, bool, bool, bool]] = {}
+_HEAD_FIELDS_SIZE = 1024
+
 
 def _header_value(lower_head: bytes, name: bytes) -> bytes | None:
     """The stripped value of header ``name`` (``b"\\r\\ncontent-length:"`` form, lower case) in a
@@ -78,6 +84,36 @@ def _header_value(lower_head: bytes, name: bytes) -> bytes | None:
     at += len(name)
     line_end = lower_head.find(b"\r\n", at)
     return (lower_head[at:] if line_end < 0 else lower_head[at:line_end]).strip()
+
+
+def _framing(head: bytes) -> tuple[int, int, bool, bool, bool]:
+    """``(status, content_length or -1, chunked, keep_alive, gzip)`` of a response head (the bytes
+    before the empty line).
+
+    Raises:
+        ValueError: no valid status line or a Content-Length that is not a number (the message
+            says which).
+    """
+    try:
+        if head[:5] == b"HTTP/" and head[8:9] == b" ":
+            status = int(head[9:12])
+        else:
+            status = int(head.split(b"\r\n", 1)[0].split(b" ", 2)[1])
+    except (IndexError, ValueError):
+        raise ValueError(f"Malformed HTTP response: {head[:80]!r}") from None
+    lower = head.lower()
+    keep_alive = _header_value(lower, b"\r\nconnection:") != b"close"
+    encoding = _header_value(lower, b"\r\ncontent-encoding:")
+    transfer = _header_value(lower, b"\r\ntransfer-encoding:")
+    chunked = transfer is not None and b"chunked" in transfer
+    length = _header_value(lower, b"\r\ncontent-length:")
+    expected = -1
+    if length is not None and not chunked:
+        try:
+            expected = int(length)
+        except ValueError:
+            raise ValueError(f"Malformed Content-Length: {length[:40]!r}") from None
+    return status, expected, chunked, keep_alive, encoding is not None and b"gzip" in encoding
 
 
 class _Connection(asyncio.Protocol):
@@ -212,38 +248,31 @@ class _Connection(asyncio.Protocol):
 
     def _parse_head(self, head: bytes) -> bool:
         """Read the status and the framing headers; False (and the request failed) if malformed."""
-        try:
-            if head[:5] == b"HTTP/" and head[8:9] == b" ":
-                status = int(head[9:12])
-            else:
-                status = int(head.split(b"\r\n", 1)[0].split(b" ", 2)[1])
-        except (IndexError, ValueError):
-            self._fail(elastic_transport.ConnectionError(f"Malformed HTTP response: {head[:80]!r}"))
-            return False
-        self._status = status
         self._raw_head = head
-        lower = head.lower()
-        if _header_value(lower, b"\r\nconnection:") == b"close":
+        fields = _HEAD_FIELDS.get(head)
+        if fields is None:
+            try:
+                fields = _framing(head)
+            except ValueError as exc:
+                self._fail(elastic_transport.ConnectionError(str(exc)))
+                return False
+            if len(_HEAD_FIELDS) >= _HEAD_FIELDS_SIZE:
+                _HEAD_FIELDS.clear()
+            _HEAD_FIELDS[head] = fields
+        status, expected, chunked, keep_alive, gzipped = fields
+        self._status = status
+        self._gzip = gzipped
+        if not keep_alive:
             self.keep_alive = False
-        encoding = _header_value(lower, b"\r\ncontent-encoding:")
-        self._gzip = encoding is not None and b"gzip" in encoding
         if self._head or status in _NO_BODY_STATUS or 100 <= status < 200:
             self._expected = 0
-            return True
-        transfer = _header_value(lower, b"\r\ntransfer-encoding:")
-        if transfer is not None and b"chunked" in transfer:
+        elif chunked:
             self._chunked = True
-            return True
-        length = _header_value(lower, b"\r\ncontent-length:")
-        if length is None:
+        elif expected < 0:
             self._expected = -1
             self.keep_alive = False
-            return True
-        try:
-            self._expected = int(length)
-        except ValueError:
-            self._fail(elastic_transport.ConnectionError(f"Malformed Content-Length: {length[:40]!r}"))
-            return False
+        else:
+            self._expected = expected
         return True
 
     def _parse_chunks(self, arrived: float) -> None:
@@ -403,6 +432,8 @@ class RawHttpTransport:
         self._gzip_cache: dict[int, tuple[bytes, bytes]] = {}
         self._node_transports: dict[str, RawHttpTransport] = {}
         self._headers = dict(headers)
+        # (head, body, parts, bytes): the previous request's wire form, reused for the same objects.
+        self._last_request: tuple[bytes, bytes | None, tuple[bytes, ...], int] | None = None
 
     def _request_head(self, method: str, target: str, node: int, headers: Mapping[str, str] | None) -> bytes:
         # Keyed by the identity of the headers object: prepared requests (a task's bulks and
@@ -482,16 +513,24 @@ class RawHttpTransport:
             node = self._next % nodes
             self._next += 1
         head = self._request_head(method, target, node, headers)
-        if body is not None:
-            if self._compress:
-                # Before the request start: compression is client work, not service time.
-                body = await self._gzip(body)
-                head += b"content-encoding: gzip\r\n"
-            parts: tuple[bytes, ...] = (b"%scontent-length: %d\r\n\r\n" % (head, len(body)), body)
+        if body is not None and self._compress:
+            # Before the request start: compression is client work, not service time.
+            body = await self._gzip(body)
+        last = self._last_request
+        if last is not None and last[0] is head and last[1] is body:
+            # The same prepared request as the previous one (a task's search): same bytes.
+            parts, sent = last[2], last[3]
         else:
-            parts = (head + b"\r\n",)
+            if body is not None:
+                gz = b"content-encoding: gzip\r\n" if self._compress else b""
+                parts = (b"%s%scontent-length: %d\r\n\r\n" % (head, gz, len(body)), body)
+                sent = len(parts[0]) + len(body)
+            else:
+                parts = (head + b"\r\n",)
+                sent = len(parts[0])
+            if body is None or type(body) is bytes:  # immutable: the same object has the same bytes
+                self._last_request = (head, body, parts, sent)
         limit = self._timeout if timeout is DEFAULT else timeout
-        sent = len(parts[0]) + len(body) if body is not None else len(parts[0])
         idle = self._idle[node]
         timing = current_timing.get()
         connection = None
