@@ -44,17 +44,18 @@ def _one_run(args: argparse.Namespace) -> dict[str, float]:
     from esbench.driver.allocator import ClientAllocation, ClientPlan
     from esbench.driver.client import ClientOptions, ConnectionSettings, create_client
     from esbench.driver.context import RaceContext
-    from esbench.driver.executor import ClientExecutor, StepControl
+    from esbench.driver.executor import ClientExecutor, StepControl, TaskRun
     from esbench.driver.registry import default_registry
+    from esbench.driver.runners.base import PREPARED
+    from esbench.driver.runners.bulk import prepare_bulk
     from esbench.driver.taskruns import build_task_runs
     from esbench.track.model import Challenge, Operation, Task, Track
 
+    bulk_body = b""
     if args.operation == "bulk":
         doc = b'{"message":"GET /index.html HTTP/1.1","status":200,"size":1043}'
-        lines = b"".join(b'{"index":{}}\n' + doc + b"\n" for _ in range(args.bulk_size))
-        operation = Operation(
-            name="op", operation_type="bulk", params={"body": lines.decode(), "index": "idx"}
-        )
+        bulk_body = b"".join(b'{"index":{}}\n' + doc + b"\n" for _ in range(args.bulk_size))
+        operation = Operation(name="op", operation_type="bulk", params={"index": "idx", "bulk-size": 1})
     else:
         operation = Operation(
             name="op", operation_type="search", params={"index": "idx", "body": {"query": {"match_all": {}}}}
@@ -67,9 +68,23 @@ def _one_run(args: argparse.Namespace) -> dict[str, float]:
     settings = ConnectionSettings.create([args.host], ClientOptions(timeout=30))
 
     async def main() -> tuple[float, float, float, int]:
-        runs = build_task_runs(
-            default_registry(), {task.name: task}, track=track, corpora=None, on_error="continue", seed=1
-        )
+        if args.operation == "bulk":
+            # The bulk runner with a new body per request, as BulkClientSource hands it (no corpus
+            # files needed: the body is built here once and copied per request).
+            base = {"index": "idx", "action-metadata-present": True, "unit": "docs"}
+            base[PREPARED] = prepare_bulk(base)
+            runs = {
+                task.name: TaskRun(
+                    task=task,
+                    runner=default_registry().runner("bulk"),
+                    source=_BulkBodies(base, bulk_body, args.bulk_size),
+                    schedulers={},
+                )
+            }
+        else:
+            runs = build_task_runs(
+                default_registry(), {task.name: task}, track=track, corpora=None, on_error="continue", seed=1
+            )
         clients = [create_client(settings) for _ in range(args.clients)]
         start_at = time.perf_counter()
         control = StepControl(start_at)
@@ -119,6 +134,22 @@ def _one_run(args: argparse.Namespace) -> dict[str, float]:
         "rps": count / wall,
         "requests": float(count),
     }
+
+
+class _BulkBodies:
+    """A bulk param source without corpus files: a fresh copy of one body per request."""
+
+    def __init__(self, base: dict[str, object], body: bytes, docs: int) -> None:
+        self._base, self._body, self._docs = base, body, docs
+
+    def partition(self, index: int, total: int) -> _BulkBodies:
+        return self
+
+    def params(self) -> dict[str, object]:
+        params = self._base.copy()
+        params["body"] = bytes(bytearray(self._body))  # a new object per request, like BulkSource
+        params["bulk-size"] = self._docs
+        return params
 
 
 def _start_stub() -> object:
