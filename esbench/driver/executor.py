@@ -481,5 +481,5 @@ class ClientExecutor:
                         + (f": {result.error_description}" if result.error_description else "")
                         + ". Use --on-error=continue to record errors and go on."
                     )
-            if runner_decides and runner.completed:
+            if runner_decides and runner.completed:  # type: ignore[attr-defined]  # checked above
                 return True

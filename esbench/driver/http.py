@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from elastic_transport import AiohttpHttpNode
 from elastic_transport.client_utils import DEFAULT, DefaultType
@@ -219,7 +219,7 @@ class StaticTransport:
                 answer = await answer
             if isinstance(answer, RawResponse):
                 return answer
-            status, payload = answer
+            status, payload = cast(tuple[int, bytes], answer)
             return RawResponse(status, payload, {})
         finally:
             if timing is not None:

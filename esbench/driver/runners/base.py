@@ -322,10 +322,11 @@ async def send(
     """Send one request through the client's HTTP seam (``body`` serialized as JSON if needed)."""
     from elastic_transport.client_utils import DEFAULT
 
-    return await es.http.request(
+    response: RawResponse = await es.http.request(
         method,
         build_target(path, query),
         body=jsonutil.body_bytes(body),
         headers=headers,
         timeout=DEFAULT if timeout is None else timeout,
     )
+    return response

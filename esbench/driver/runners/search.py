@@ -218,7 +218,8 @@ class PaginatedSearch(Runner):
     async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
         req = params.get(PREPARED) or prepare_paged(params, self.name)
         size = req.size or DEFAULT_RESULTS_PER_PAGE
-        ctx = race_context() if req.pit_from else None
+        pit_from = req.pit_from or ""
+        ctx = race_context() if pit_from else None
         target = build_target(
             "/_search" if req.pit_from else _search_path(req.index, req.doc_type), req.query
         )
@@ -232,7 +233,7 @@ class PaginatedSearch(Runner):
             body = dict(req.body)
             body["size"] = size
             if ctx is not None:
-                body["pit"] = {"id": ctx.get(req.pit_from), "keep_alive": PIT_KEEP_ALIVE}
+                body["pit"] = {"id": ctx.get(pit_from), "keep_alive": PIT_KEEP_ALIVE}
             if search_after is not None:
                 body["search_after"] = search_after
             response = await es.http.request(
@@ -249,7 +250,7 @@ class PaginatedSearch(Runner):
             if ctx is not None:
                 if not summary.pit_id:
                     return _paged_failure(response, page, "the response has no pit_id")
-                ctx.put(req.pit_from, summary.pit_id)
+                ctx.put(pit_from, summary.pit_id)
             # Without a total (track_total_hits: false) page on until a page without hits.
             if hits is not None and hits / size <= page:
                 break
@@ -378,7 +379,8 @@ class CompositeAgg(Runner):
         req = params.get(PREPARED) or prepare_paged(params, self.name, default_pages="all")
         aggs_key = "aggs" if "aggs" in req.body else "aggregations"
         agg_name = _composite_agg(req.body)
-        ctx = race_context() if req.pit_from else None
+        pit_from = req.pit_from or ""
+        ctx = race_context() if pit_from else None
         target = build_target(
             "/_search" if req.pit_from else _search_path(req.index, req.doc_type), req.query
         )
@@ -400,7 +402,7 @@ class CompositeAgg(Runner):
                 agg_name: {**req.body[aggs_key][agg_name], "composite": composite},
             }
             if ctx is not None:
-                body["pit"] = {"id": ctx.get(req.pit_from), "keep_alive": PIT_KEEP_ALIVE}
+                body["pit"] = {"id": ctx.get(pit_from), "keep_alive": PIT_KEEP_ALIVE}
             response = await es.http.request(
                 "GET", target, body=jsonutil.dumps(body), headers=req.headers, timeout=req.timeout
             )
@@ -417,7 +419,7 @@ class CompositeAgg(Runner):
             took += data.get("took") or 0
             timed_out = timed_out or bool(data.get("timed_out"))
             if ctx is not None and data.get("pit_id"):
-                ctx.put(req.pit_from, data["pit_id"])
+                ctx.put(pit_from, data["pit_id"])
             agg = (data.get("aggregations") or {}).get(agg_name) or {}
             after_key = agg.get("after_key")
             if not after_key or not agg.get("buckets"):
