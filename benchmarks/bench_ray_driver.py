@@ -1,15 +1,21 @@
 """The Ray load driver against the local one on this machine (not a test: prints measurements).
 
-Run: ``python benchmarks/bench_ray_driver.py [--clients 6] [--time-period 10] [--repetitions 3]``
+Run: ``python benchmarks/bench_ray_driver.py [--clients 6] [--time-period 10] [--repetitions 3]
+[--target nginx|stub]``
 
-Starts the loopback Elasticsearch stub of the driver tests (``StubProcess``: a separate process,
-1 ms per response) and a two-node Ray cluster on loopback addresses (``tests/ray_cluster.py``:
-127.0.0.3 with 2 CPUs, 127.0.0.2 with 1 CPU), then races the same ``match_all`` search task
+Starts a loopback Elasticsearch stub and a two-node Ray cluster on loopback addresses
+(``tests/ray_cluster.py``: 127.0.0.3 with 2 CPUs, 127.0.0.2 with 1 CPU), then races the same
+``match_all`` search task
 (``--clients`` clients, warmup 2 s, ``--time-period`` s, unthrottled) with ``--load-driver=local``
 and ``--load-driver=ray``, alternating, both with 3 workers (the Ray cluster's CPU count). Prints
 each run's ops/s and p50/p90 service time, the medians per backend, the Ray overhead in % and the
 load average before and after (the machine is shared: a busy run shows there). Stops the Ray
 cluster (``ray stop --force``) and the stub at the end.
+
+Targets: ``nginx`` (default; the nginx stub of ``benchmarks/sidebyside/``, which answers at once, so
+the load driver is the bottleneck and its overhead shows in ops/s) or ``stub`` (the driver tests'
+``StubProcess``, a Python process answering after 1 ms; it serves ~1,000 requests/s, so both
+backends meet the same ceiling and the figures show latency overhead only).
 """
 
 from __future__ import annotations
@@ -21,10 +27,16 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "unit" / "driver")]
+sys.path[:0] = [
+    str(ROOT),
+    str(ROOT / "tests"),
+    str(ROOT / "tests" / "unit" / "driver"),
+    str(ROOT / "benchmarks"),
+]
 
 from driver_helpers import StubProcess, challenge, op, task, track  # noqa: E402
 from ray_cluster import RayCluster  # noqa: E402
+from sidebyside.nginx_stub import NginxStub  # noqa: E402
 
 from esbench.driver.client import ClientOptions  # noqa: E402
 from esbench.driver.driver import DriverSettings, run_challenge, tasks_of  # noqa: E402
@@ -33,7 +45,7 @@ WORKERS = 3
 
 
 def race(
-    stub: StubProcess, settings: DriverSettings, clients: int, time_period: float
+    stub: StubProcess | NginxStub, settings: DriverSettings, clients: int, time_period: float
 ) -> tuple[float, float, float]:
     """One race: (median ops/s, p50 service time ms, p90 service time ms)."""
     search = task(
@@ -63,6 +75,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=6)
     parser.add_argument("--time-period", type=float, default=10.0)
     parser.add_argument("--repetitions", type=int, default=3)
+    parser.add_argument("--target", choices=("nginx", "stub"), default="nginx")
     args = parser.parse_args()
     print(f"command: {' '.join([sys.executable, *sys.argv])}")
     load_before = os.getloadavg()
@@ -74,7 +87,7 @@ def main() -> None:
             "local": DriverSettings(workers=WORKERS, task_pause_s=0),
             "ray": DriverSettings(load_driver="ray", ray_address=cluster.address, task_pause_s=0),
         }
-        with StubProcess(delay=0.001) as stub:
+        with NginxStub.start() if args.target == "nginx" else StubProcess(delay=0.001) as stub:
             for rep in range(args.repetitions):
                 for name, settings in backends.items():
                     ops, p50, p90 = race(stub, settings, args.clients, args.time_period)
