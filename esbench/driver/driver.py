@@ -42,14 +42,12 @@ from esbench.driver.pools.base import WorkerHandle, WorkerPool
 from esbench.driver.pools.factory import create_pool
 from esbench.driver.pools.placement import SampleTally, clients_by_host
 from esbench.driver.registry import Registry, race_registry
-from esbench.driver.settings import (
-    CANCEL_GRACE,
-    DEFAULT_TASK_PAUSE,
-    START_LEAD,
-    DriverOutcome,
-    DriverSettings,
-    Progress,
-)
+from esbench.driver.settings import CANCEL_GRACE, DEFAULT_TASK_PAUSE, START_LEAD
+
+# The driver's public settings and outcome types, re-exported beside run_challenge (their old home).
+from esbench.driver.settings import DriverOutcome as DriverOutcome
+from esbench.driver.settings import DriverSettings as DriverSettings
+from esbench.driver.settings import Progress as Progress
 from esbench.driver.steps import StepOutcome, StepState, step_results, worker_exception
 from esbench.driver.worker import (
     CancelStep,

@@ -52,7 +52,7 @@ class DelegatingParamSource(ParamSource):
     """A function param source: ``fn(track, params, **kwargs)`` on every call."""
 
     def __init__(
-        self, track: Track, params: Mapping[str, Any], delegate: Callable[..., Any], **kwargs: Any
+        self, track: Track, params: Mapping[str, Any], delegate: Callable[..., dict[str, Any]], **kwargs: Any
     ) -> None:
         super().__init__(track, params, **kwargs)
         self._delegate = delegate
