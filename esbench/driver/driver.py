@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from multiprocessing.connection import wait
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver.allocator import COMPLETED_BY_ANY, Step, plan_schedule
 from esbench.driver.checks import check_tasks
@@ -63,6 +63,9 @@ from esbench.racelog import active_log_file
 from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, TaskResult
 from esbench.track.model import Challenge, Track
 
+if TYPE_CHECKING:
+    from esbench.corpus.model import CorpusSet
+
 logger = logging.getLogger(__name__)
 
 def _registry_blob(registry: Registry) -> bytes:
@@ -93,7 +96,7 @@ class _Coordinator:
         steps: Sequence[Step],
         connection: ConnectionSettings,
         settings: DriverSettings,
-        corpora: Any,
+        corpora: CorpusSet | None,
         registry_blob: bytes | None,
         progress: Callable[[Progress], None] | None,
         pool: WorkerPool,
@@ -376,7 +379,7 @@ def run_challenge(
     hosts: Sequence[str],
     client_options: ClientOptions,
     settings: DriverSettings,
-    corpora: Any,
+    corpora: CorpusSet | None,
     registry: Registry | None = None,
     progress: Callable[[Progress], None] | None = None,
     _thread_runtime: dict[str, Any] | None = None,
