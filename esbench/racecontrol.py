@@ -441,7 +441,11 @@ def _finish(result: RaceResult, race_dir: Path, settings: RaceSettings, console:
             console.info(f"Report written to {settings.report.file}")
         else:
             print(report)
-    status = {STATUS_COMPLETED: "SUCCESS", STATUS_FAILED: "FAILURE", STATUS_INTERRUPTED: "INTERRUPTED"}
+    status: dict[str, str] = {
+        STATUS_COMPLETED: "SUCCESS",
+        STATUS_FAILED: "FAILURE",
+        STATUS_INTERRUPTED: "INTERRUPTED",
+    }
     console.info(
         f"[{status.get(result.status, result.status.upper())}] race {result.race_id} "
         f"({result.duration_s:.1f} s); results in {race_dir}"

@@ -21,6 +21,7 @@ from esbench.track.loader import (
 )
 from esbench.track.model import Challenge, Parallel, Task, Track
 from esbench.track.params import parse_track_params
+from esbench.track.render import BuildFlavor
 from esbench.track.repository import DEFAULT_REPOSITORY, TrackRepository, check_out, open_repository
 
 
@@ -225,8 +226,8 @@ def track_info_text(track: Track, *, challenge: str | None = None, exposed: list
 )
 @click.option(
     "--build-flavor",
-    type=click.Choice(["default", "serverless"]),
-    default="default",
+    type=click.Choice([f.value for f in BuildFlavor]),
+    default=BuildFlavor.DEFAULT.value,
     show_default=True,
     help="Value of the template global build_flavor.",
 )

@@ -36,13 +36,12 @@ from typing import TYPE_CHECKING, Any
 from esbench.driver.allocator import COMPLETED_BY_ANY, Step, plan_schedule
 from esbench.driver.checks import check_tasks
 from esbench.driver.client import ClientOptions, ConnectionSettings
-from esbench.driver.executor import ON_ERROR_ABORT, ON_ERROR_CONTINUE
 from esbench.driver.filters import filter_schedule
 from esbench.driver.pools.base import WorkerHandle, WorkerPool
 from esbench.driver.pools.factory import create_pool
 from esbench.driver.pools.placement import SampleTally, clients_by_host
 from esbench.driver.registry import Registry, race_registry
-from esbench.driver.settings import CANCEL_GRACE, DEFAULT_TASK_PAUSE, START_LEAD
+from esbench.driver.settings import CANCEL_GRACE, DEFAULT_TASK_PAUSE, START_LEAD, OnError
 
 # The driver's public settings and outcome types, re-exported beside run_challenge (their old home).
 from esbench.driver.settings import DriverOutcome as DriverOutcome
@@ -406,7 +405,7 @@ def run_challenge(
             (unknown operation type, param source or schedule; invalid operation parameters).
         esbench.exceptions.TrackError: the track's plugins cannot be loaded.
     """
-    if settings.on_error not in (ON_ERROR_CONTINUE, ON_ERROR_ABORT):
+    if settings.on_error not in tuple(OnError):
         raise ConfigError(f"--on-error must be 'continue' or 'abort', got '{settings.on_error}'.")
     if settings.workers is not None and settings.workers < 0:
         raise ConfigError(f"The number of worker processes must be positive, got {settings.workers}.")

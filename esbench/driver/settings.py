@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
 
-from esbench.driver.executor import ON_ERROR_CONTINUE
 from esbench.exceptions import EsbenchError
-from esbench.results.model import TaskResult
+from esbench.results.model import RaceStatus, TaskResult
+
+if TYPE_CHECKING:
+    from esbench.driver.pools.base import LoadDriver
 
 #: Seconds between StartStep and the common start time: every worker must get the message and
 #: start its clients before that time, also worker processes on a busy machine (a late worker
@@ -18,6 +21,15 @@ START_LEAD = 0.1
 DEFAULT_TASK_PAUSE = 1.0
 #: Seconds to wait for workers to report their partial results after a cancellation.
 CANCEL_GRACE = 10.0
+
+
+class OnError(StrEnum):
+    """``--on-error``: what a failed request does to the race (Rally's ``--on-error``)."""
+
+    #: Record the failed request and go on.
+    CONTINUE = "continue"
+    #: Stop the race at the first failed request.
+    ABORT = "abort"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -42,7 +54,7 @@ class DriverSettings:
         load_driver_hosts: Rally's ``--load-driver-hosts``: the Ray nodes that run workers.
     """
 
-    on_error: str = ON_ERROR_CONTINUE
+    on_error: OnError = OnError.CONTINUE
     include_tasks: tuple[str, ...] = ()
     exclude_tasks: tuple[str, ...] = ()
     workers: int | None = None
@@ -50,7 +62,7 @@ class DriverSettings:
     task_pause_s: float | None = None
     progress_interval_s: float = 1.0
     seed: int | None = None
-    load_driver: str | None = None
+    load_driver: LoadDriver | None = None
     ray_address: str | None = None
     load_driver_hosts: tuple[str, ...] = ()
 
@@ -93,7 +105,7 @@ class DriverOutcome:
     """
 
     tasks: tuple[TaskResult, ...]
-    status: str
+    status: RaceStatus
     error: str | None = None
     exception: EsbenchError | None = field(default=None, compare=False, repr=False)
     seed: int | None = None

@@ -23,6 +23,7 @@ from esbench.track.model import Task, Track
 if TYPE_CHECKING:
     from esbench.corpus.model import CorpusSet
     from esbench.driver.registry import Registry
+    from esbench.driver.settings import OnError
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +61,7 @@ def build_task_runs(
     *,
     track: Track,
     corpora: CorpusSet | None,
-    on_error: str,
+    on_error: OnError,
     seed: int,
 ) -> dict[str, TaskRun]:
     """One :class:`TaskRun` per task of a step: its runner and a new (unpartitioned) param source.

@@ -40,6 +40,7 @@ from esbench.track.model import Task, Track
 if TYPE_CHECKING:
     from esbench.corpus.model import CorpusSet
     from esbench.driver.registry import Registry
+    from esbench.driver.settings import OnError
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +60,7 @@ class InitWorker:
     corpora: CorpusSet | None
     registry_blob: bytes | None
     connection: ConnectionSettings = field(repr=False)
-    on_error: str
+    on_error: OnError
     progress_interval: float = PROGRESS_INTERVAL
     seed: int = 0
     #: The race log to append to (``esbench.racelog``), None for no log file.
