@@ -12,8 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from esbench.driver.client import ClientOptions
-from esbench.driver.driver import DriverSettings
+from esbench.driver.settings import ClientOptions, DriverSettings
 from esbench.provision import ProvisionSettings
 from esbench.reporting.formats import ReportFormat
 from esbench.telemetry.settings import TelemetrySettings
