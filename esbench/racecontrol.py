@@ -28,18 +28,18 @@ import elastic_transport
 
 from esbench import __version__
 from esbench.console import Console
-from esbench.corpus import prepare_corpora
+from esbench.corpus import CorpusSet, prepare_corpora
 from esbench.driver.client import ConnectionSettings, EsbenchClient, create_client, host_for_display
 from esbench.driver.driver import DriverOutcome, run_challenge
 from esbench.driver.filters import filter_schedule
-from esbench.driver.registry import prepare_race
+from esbench.driver.registry import Registry, prepare_race
 from esbench.driver.target import TargetDistribution, TargetHttpError, detect_distribution
 from esbench.exceptions import ConfigError, ConnectionFailed, EsbenchError, UserInterrupted
 from esbench.home import home_subdir
 from esbench.live_progress import LiveProgress
 from esbench.metrics.cluster import ClusterStatsSnapshot, cluster_metrics, take_cluster_snapshot
 from esbench.planning.overrides import apply_task_overrides
-from esbench.provision import provision_cluster
+from esbench.provision import ProvisionedCluster, provision_cluster
 from esbench.provision.flavors import get_flavor
 from esbench.provision.repositories import pin_repository
 from esbench.racelog import start_race_log
@@ -268,7 +268,11 @@ def _track_source(settings: RaceSettings, pipeline: str) -> tuple[Path | None, T
 
 
 def _start_telemetry(
-    settings: RaceSettings, hosts: tuple[str, ...], race_dir: Path, track: Track, cluster: Any
+    settings: RaceSettings,
+    hosts: tuple[str, ...],
+    race_dir: Path,
+    track: Track,
+    cluster: ProvisionedCluster | None,
 ) -> TelemetrySession:
     # The devices sample in their own thread from before the first task until after the last one.
     return start_telemetry(
@@ -296,7 +300,9 @@ def _remove_if_empty(directory: Path) -> None:
         directory.rmdir()
 
 
-def _prepare_corpora(track: Track, challenge: Challenge, settings: RaceSettings, console: Console) -> Any:
+def _prepare_corpora(
+    track: Track, challenge: Challenge, settings: RaceSettings, console: Console
+) -> CorpusSet | None:
     if not track.corpora or not any(
         t.operation.operation_type in _CORPUS_OPERATIONS for t in challenge.tasks()
     ):
@@ -396,9 +402,9 @@ def _drive(
     challenge: Challenge,
     hosts: tuple[str, ...],
     settings: RaceSettings,
-    corpora: Any,
+    corpora: CorpusSet | None,
     console: Console,
-    registry: Any = None,
+    registry: Registry | None = None,
 ) -> DriverOutcome:
     with LiveProgress(console) as progress:
         return run_challenge(
@@ -421,7 +427,7 @@ def _finish(result: RaceResult, race_dir: Path, settings: RaceSettings, console:
     except EsbenchError as e:
         console.warn(f"The race was not added to the results store: {e} Its results are in {race_dir}.")
     if settings.metrics_store:
-        _export(result, settings, console)
+        _export(result, settings.metrics_store, console)
     if settings.report.fmt in GRAPHIC_FORMATS:
         _write_graphic_report(result, race_dir, settings, console)
     else:
@@ -435,7 +441,11 @@ def _finish(result: RaceResult, race_dir: Path, settings: RaceSettings, console:
             console.info(f"Report written to {settings.report.file}")
         else:
             print(report)
-    status = {STATUS_COMPLETED: "SUCCESS", STATUS_FAILED: "FAILURE", STATUS_INTERRUPTED: "INTERRUPTED"}
+    status: dict[str, str] = {
+        STATUS_COMPLETED: "SUCCESS",
+        STATUS_FAILED: "FAILURE",
+        STATUS_INTERRUPTED: "INTERRUPTED",
+    }
     console.info(
         f"[{status.get(result.status, result.status.upper())}] race {result.race_id} "
         f"({result.duration_s:.1f} s); results in {race_dir}"
@@ -458,10 +468,10 @@ def _write_graphic_report(
     console.info(f"Report written to {path}")
 
 
-def _export(result: RaceResult, settings: RaceSettings, console: Console) -> None:
+def _export(result: RaceResult, metrics_store: str, console: Console) -> None:
     from esbench.results.es_export import export_race
 
     try:
-        export_race(result, settings.metrics_store)
+        export_race(result, metrics_store)
     except EsbenchError as e:
         console.warn(f"Export to the metrics store failed: {e}")

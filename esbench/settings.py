@@ -8,28 +8,39 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from esbench.driver.client import ClientOptions
-from esbench.driver.driver import DriverSettings
+from esbench.driver.settings import ClientOptions, DriverSettings
 from esbench.provision import ProvisionSettings
+from esbench.reporting.formats import ReportFormat
 from esbench.telemetry.settings import TelemetrySettings
 from esbench.track.model import Track
 from esbench.track.repository import TrackRepositorySettings
 
-PIPELINE_BENCHMARK_ONLY = "benchmark-only"
-PIPELINE_FROM_DISTRIBUTION = "from-distribution"
-PIPELINES = (PIPELINE_BENCHMARK_ONLY, PIPELINE_FROM_DISTRIBUTION)
 
-REPORT_FORMATS = ("text", "markdown", "csv", "json", "html", "png")
+class Pipeline(StrEnum):
+    """``--pipeline`` (Rally's pipelines that esbench supports)."""
+
+    #: Race against the cluster at ``--target-hosts``.
+    BENCHMARK_ONLY = "benchmark-only"
+    #: Provision a cluster from a distribution, race against it, stop it.
+    FROM_DISTRIBUTION = "from-distribution"
+
+
+PIPELINE_BENCHMARK_ONLY = Pipeline.BENCHMARK_ONLY
+PIPELINE_FROM_DISTRIBUTION = Pipeline.FROM_DISTRIBUTION
+PIPELINES = tuple(p.value for p in Pipeline)
+
+REPORT_FORMATS = tuple(f.value for f in ReportFormat)
 
 
 @dataclass(frozen=True, kw_only=True)
 class ReportSettings:
-    """How the summary is shown: ``fmt`` in :data:`REPORT_FORMATS`, optional file to write it to."""
+    """How the summary is shown: ``fmt`` (a :class:`ReportFormat`), optional file to write it to."""
 
-    fmt: str = "text"
+    fmt: ReportFormat = ReportFormat.TEXT
     file: Path | None = None
     show_processing_time: bool = False
 
@@ -67,7 +78,7 @@ class RaceSettings:
     track_params: Mapping[str, Any] = field(default_factory=dict)
     challenge: str | None = None
     target_hosts: tuple[str, ...] = ()
-    pipeline: str | None = None
+    pipeline: Pipeline | None = None
     provision: ProvisionSettings = field(default_factory=ProvisionSettings)
     client_options: ClientOptions = field(default_factory=ClientOptions)
     driver: DriverSettings = field(default_factory=DriverSettings)

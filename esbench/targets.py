@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ssl
 from dataclasses import replace
+from typing import Any
 
 import elastic_transport
 
@@ -23,7 +24,7 @@ def secured_client_options(options: ClientOptions, security: SecurityMaterial) -
     Raises:
         esbench.exceptions.ProvisionError: the installation's password file is unreadable.
     """
-    changes: dict[str, object] = {"use_ssl": True}
+    changes: dict[str, Any] = {"use_ssl": True}
     if options.ca_certs is None:
         changes["ca_certs"] = str(security.ca_cert)
     if options.basic_auth_user is None and options.api_key is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import Any
 
 import click
 
@@ -19,7 +20,7 @@ from esbench.exceptions import EsbenchError, UserInterrupted
 class _EsbenchGroup(click.Group):
     """A click group that maps esbench errors to clean messages and exit codes."""
 
-    def invoke(self, ctx: click.Context):  # type: ignore[override]
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:

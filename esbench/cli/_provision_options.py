@@ -17,7 +17,12 @@ from typing import Any, TypeVar
 import click
 
 from esbench.provision.flavors import OPENSEARCH, DistributionFlavor, get_flavor
-from esbench.provision.settings import DEFAULT_DISTRIBUTION_VERSION, REPOSITORIES, ProvisionSettings
+from esbench.provision.settings import (
+    DEFAULT_DISTRIBUTION_VERSION,
+    REPOSITORIES,
+    DistributionRepository,
+    ProvisionSettings,
+)
 from esbench.track.params import parse_params
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -126,7 +131,7 @@ def provision_settings(
     """
     return ProvisionSettings(
         distribution_version=distribution_version or get_flavor(distribution_flavor).default_version,
-        distribution_repository=distribution_repository,
+        distribution_repository=DistributionRepository(distribution_repository),
         distribution_path=distribution_path,
         car=car,
         car_params=parse_params(car_params, option="--car-params") if car_params.strip() else {},

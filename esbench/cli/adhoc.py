@@ -25,9 +25,11 @@ from esbench.cli.race import race as race_command
 from esbench.console import Console
 from esbench.driver.client import parse_client_options
 from esbench.driver.driver import DriverSettings
+from esbench.driver.settings import OnError
 from esbench.exceptions import ConfigError, UserError, UserInterrupted
+from esbench.reporting.formats import ReportFormat
 from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED
-from esbench.settings import RaceSettings, ReportSettings
+from esbench.settings import Pipeline, RaceSettings, ReportSettings
 
 #: Options of ``esbench race`` that ad-hoc commands share (everything not about the track).
 SHARED_RACE_OPTIONS = (
@@ -56,16 +58,19 @@ def _with_race_options(command: click.Command) -> click.Command:
 def _base_settings(options: dict[str, Any]) -> RaceSettings:
     """The shared race options as settings (the track is added by the caller)."""
     provision = {name: options.pop(name) for name in PROVISION_OPTION_NAMES}
+    pipeline = options.pop("pipeline")
     return RaceSettings(
         target_hosts=_split_hosts(options.pop("target_hosts")),
-        pipeline=options.pop("pipeline"),
+        pipeline=Pipeline(pipeline) if pipeline else None,
         provision=provision_settings(**provision, offline=options["offline"]),
         client_options=parse_client_options(options.pop("client_options")),
-        driver=DriverSettings(on_error=options.pop("on_error"), workers=options.pop("load_driver_workers")),
+        driver=DriverSettings(
+            on_error=OnError(options.pop("on_error")), workers=options.pop("load_driver_workers")
+        ),
         user_tags=parse_user_tags(options.pop("user_tag")),
         offline=options.pop("offline"),
         report=ReportSettings(
-            fmt=options.pop("report_format"),
+            fmt=ReportFormat(options.pop("report_format")),
             file=options.pop("report_file"),
             show_processing_time=options.pop("show_processing_time"),
         ),

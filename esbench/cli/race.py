@@ -23,13 +23,16 @@ from esbench.console import Console
 from esbench.driver.client import host_urls, parse_client_options
 from esbench.driver.driver import DriverSettings
 from esbench.driver.filters import parse_task_filters
+from esbench.driver.pools.base import LoadDriver
 from esbench.driver.pools.factory import resolve_load_driver
 from esbench.driver.pools.ray_pool import parse_ray_address
+from esbench.driver.settings import OnError
 from esbench.exceptions import UserError, UserInterrupted
 from esbench.racelog import existing_race_log
+from esbench.reporting.formats import ReportFormat
 from esbench.requirements.check import RequirementsPolicy
 from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED
-from esbench.settings import PIPELINES, REPORT_FORMATS, RaceSettings, ReportSettings
+from esbench.settings import PIPELINES, REPORT_FORMATS, Pipeline, RaceSettings, ReportSettings
 from esbench.telemetry.cli import telemetry_settings
 from esbench.track.params import parse_track_params
 
@@ -51,7 +54,7 @@ def _requirements_policy(on_error: str) -> str:
     # default of --on-error is "continue" (Rally's), which must not hide a track that cannot run.
     source = click.get_current_context().get_parameter_source("on_error")
     explicit = source in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
-    return RequirementsPolicy.WARN if (on_error == "continue" and explicit) else RequirementsPolicy.FAIL
+    return RequirementsPolicy.WARN if (on_error == OnError.CONTINUE and explicit) else RequirementsPolicy.FAIL
 
 
 @main.command()
@@ -79,7 +82,12 @@ def _requirements_policy(on_error: str) -> str:
     help="Client options: timeout:60,use_ssl:true,verify_certs:true,ca_certs:'/path',http_compress:true,"
     "basic_auth_user:'u',basic_auth_password:'p' (or ESBENCH_USERNAME/ESBENCH_PASSWORD/ESBENCH_API_KEY).",
 )
-@click.option("--on-error", type=click.Choice(["continue", "abort"]), default="continue", show_default=True)
+@click.option(
+    "--on-error",
+    type=click.Choice([e.value for e in OnError]),
+    default=OnError.CONTINUE.value,
+    show_default=True,
+)
 @click.option("--include-tasks", default="", help="Only these tasks: NAME, type:OPTYPE or tag:TAG, ...")
 @click.option("--exclude-tasks", default="", help="Skip these tasks: NAME, type:OPTYPE or tag:TAG, ...")
 @click.option(
@@ -90,7 +98,7 @@ def _requirements_policy(on_error: str) -> str:
 )
 @click.option(
     "--load-driver",
-    type=click.Choice(["local", "ray"]),
+    type=click.Choice([e.value for e in LoadDriver]),
     default=None,
     help="Where the workers run: local processes (default) or a Ray cluster (docs/distributed.md).",
 )
@@ -106,7 +114,9 @@ def _requirements_policy(on_error: str) -> str:
 )
 @click.option("--test-mode", is_flag=True, help="Smoke test: -1k corpora, capped iterations/time periods.")
 @click.option("--user-tag", "user_tag", default="", help="key:value,... tags stored with the race.")
-@click.option("--report-format", type=click.Choice(REPORT_FORMATS), default="text", show_default=True)
+@click.option(
+    "--report-format", type=click.Choice(REPORT_FORMATS), default=ReportFormat.TEXT.value, show_default=True
+)
 @click.option("--report-file", type=click.Path(dir_okay=False, path_type=Path), default=None)
 @click.option("--show-processing-time", is_flag=True, help="Add processing-time percentiles to the report.")
 @click.option("--offline", is_flag=True, help="Never download anything (corpora, distributions).")
@@ -178,23 +188,25 @@ def race(
         track_params=parse_track_params(track_params) if track_params.strip() else {},
         challenge=challenge,
         target_hosts=_split_hosts(target_hosts),
-        pipeline=pipeline,
+        pipeline=Pipeline(pipeline) if pipeline else None,
         provision=provision_settings(**provision_kwargs, offline=offline),  # type: ignore[arg-type]
         client_options=parse_client_options(client_options),
         driver=DriverSettings(
-            on_error=on_error,
+            on_error=OnError(on_error),
             include_tasks=include,
             exclude_tasks=exclude,
             workers=load_driver_workers,
             test_mode=test_mode,
-            load_driver=load_driver,
+            load_driver=LoadDriver(load_driver) if load_driver else None,
             ray_address=ray_address,
             load_driver_hosts=driver_hosts,
         ),
         user_tags=parse_user_tags(user_tag),
         test_mode=test_mode,
         offline=offline,
-        report=ReportSettings(fmt=report_format, file=report_file, show_processing_time=show_processing_time),
+        report=ReportSettings(
+            fmt=ReportFormat(report_format), file=report_file, show_processing_time=show_processing_time
+        ),
         metrics_store=metrics_store,
         track_source=track_source,
         requirements_policy=_requirements_policy(on_error),

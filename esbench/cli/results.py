@@ -21,11 +21,11 @@ from esbench.cli import list_group, main
 from esbench.cli._tags import parse_tag_filter
 from esbench.exceptions import UserError
 from esbench.reporting.compare import DEFAULT_ALPHA, Side, all_warnings, compare_races
-from esbench.reporting.compare_render import TABLES, gate_lines, render_comparison
-from esbench.reporting.formats import GRAPHIC_FORMATS, REPORT_FORMATS
+from esbench.reporting.compare_render import TABLES, CompareTable, gate_lines, render_comparison
+from esbench.reporting.formats import GRAPHIC_FORMATS, REPORT_FORMATS, ReportFormat
 from esbench.reporting.gate import REGRESSION_EXIT_CODE, default_rules, evaluate_gate, load_thresholds
 from esbench.results.es_export import DEFAULT_PREFIX, MetricsStoreSettings
-from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, RaceResult
+from esbench.results.model import RaceResult, RaceStatus
 from esbench.results.store import ResultsStore, parse_tag_ref
 
 DEFAULT_LIST_LIMIT = 10
@@ -83,7 +83,7 @@ def _kv(d: dict[str, Any]) -> str:
 @click.option("--track", default=None, help="Only races of this track.")
 @click.option(
     "--status",
-    type=click.Choice([STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED]),
+    type=click.Choice([s.value for s in RaceStatus]),
     default=None,
     help="Only races with this status.",
 )
@@ -94,7 +94,13 @@ def _kv(d: dict[str, Any]) -> str:
     show_default=True,
     help="Show at most N races, newest first (0: all).",
 )
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice([ReportFormat.TEXT.value, ReportFormat.JSON.value]),
+    default=ReportFormat.TEXT.value,
+    show_default=True,
+)
 @_store_option
 def list_races(
     user_tag: tuple[str, ...],
@@ -190,7 +196,7 @@ def _write_report(text: str, report_file: Path | None, *, color: bool) -> None:
     "--report-format",
     "fmt",
     type=click.Choice(REPORT_FORMATS),
-    default="text",
+    default=ReportFormat.TEXT.value,
     show_default=True,
     help="html: one self-contained page of charts and the table; png: one chart (see docs/reporting.md).",
 )
@@ -203,7 +209,7 @@ def _write_report(text: str, report_file: Path | None, *, color: bool) -> None:
 @click.option(
     "--table",
     type=click.Choice(TABLES),
-    default="rally",
+    default=CompareTable.RALLY.value,
     show_default=True,
     help="rally: Rally's Metric|Task|Baseline|Contender|Diff|Unit|Diff % rows; "
     "seed: one compact row per task and setup (min/median/max throughput, p90/p99 latency).",
@@ -301,7 +307,7 @@ def compare_command(
     "--report-format",
     "fmt",
     type=click.Choice(REPORT_FORMATS),
-    default="text",
+    default=ReportFormat.TEXT.value,
     show_default=True,
     help="html: one self-contained page of charts and the table; png: one chart (see docs/reporting.md).",
 )

@@ -9,7 +9,7 @@ import click
 from tabulate import tabulate
 
 from esbench.cli import list_group, main
-from esbench.cli._track_source import pop_track_source, track_source_options
+from esbench.cli._track_source import F, pop_track_source, track_source_options
 from esbench.exceptions import EsbenchError, UserError
 from esbench.home import builtin_tracks_dir
 from esbench.track.loader import (
@@ -21,10 +21,11 @@ from esbench.track.loader import (
 )
 from esbench.track.model import Challenge, Parallel, Task, Track
 from esbench.track.params import parse_track_params
+from esbench.track.render import BuildFlavor
 from esbench.track.repository import DEFAULT_REPOSITORY, TrackRepository, check_out, open_repository
 
 
-def track_options(f):  # type: ignore[no-untyped-def]
+def track_options(f: F) -> F:
     """--track, --track-path, --track-params and where a named track comes from."""
     f = click.option(
         "--track-params",
@@ -225,8 +226,8 @@ def track_info_text(track: Track, *, challenge: str | None = None, exposed: list
 )
 @click.option(
     "--build-flavor",
-    type=click.Choice(["default", "serverless"]),
-    default="default",
+    type=click.Choice([f.value for f in BuildFlavor]),
+    default=BuildFlavor.DEFAULT.value,
     show_default=True,
     help="Value of the template global build_flavor.",
 )
@@ -244,7 +245,7 @@ def render_track_command(
 ) -> None:
     """Print a track's rendered track.json (Jinja templates and collected parts resolved), like Rally."""
     text = render_track_source(
-        **_source(track_name, track_path, source_options),  # type: ignore[arg-type]
+        **_source(track_name, track_path, source_options),
         params=parse_track_params(track_params),
         build_flavor=build_flavor,
         serverless_operator=serverless_operator,
@@ -286,8 +287,8 @@ def info_command(
     """Show a track's description, corpora, challenges, schedules and the modules it needs."""
     source = _source(track_name, track_path, source_options)
     params = parse_track_params(track_params)
-    track = load_track(**source, params=params, test_mode=test_mode)  # type: ignore[arg-type]
-    exposed = track_parameter_names(**source, params=params)  # type: ignore[arg-type]
+    track = load_track(**source, params=params, test_mode=test_mode)
+    exposed = track_parameter_names(**source, params=params)
     click.echo(track_info_text(track, challenge=challenge, exposed=exposed), nl=False)
     click.echo("")
     click.echo(_requirements_section(track, challenge, target_hosts, client_options), nl=False)

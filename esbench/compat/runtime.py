@@ -8,19 +8,23 @@ counterparts need the race's registry and prepared corpora; the registry's owner
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from esbench.corpus.model import CorpusSet
+    from esbench.driver.registry import Registry
 
 _state: dict[str, Any] = {"registry": None, "corpora": None}
 
 
-def activate(registry: Any, corpora: Any = None) -> None:
+def activate(registry: Registry, corpora: CorpusSet | None = None) -> None:
     """Make ``registry`` (and the prepared ``corpora``, a ``CorpusSet``) the ones plugins see."""
     _state["registry"] = registry
     if corpora is not None:
         _state["corpora"] = corpora
 
 
-def active_registry() -> Any:
+def active_registry() -> Registry:
     """The registry of the race running in this process.
 
     Raises:
@@ -37,6 +41,6 @@ def active_registry() -> Any:
     return registry
 
 
-def active_corpora() -> Any:
+def active_corpora() -> CorpusSet | None:
     """The prepared corpora of the race in this process (a ``CorpusSet``), or None."""
     return _state["corpora"]

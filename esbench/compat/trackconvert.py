@@ -239,22 +239,22 @@ def from_rally(view: Track, original: model.Track) -> model.Track:
         )
     old_corpora = {c.name: c for c in original.corpora}
     corpora = []
-    for c in view.corpora:
-        old = old_corpora.get(c.name)
+    for corpus in view.corpora:
+        old = old_corpora.get(corpus.name)
         old_docs: dict[str, model.Documents] = {}
         for d in old.documents if old else ():
             old_docs[d.source_file] = d
             old_docs[document_file_name(d.source_file)] = d
         docs = tuple(
             _documents_back(d, old_docs.get(Path(str(d.document_archive or d.document_file or "")).name))
-            for d in c.documents
+            for d in corpus.documents
         )
         corpora.append(
             model.DocumentCorpus(
-                name=c.name,
+                name=corpus.name,
                 documents=docs,
                 root=old.root if old else original.root,
-                meta=dict(c.meta_data or {}),
+                meta=dict(corpus.meta_data or {}),
             )
         )
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import fnmatch
 import numbers
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, SupportsFloat, cast
 
 from esbench.compat.rally_exceptions import InvalidSyntax
 from esbench.track.values import THROUGHPUT_PATTERN
@@ -267,7 +267,7 @@ class Task:
         if interval:
             return RallyThroughput(1.0 / interval, "ops/s")
         if isinstance(throughput, numbers.Number) and not isinstance(throughput, bool):
-            return RallyThroughput(float(throughput), "ops/s") if throughput else None
+            return RallyThroughput(float(cast(SupportsFloat, throughput)), "ops/s") if throughput else None
         if isinstance(throughput, str):
             m = THROUGHPUT_PATTERN.match(throughput)
             if m:

@@ -224,8 +224,8 @@ class BulkSource:
         end = index.locate(f.path, s.offset_lines + s.lines)
         target, use_create = self._target(f)
         if f.includes_action_and_meta_data:
-            for chunk, lines in iter_line_groups(f.path, start, end, 2 * self.bulk_size):
-                yield BulkRequest(body=chunk, doc_count=lines // 2, index=target, file=f)
+            for chunk, line_count in iter_line_groups(f.path, start, end, 2 * self.bulk_size):
+                yield BulkRequest(body=chunk, doc_count=line_count // 2, index=target, file=f)
             return
         assert target is not None
         if self.id_conflicts is not None:

@@ -16,7 +16,7 @@ import tarfile
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO, TypeVar
+from typing import Protocol, TypeVar
 
 import zstandard
 
@@ -28,33 +28,39 @@ _CHUNK = 4 << 20
 _T = TypeVar("_T")
 
 
+class _Reader(Protocol):
+    """What the decompression loop needs of a member stream (bz2, gzip, zstd, zip and tar differ)."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
 @contextlib.contextmanager
-def _open_member(archive: Path, member_name: str) -> Iterator[BinaryIO]:
+def _open_member(archive: Path, member_name: str) -> Iterator[_Reader]:
     """A binary stream of the document file inside ``archive``."""
     suffix = archive_suffix(archive.name)
     if suffix == ".bz2":
-        with bz2.open(archive, "rb") as stream:
-            yield stream  # type: ignore[misc]
+        with bz2.open(archive, "rb") as bz2_stream:
+            yield bz2_stream
     elif suffix == ".gz":
-        with gzip.open(archive, "rb") as stream:
-            yield stream  # type: ignore[misc]
+        with gzip.open(archive, "rb") as gz_stream:
+            yield gz_stream
     elif suffix == ".zst":
-        with open(archive, "rb") as raw, zstandard.ZstdDecompressor().stream_reader(raw) as stream:
-            yield stream  # type: ignore[misc]
+        with open(archive, "rb") as raw, zstandard.ZstdDecompressor().stream_reader(raw) as zst_stream:
+            yield zst_stream
     elif suffix == ".zip":
         with zipfile.ZipFile(archive) as zf:
-            files = [i for i in zf.infolist() if not i.is_dir()]
-            chosen = _choose(archive, member_name, [(Path(i.filename).name, i) for i in files])
-            with zf.open(chosen) as stream:
-                yield stream
+            infos = [i for i in zf.infolist() if not i.is_dir()]
+            info = _choose(archive, member_name, [(Path(i.filename).name, i) for i in infos])
+            with zf.open(info) as zip_stream:
+                yield zip_stream
     elif suffix in (".tar", ".tar.gz", ".tgz", ".tar.bz2"):
         with tarfile.open(archive, "r:*") as tf:
-            files = [m for m in tf.getmembers() if m.isfile()]
-            chosen = _choose(archive, member_name, [(Path(m.name).name, m) for m in files])
-            stream = tf.extractfile(chosen)
-            assert stream is not None
-            with stream:
-                yield stream
+            members = [m for m in tf.getmembers() if m.isfile()]
+            member = _choose(archive, member_name, [(Path(m.name).name, m) for m in members])
+            tar_stream = tf.extractfile(member)
+            assert tar_stream is not None
+            with tar_stream:
+                yield tar_stream
     else:
         raise DataError(f"[{archive}] is not an archive esbench can decompress (suffix not in Rally's list).")
 

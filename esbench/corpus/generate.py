@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, Protocol
 
 import zstandard
 
@@ -156,17 +156,23 @@ def _chunks(
             yield pending.pop(0).result()
 
 
+class _Writer(Protocol):
+    """What a generated corpus file is written through (zstd, gzip and bz2 writers differ)."""
+
+    def write(self, data: bytes, /) -> int: ...
+
+
 @contextlib.contextmanager
-def _compressed_writer(path: Path, compression: str) -> Iterator[BinaryIO]:
+def _compressed_writer(path: Path, compression: str) -> Iterator[_Writer]:
     if compression == ".zst":
         with open(path, "wb") as raw, zstandard.ZstdCompressor(level=3).stream_writer(raw) as writer:
-            yield writer  # type: ignore[misc]
+            yield writer
     elif compression == ".gz":
         with gzip.open(path, "wb", compresslevel=6) as writer:
-            yield writer  # type: ignore[misc]
+            yield writer
     else:
         with bz2.open(path, "wb") as writer:
-            yield writer  # type: ignore[misc]
+            yield writer
 
 
 class _Output:

@@ -8,7 +8,7 @@ plugins keep state in them and may be costly to build.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver.allocator import Step
 from esbench.driver.looplimits import loop_limits
@@ -24,6 +24,9 @@ from esbench.driver.scheduler import (
     unit_mismatch,
 )
 from esbench.track.model import Task, Track
+
+if TYPE_CHECKING:
+    from esbench.corpus.model import CorpusSet
 
 _PAGED = frozenset({"paginated-search", "scroll-search", "composite-agg"})
 
@@ -42,7 +45,9 @@ def builtin_unit(task: Task, runner: Any) -> str | None:
     return OPS_PER_SECOND
 
 
-def check_tasks(steps: Sequence[Step], registry: Registry, track: Track, corpora: Any) -> None:
+def check_tasks(
+    steps: Sequence[Step], registry: Registry, track: Track, corpora: CorpusSet | None
+) -> None:
     """Fail before the first request for what can be checked up front."""
     for step in steps:
         for task in step.tasks:

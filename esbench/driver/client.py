@@ -35,63 +35,14 @@ from elasticsearch import AsyncElasticsearch
 
 from esbench.driver.http import HttpTransport, NodeHttpTransport, TimedAiohttpNode
 from esbench.driver.rawhttp import RawHttpTransport, ssl_context_for
+from esbench.driver.settings import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
+from esbench.driver.settings import ClientOptions as ClientOptions  # its old home; imports keep working
 from esbench.driver.target import PlainMediaTypeNode, uses_compat_media_types
 from esbench.exceptions import ConfigError
 
 ENV_USERNAME = "ESBENCH_USERNAME"
 ENV_PASSWORD = "ESBENCH_PASSWORD"
 ENV_API_KEY = "ESBENCH_API_KEY"
-
-#: Rally's default client timeout in seconds.
-DEFAULT_TIMEOUT = 60.0
-
-_SECRET = "*****"
-
-
-@dataclass(frozen=True, kw_only=True)
-class ClientOptions:
-    """How the driver talks to Elasticsearch.
-
-    Attributes:
-        timeout: client-side request timeout in seconds (Rally's default: 60).
-        use_ssl: connect with TLS (``https``) to hosts given without a scheme.
-        verify_certs: verify the server certificate (default True).
-        ca_certs: CA bundle file or directory for verification.
-        client_cert / client_key: client certificate and key files (mutual TLS).
-        basic_auth_user / basic_auth_password: basic authentication.
-        api_key: API key (``id:key`` or the encoded form).
-        http_compress: gzip request bodies (and accept compressed responses).
-        max_connections: connections per node and client (default: elasticsearch-py's).
-        distribution_flavor / distribution_version: the target's product (``elasticsearch`` or
-            ``opensearch``) and version as detected by :mod:`esbench.driver.target`; set by race
-            control, not by ``--client-options``. They decide the media types the client API sends.
-    """
-
-    timeout: float = DEFAULT_TIMEOUT
-    use_ssl: bool = False
-    verify_certs: bool = True
-    ca_certs: str | None = None
-    client_cert: str | None = None
-    client_key: str | None = None
-    basic_auth_user: str | None = None
-    basic_auth_password: str | None = field(default=None, repr=False)
-    api_key: str | None = field(default=None, repr=False)
-    http_compress: bool = False
-    max_connections: int | None = None
-    distribution_flavor: str | None = None
-    distribution_version: str | None = None
-
-    def __str__(self) -> str:
-        return repr(self)
-
-    def describe(self) -> dict[str, Any]:
-        """The options as a dict safe to show or store: secrets replaced by ``*****``."""
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
-        for secret in ("basic_auth_password", "api_key"):
-            if out[secret] is not None:
-                out[secret] = _SECRET
-        return out
-
 
 _BOOL_KEYS = {"use_ssl", "verify_certs", "http_compress"}
 _ALIASES = {"compressed": "http_compress", "request_timeout": "timeout"}

@@ -31,25 +31,22 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from multiprocessing.connection import wait
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver.allocator import COMPLETED_BY_ANY, Step, plan_schedule
 from esbench.driver.checks import check_tasks
 from esbench.driver.client import ClientOptions, ConnectionSettings
-from esbench.driver.executor import ON_ERROR_ABORT, ON_ERROR_CONTINUE
 from esbench.driver.filters import filter_schedule
 from esbench.driver.pools.base import WorkerHandle, WorkerPool
 from esbench.driver.pools.factory import create_pool
 from esbench.driver.pools.placement import SampleTally, clients_by_host
 from esbench.driver.registry import Registry, race_registry
-from esbench.driver.settings import (
-    CANCEL_GRACE,
-    DEFAULT_TASK_PAUSE,
-    START_LEAD,
-    DriverOutcome,
-    DriverSettings,
-    Progress,
-)
+from esbench.driver.settings import CANCEL_GRACE, DEFAULT_TASK_PAUSE, START_LEAD, OnError
+
+# The driver's public settings and outcome types, re-exported beside run_challenge (their old home).
+from esbench.driver.settings import DriverOutcome as DriverOutcome
+from esbench.driver.settings import DriverSettings as DriverSettings
+from esbench.driver.settings import Progress as Progress
 from esbench.driver.steps import StepOutcome, StepState, step_results, worker_exception
 from esbench.driver.worker import (
     CancelStep,
@@ -64,6 +61,9 @@ from esbench.exceptions import ConfigError, DriverError, EsbenchError
 from esbench.racelog import active_log_file
 from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, TaskResult
 from esbench.track.model import Challenge, Track
+
+if TYPE_CHECKING:
+    from esbench.corpus.model import CorpusSet
 
 logger = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ class _Coordinator:
         steps: Sequence[Step],
         connection: ConnectionSettings,
         settings: DriverSettings,
-        corpora: Any,
+        corpora: CorpusSet | None,
         registry_blob: bytes | None,
         progress: Callable[[Progress], None] | None,
         pool: WorkerPool,
@@ -378,7 +378,7 @@ def run_challenge(
     hosts: Sequence[str],
     client_options: ClientOptions,
     settings: DriverSettings,
-    corpora: Any,
+    corpora: CorpusSet | None,
     registry: Registry | None = None,
     progress: Callable[[Progress], None] | None = None,
     _thread_runtime: dict[str, Any] | None = None,
@@ -405,7 +405,7 @@ def run_challenge(
             (unknown operation type, param source or schedule; invalid operation parameters).
         esbench.exceptions.TrackError: the track's plugins cannot be loaded.
     """
-    if settings.on_error not in (ON_ERROR_CONTINUE, ON_ERROR_ABORT):
+    if settings.on_error not in tuple(OnError):
         raise ConfigError(f"--on-error must be 'continue' or 'abort', got '{settings.on_error}'.")
     if settings.workers is not None and settings.workers < 0:
         raise ConfigError(f"The number of worker processes must be positive, got {settings.workers}.")

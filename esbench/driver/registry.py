@@ -30,15 +30,20 @@ from __future__ import annotations
 import copy
 import inspect
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.compat.errors import plugin_failure
 from esbench.driver.params import DelegatingParamSource, ParamSource, builtin_param_sources, operation_params
+from esbench.driver.params.protocol import ParamSourceProtocol
 from esbench.driver.runners import LegacyRunner, Runner, builtin_runners
 from esbench.driver.runners.base import is_async_callable
-from esbench.driver.scheduler import builtin_schedulers
+from esbench.driver.scheduler import SchedulerFactory, builtin_schedulers
 from esbench.exceptions import ConfigError, TrackError
 from esbench.track.model import Task, Track
+
+if TYPE_CHECKING:
+    from esbench.compat.trackview import Track as RallyTrack
+    from esbench.corpus.model import CorpusSet
 
 #: The Rally release whose plugin API (``registry.meta_data["rally_version"]``) esbench implements.
 RALLY_API_VERSION = "2.13.0"
@@ -56,8 +61,8 @@ class Registry:
     def __init__(self) -> None:
         self._runners: dict[str, Runner] = {}
         self._param_sources: dict[str, Any] = {}
-        self._builtin_param_sources: dict[str, Any] = {}
-        self._schedulers: dict[str, Any] = {}
+        self._builtin_param_sources: dict[str, type[ParamSource]] = {}
+        self._schedulers: dict[str, SchedulerFactory] = {}
         self._track_processors: list[Any] = []
         self._track_views: dict[int, Any] = {}
 
@@ -112,7 +117,7 @@ class Registry:
             )
         self._param_sources[str(name)] = param_source
 
-    def register_scheduler(self, name: str, scheduler: Any) -> None:
+    def register_scheduler(self, name: str, scheduler: SchedulerFactory) -> None:
         """Register a scheduler class or function under ``name``.
 
         Raises:
@@ -129,7 +134,7 @@ class Registry:
     # ------------------------------------------------------------------------------- lookups
 
     @property
-    def schedulers(self) -> Mapping[str, Any]:
+    def schedulers(self) -> Mapping[str, SchedulerFactory]:
         """Registered schedulers by name (read-only view)."""
         return dict(self._schedulers)
 
@@ -157,7 +162,9 @@ class Registry:
                 f"runner for it in the track's track.py."
             ) from None
 
-    def param_source(self, task: Task, track: Track, *, corpora: Any = None) -> Any:
+    def param_source(
+        self, task: Task, track: Track, *, corpora: CorpusSet | None = None
+    ) -> ParamSourceProtocol:
         """A new (unpartitioned) param source for ``task`` (Rally's ``operation_parameters``).
 
         An operation with ``param-source`` uses the registered source of that name; otherwise the
@@ -183,7 +190,8 @@ class Registry:
             if inspect.isfunction(source):
                 return DelegatingParamSource(view, params, source)
             try:
-                return source(view, params)
+                plugin_source: ParamSourceProtocol = source(view, params)
+                return plugin_source
             except Exception as exc:
                 where = f"the constructor of the param source {getattr(source, '__name__', source)!r}"
                 raise plugin_failure(exc, where=where, task=task.name) from None
@@ -192,7 +200,7 @@ class Registry:
             return ParamSource(track, params, operation_name=task.name)
         return builtin(track, params, operation_name=task.name, corpora=corpora)
 
-    def _track_view(self, track: Track, corpora: Any) -> Any:
+    def _track_view(self, track: Track, corpora: CorpusSet | None) -> RallyTrack:
         from esbench.compat.trackconvert import to_rally
 
         view = self._track_views.get(id(track))

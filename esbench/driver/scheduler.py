@@ -58,6 +58,17 @@ class Scheduler(Protocol):
     def next(self, current: float) -> float: ...
 
 
+class SimpleScheduler(Protocol):
+    """Rally's "simple" scheduler (and the legacy one): only ``next(current) -> next_due``."""
+
+    def next(self, current: float) -> float: ...
+
+
+#: What ``register_scheduler`` takes: a scheduler class (simple, regular or legacy) or a
+#: ``next(current)`` function; which one is decided at run time (:func:`scheduler_for`).
+SchedulerFactory = Callable[..., Any]
+
+
 class Unthrottled:
     """The scheduler of tasks without a target throughput: every request is due immediately."""
 
@@ -152,8 +163,8 @@ class FunctionScheduler:
 class LegacyScheduler:
     """Adapter for Rally's oldest scheduler API: a class constructed with the task's params."""
 
-    def __init__(self, task: Task, scheduler_class: type) -> None:
-        self._delegate = scheduler_class(dict(task.params))
+    def __init__(self, task: Task, scheduler_class: SchedulerFactory) -> None:
+        self._delegate: SimpleScheduler = scheduler_class(dict(task.params))
 
     def before_request(self, now: float) -> None:
         pass
@@ -196,7 +207,7 @@ class UnitAwareScheduler:
         self._weight: float | None = None
         self._warned = False
         self._answered = False
-        self.scheduler: Any = Unthrottled()
+        self.scheduler: SimpleScheduler = Unthrottled()
         if target.unit == OPS_PER_SECOND:
             # Every request counts 1 whatever its response: no need to wait for one.
             self._weight = 1.0
@@ -249,10 +260,12 @@ def unit_mismatch(task: Task, target: Throughput, actual_unit: str) -> ConfigErr
     )
 
 
-def _construct_simple(cls: Callable[..., Any], task: Task, rate: float, rng: random.Random | None) -> Any:
-    if rng is not None and getattr(cls, "accepts_rng", False):
-        return cls(task, rate, rng=rng)
-    return cls(task, rate)
+def _construct_simple(
+    cls: Callable[..., Any], task: Task, rate: float, rng: random.Random | None
+) -> SimpleScheduler:
+    with_rng = rng is not None and getattr(cls, "accepts_rng", False)
+    simple: SimpleScheduler = cls(task, rate, rng=rng) if with_rng else cls(task, rate)
+    return simple
 
 
 def effective_target_throughput(task: Task) -> Throughput | None:
@@ -306,7 +319,7 @@ def is_simple_scheduler(cls: Any) -> bool:
 
 def scheduler_for(
     task: Task,
-    schedulers: Mapping[str, Any],
+    schedulers: Mapping[str, SchedulerFactory],
     *,
     client_index: int = 0,
     race_seed: int = 0,
@@ -347,7 +360,8 @@ def scheduler_for(
                 f"(or target-interval). Add one to the task."
             )
         return UnitAwareScheduler(task, target, scheduler, rng=rng)
-    return scheduler(task)
+    regular: Scheduler = scheduler(task)
+    return regular
 
 
 def builtin_schedulers() -> dict[str, Any]:

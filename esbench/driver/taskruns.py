@@ -13,17 +13,22 @@ from __future__ import annotations
 import logging
 import pickle
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from esbench.compat import runtime
 from esbench.compat.errors import reraise_for_plugin
 from esbench.driver.executor import TaskRun
 from esbench.track.model import Task, Track
 
+if TYPE_CHECKING:
+    from esbench.corpus.model import CorpusSet
+    from esbench.driver.registry import Registry
+    from esbench.driver.settings import OnError
+
 logger = logging.getLogger(__name__)
 
 
-def build_registry(track: Track, blob: bytes | None, corpora: Any = None) -> Any:
+def build_registry(track: Track, blob: bytes | None, corpora: CorpusSet | None = None) -> Registry:
     """The worker's registry: the coordinator's (pickled) one, or the defaults plus the track's
     plugins when the coordinator's cannot be transferred. It becomes the registry the Rally plugin
     API of this process answers from (``esrally.driver.runner.runner_for``).
@@ -51,12 +56,12 @@ def build_registry(track: Track, blob: bytes | None, corpora: Any = None) -> Any
 
 
 def build_task_runs(
-    registry: Any,
+    registry: Registry,
     tasks: Mapping[str, Task],
     *,
     track: Track,
-    corpora: Any,
-    on_error: str,
+    corpora: CorpusSet | None,
+    on_error: OnError,
     seed: int,
 ) -> dict[str, TaskRun]:
     """One :class:`TaskRun` per task of a step: its runner and a new (unpartitioned) param source.

@@ -21,10 +21,10 @@ import logging
 import signal
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver.allocator import ClientPlan
 from esbench.driver.client import ConnectionSettings, EsbenchClient, create_client
@@ -36,6 +36,11 @@ from esbench.exceptions import EsbenchError
 from esbench.metrics.recorder import RecorderState
 from esbench.racelog import attach_worker_log
 from esbench.track.model import Task, Track
+
+if TYPE_CHECKING:
+    from esbench.corpus.model import CorpusSet
+    from esbench.driver.registry import Registry
+    from esbench.driver.settings import OnError
 
 logger = logging.getLogger(__name__)
 
@@ -52,10 +57,10 @@ class InitWorker:
 
     worker_id: int
     track: Track
-    corpora: Any
+    corpora: CorpusSet | None
     registry_blob: bytes | None
     connection: ConnectionSettings = field(repr=False)
-    on_error: str
+    on_error: OnError
     progress_interval: float = PROGRESS_INTERVAL
     seed: int = 0
     #: The race log to append to (``esbench.racelog``), None for no log file.
@@ -148,6 +153,12 @@ class StepDone:
     spans: dict[str, tuple[float, float]] = field(default_factory=dict)
 
 
+#: What the coordinator sends to a worker (after :class:`InitWorker`).
+CoordinatorMessage = PrepareStep | StartStep | CompleteStep | CancelStep | Shutdown
+#: What a worker sends to the coordinator.
+WorkerMessage = Ready | ProgressReport | ClientEnded | StepDone
+
+
 def as_worker_error(exc: BaseException) -> WorkerError:
     """The error to report for an exception raised while running a step."""
     if isinstance(exc, EsbenchError):
@@ -187,8 +198,8 @@ class WorkerRuntime:
         init: InitWorker,
         *,
         clock: Clock | None = None,
-        http_factory: Any = None,
-        registry: Any = None,
+        http_factory: Callable[[int], HttpTransport] | None = None,
+        registry: Registry | None = None,
     ) -> None:
         self.conn = conn
         self.init = init
@@ -205,7 +216,7 @@ class WorkerRuntime:
         self.step: _StepExecution | None = None
         self._stopped: asyncio.Future[None] | None = None
 
-    def send(self, message: Any) -> None:
+    def send(self, message: WorkerMessage) -> None:
         try:
             self.conn.send(message)
         except (BrokenPipeError, EOFError, OSError):
@@ -236,7 +247,7 @@ class WorkerRuntime:
             if self._stopped is not None and not self._stopped.done():
                 self._stopped.set_result(None)
 
-    def _dispatch(self, message: Any) -> None:
+    def _dispatch(self, message: CoordinatorMessage) -> None:
         if isinstance(message, PrepareStep):
             self._prepare(message)
         elif isinstance(message, StartStep):

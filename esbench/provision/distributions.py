@@ -301,6 +301,8 @@ def obtain_distribution(settings: ProvisionSettings) -> Distribution:
     settings = _pinned(settings)
     _check_repository(settings)
     cache = distributions_cache()
+    archive: Path | None
+    target: Path | None
     if settings.distribution_path is not None:
         archive = download_archive(settings)
         st = archive.stat()

@@ -29,10 +29,10 @@ from dataclasses import dataclass, replace
 
 from esbench.exceptions import UserError
 from esbench.provision.archives import COMPLETE_MARKER
-from esbench.provision.settings import ProvisionSettings
+from esbench.provision.settings import DistributionRepository, ProvisionSettings
 
 #: The value of ``--distribution-repository`` that lets esbench choose.
-AUTO = "auto"
+AUTO = DistributionRepository.AUTO
 
 #: Seconds to wait for Elastic's download location to answer before falling back to Maven.
 DEFAULT_PROBE_TIMEOUT_S = 3.0
@@ -157,7 +157,7 @@ def pin_repository(
     if choice.fallback and notify is not None:
         notify(choice.reason)
     if settings.distribution_repository == AUTO and choice.repository in ("maven", "elastic"):
-        settings = replace(settings, distribution_repository=choice.repository)
+        settings = replace(settings, distribution_repository=DistributionRepository(choice.repository))
     return settings, choice
 
 

@@ -4,14 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 #: The newest 8.x release whose integ-test distribution runs on Java 17 (Maven Central carries it).
 DEFAULT_DISTRIBUTION_VERSION = "8.19.0"
 
-#: Accepted values of ``--distribution-repository`` (``auto``: see :mod:`esbench.provision.repositories`).
-REPOSITORIES = ("auto", "maven", "elastic")
+
+class DistributionRepository(StrEnum):
+    """``--distribution-repository``: where the Elasticsearch distribution comes from."""
+
+    #: The full distribution from Elastic's download server when it answers, else Maven's
+    #: (:mod:`esbench.provision.repositories`).
+    AUTO = "auto"
+    #: The integ-test distribution through the ``mvn`` client.
+    MAVEN = "maven"
+    #: The full tar.gz from Elastic's download server.
+    ELASTIC = "elastic"
+
+
+#: Accepted values of ``--distribution-repository``.
+REPOSITORIES = tuple(r.value for r in DistributionRepository)
 
 #: Elastic's download server layout for the full Linux tar.gz (Rally's ``release_url`` for 7.x+).
 DEFAULT_ELASTIC_URL_TEMPLATE = (
@@ -50,7 +64,7 @@ class ProvisionSettings:
     """
 
     distribution_version: str = DEFAULT_DISTRIBUTION_VERSION
-    distribution_repository: str = "auto"
+    distribution_repository: DistributionRepository = DistributionRepository.AUTO
     distribution_path: Path | None = None
     car: str = "defaults"
     car_params: Mapping[str, Any] = field(default_factory=dict)

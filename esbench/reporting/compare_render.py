@@ -9,6 +9,7 @@ when a side has several races) and ``seed`` (one compact row per task and setup,
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import StrEnum
 from typing import Any
 
 import click
@@ -27,7 +28,17 @@ from esbench.reporting.compare import (
 from esbench.reporting.formats import check_format, csv_table, dump_json
 from esbench.reporting.gate import GateResult, Violation
 
-TABLES: tuple[str, ...] = ("rally", "seed")
+
+class CompareTable(StrEnum):
+    """``--table`` of ``esbench compare``."""
+
+    #: Rally's compare columns (:data:`HEADERS`, plus :data:`STAT_HEADERS`).
+    RALLY = "rally"
+    #: One compact row per task and setup (:func:`seed_rows`).
+    SEED = "seed"
+
+
+TABLES: tuple[str, ...] = tuple(t.value for t in CompareTable)
 HEADERS: tuple[str, ...] = ("Metric", "Task", "Baseline", "Contender", "Diff", "Unit", "Diff %")
 STAT_HEADERS: tuple[str, ...] = ("Baseline RSD %", "Contender RSD %", "p-value", "Significant")
 

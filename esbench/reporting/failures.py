@@ -25,6 +25,7 @@ __all__ = [
     "log_hint",
 ]
 from esbench.racelog import existing_race_log
+from esbench.reporting.formats import Cell
 from esbench.results.model import RaceResult, TaskResult
 
 HEADERS: tuple[str, ...] = ("Task", "Requests", "HTTP status", "Error", "Reason")
@@ -94,7 +95,7 @@ def failure_json(race: RaceResult) -> list[dict[str, Any]]:
     ]
 
 
-def failure_csv_rows(race: RaceResult, *, top: int = TOP_PER_TASK) -> list[tuple[str, str, int, str]]:
+def failure_csv_rows(race: RaceResult, *, top: int = TOP_PER_TASK) -> list[tuple[str, str, Cell, str]]:
     """Rows for the summary's ``Metric | Task | Value | Unit`` CSV: ``failed requests: <description>``,
     task, number of requests, ``requests``."""
     return [

@@ -21,17 +21,33 @@ import csv
 import io
 import json
 from collections.abc import Sequence
+from enum import StrEnum
 from typing import Any
 
 import tabulate
 
 from esbench.exceptions import ConfigError
 
-FORMATS: tuple[str, ...] = ("text", "markdown", "csv", "json")
 
-#: Formats that write a file with charts instead of a table (:mod:`esbench.reporting.html`):
-#: ``html`` (one self-contained page) and ``png`` (one chart).
-GRAPHIC_FORMATS: tuple[str, ...] = ("html", "png")
+class ReportFormat(StrEnum):
+    """``--report-format``: the table formats, then the chart formats (:mod:`esbench.reporting.html`)."""
+
+    TEXT = "text"
+    MARKDOWN = "markdown"
+    CSV = "csv"
+    JSON = "json"
+    #: One self-contained page of charts.
+    HTML = "html"
+    #: One chart.
+    PNG = "png"
+
+
+FORMATS: tuple[str, ...] = tuple(
+    f.value for f in (ReportFormat.TEXT, ReportFormat.MARKDOWN, ReportFormat.CSV, ReportFormat.JSON)
+)
+
+#: Formats that write a file with charts instead of a table (:mod:`esbench.reporting.html`).
+GRAPHIC_FORMATS: tuple[str, ...] = (ReportFormat.HTML.value, ReportFormat.PNG.value)
 
 #: Every ``--report-format`` value of ``esbench report`` and ``esbench compare``.
 REPORT_FORMATS: tuple[str, ...] = FORMATS + GRAPHIC_FORMATS

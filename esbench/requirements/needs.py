@@ -283,7 +283,8 @@ def index_body_needs(body: Any, *, where: str) -> Iterator[Need]:
     scripts in mappings, ILM settings."""
     if not isinstance(body, Mapping):
         return
-    settings = body.get("settings") if isinstance(body.get("settings"), Mapping) else {}
+    given = body.get("settings")
+    settings: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
     flat = dict(_flatten(settings))
     for key, module in SETTING_MODULES.items():
         if key in flat or key.removeprefix("index.") in flat:

@@ -9,10 +9,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver.client import ClientOptions, ConnectionSettings, create_client, host_for_display
 from esbench.exceptions import ConnectionFailed
+
+if TYPE_CHECKING:
+    from elasticsearch import AsyncElasticsearch
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -61,7 +64,7 @@ def capabilities_from_nodes_info(body: Mapping[str, Any]) -> ClusterCapabilities
     )
 
 
-async def probe_capabilities(es: Any) -> ClusterCapabilities:
+async def probe_capabilities(es: AsyncElasticsearch) -> ClusterCapabilities:
     """Ask a cluster through an ``AsyncElasticsearch`` client what it has (one request).
 
     Raises:

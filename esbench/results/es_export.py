@@ -30,12 +30,15 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from esbench.exceptions import ConfigError, StoreError
 from esbench.results.es_export_telemetry import telemetry_documents
 from esbench.results.model import RaceResult
+
+if TYPE_CHECKING:
+    from elasticsearch import Elasticsearch
 
 logger = logging.getLogger(__name__)
 
@@ -388,7 +391,7 @@ def index_templates(prefix: str = DEFAULT_PREFIX) -> dict[str, dict[str, Any]]:
 # ---------------------------------------------------------------------------------- export
 
 
-def _client(settings: MetricsStoreSettings):  # -> elasticsearch.Elasticsearch
+def _client(settings: MetricsStoreSettings) -> Elasticsearch:
     from elasticsearch import Elasticsearch
 
     kwargs: dict[str, Any] = {
@@ -469,6 +472,9 @@ def export_races(
             f"Cannot reach {where}: {type(e).__name__}: {e.message}. Check --metrics-store.", e
         ) from e
     if errors:
+        # helpers.bulk types its second value "int | list" for both stats_only modes; it is the
+        # list of failed items here (stats_only is off).
+        errors = cast(list[dict[str, Any]], errors)
         first = errors[0]
         raise StoreError(f"{where} refused {len(errors)} exported document(s); the first: {first}.")
     logger.debug("exported %s to %s", counts, settings.display_url)

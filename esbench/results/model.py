@@ -10,15 +10,29 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from esbench.telemetry.model import TelemetrySeries
 
 RESULTS_FORMAT_VERSION = 1
 
-STATUS_COMPLETED = "completed"
-STATUS_FAILED = "failed"
-STATUS_INTERRUPTED = "interrupted"
+
+
+class RaceStatus(StrEnum):
+    """How a race ended (``RaceResult.status``; stored and written to ``results.json`` as its value)."""
+
+    #: Every task ran to its end.
+    COMPLETED = "completed"
+    #: An error stopped the race (``--on-error=abort``, a refused connection, a dead worker...).
+    FAILED = "failed"
+    #: Ctrl-C stopped the race.
+    INTERRUPTED = "interrupted"
+
+
+STATUS_COMPLETED = RaceStatus.COMPLETED
+STATUS_FAILED = RaceStatus.FAILED
+STATUS_INTERRUPTED = RaceStatus.INTERRUPTED
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -172,7 +186,8 @@ class RaceResult:
         cluster_nodes: number of nodes in the target cluster.
         esbench_version: version of esbench that ran the race.
         test_mode: True for ``--test-mode`` races.
-        status: ``completed``, ``failed`` or ``interrupted``.
+        status: a :class:`RaceStatus` value (``completed``, ``failed`` or ``interrupted``); a plain
+            string when read back from ``results.json`` or the store, equal to the member.
         error: the error message for failed/interrupted races.
         duration_s: wall time of the race in seconds.
         tasks: per-task results in schedule order.

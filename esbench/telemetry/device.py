@@ -15,12 +15,15 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from esbench.exceptions import ConfigError
 from esbench.results.model import ClusterMetric
 from esbench.telemetry.model import TelemetrySeries
 from esbench.telemetry.table import SampleTable
+
+if TYPE_CHECKING:
+    from elasticsearch import AsyncElasticsearch
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +50,7 @@ class DeviceContext:
             children).
     """
 
-    client: Any = None
+    client: AsyncElasticsearch | None = None
     race_dir: Path | None = None
     index_names: tuple[str, ...] = ()
     data_stream_names: tuple[str, ...] = ()
@@ -92,6 +95,18 @@ class TelemetryDevice:
     def bind(self, ctx: DeviceContext) -> None:
         """Give the device its context (called in the sampler thread before :meth:`start`)."""
         self.ctx = ctx
+
+    @property
+    def client(self) -> AsyncElasticsearch:
+        """The cluster client of the context (devices with ``needs_client`` get one).
+
+        Raises:
+            RuntimeError: the session bound no client (a device that declared ``needs_client = False``).
+        """
+        client = self.ctx.client
+        if client is None:
+            raise RuntimeError(f"Telemetry device {self.name} has no cluster client (needs_client is off).")
+        return client
 
     async def start(self) -> None:
         """Before the first task (baseline readings). Raises ConfigError for an unusable target."""

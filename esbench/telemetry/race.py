@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from esbench.exceptions import ConfigError
 from esbench.results.model import RaceResult
@@ -20,6 +20,11 @@ from esbench.telemetry.device import DeviceContext, ProvisionedNode
 from esbench.telemetry.registry import create_devices
 from esbench.telemetry.session import TelemetryResult, TelemetrySession
 from esbench.telemetry.settings import TelemetrySettings
+
+if TYPE_CHECKING:
+    from elasticsearch import AsyncElasticsearch
+
+    from esbench.provision.cluster import ProvisionedCluster
 
 
 def check_telemetry(settings: TelemetrySettings, *, provisioned: bool) -> None:
@@ -40,7 +45,7 @@ def check_telemetry(settings: TelemetrySettings, *, provisioned: bool) -> None:
             )
 
 
-def provisioned_nodes(cluster: Any) -> tuple[ProvisionedNode, ...]:
+def provisioned_nodes(cluster: ProvisionedCluster | None) -> tuple[ProvisionedNode, ...]:
     """Name and JVM pid of every node of a :class:`~esbench.provision.ProvisionedCluster` (or None)."""
     if cluster is None:
         return ()
@@ -52,7 +57,7 @@ def provisioned_nodes(cluster: Any) -> tuple[ProvisionedNode, ...]:
 def start_telemetry(
     settings: TelemetrySettings,
     *,
-    client_factory: Any,
+    client_factory: Callable[[], AsyncElasticsearch],
     race_dir: Path,
     index_names: Sequence[str] = (),
     data_stream_names: Sequence[str] = (),

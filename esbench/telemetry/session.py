@@ -20,14 +20,17 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from esbench.exceptions import EsbenchError
 from esbench.results.model import ClusterMetric
 from esbench.telemetry.device import DeviceContext, TelemetryDevice
 from esbench.telemetry.model import TelemetrySeries
+
+if TYPE_CHECKING:
+    from elasticsearch import AsyncElasticsearch
 
 logger = logging.getLogger(__name__)
 
@@ -75,7 +78,7 @@ class TelemetrySession:
         devices: Sequence[TelemetryDevice],
         *,
         context: DeviceContext,
-        client_factory: Any = None,
+        client_factory: Callable[[], AsyncElasticsearch] | None = None,
     ) -> None:
         self.devices = list(devices)
         self._context = context

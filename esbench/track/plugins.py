@@ -32,12 +32,28 @@ import logging
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 from esbench.compat import shim
 from esbench.compat.errors import add_plugin_root, plugin_failure, plugin_location
 from esbench.exceptions import TrackError
 from esbench.track.model import Track
+
+
+class PluginRegistry(Protocol):
+    """What a plugin's ``register(registry)`` calls: Rally's registry API (track docs, "Custom
+    runners", "Custom parameter sources", "Custom schedulers", "Track processors"). The track stage
+    states it here so that it needs nothing of the driver, which implements it."""
+
+    def register_runner(
+        self, operation_type: Any, runner: Any, *, async_runner: bool = False, **kwargs: Any
+    ) -> None: ...
+
+    def register_param_source(self, name: str, param_source: Any) -> None: ...
+
+    def register_scheduler(self, name: str, scheduler: Any) -> None: ...
+
+    def register_track_processor(self, processor: Any) -> None: ...
 
 logger = logging.getLogger(__name__)
 
@@ -134,14 +150,13 @@ def _import_error(entry: Path, e: ImportError) -> TrackError:
     )
 
 
-def load_plugins(track: Track, registry: Any) -> None:
+def load_plugins(track: Track, registry: PluginRegistry) -> None:
     """Import the track's ``track.py`` plugin, if any, and call its ``register(registry)``.
 
     Args:
         track: the loaded track (its ``root`` is searched).
-        registry: an object with ``register_param_source``, ``register_runner``,
-            ``register_scheduler`` and ``register_track_processor`` (e.g.
-            ``esbench.driver.registry.Registry``); passed to the plugin as is.
+        registry: a :class:`PluginRegistry` (``esbench.driver.registry.Registry``); passed to the
+            plugin as is.
 
     Raises:
         TrackError: the plugin cannot be imported, has no ``register`` function, or ``register``

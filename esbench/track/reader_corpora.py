@@ -6,7 +6,8 @@ A part of :class:`esbench.track.reader.TrackReader`, which mixes it in.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from esbench.track.model import (
     DataStream,
@@ -15,9 +16,18 @@ from esbench.track.model import (
     Index,
 )
 
+if TYPE_CHECKING:
+    from esbench.exceptions import TrackValidationError
+
 
 class CorporaReader:
     """The corpora part of :class:`TrackReader` (a mixin; see its docstring)."""
+
+    root: Path  # provided by TrackReader
+
+    if TYPE_CHECKING:  # provided by TrackReader
+
+        def _error(self, path: Sequence[Any], message: str, fix: str) -> TrackValidationError: ...
 
     # -- corpora --------------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ A part of :class:`esbench.track.reader.TrackReader`, which mixes it in.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.track.model import (
     Challenge,
@@ -20,9 +20,29 @@ from esbench.track.values import (
     merge_parameters,
 )
 
+if TYPE_CHECKING:
+    from esbench.exceptions import TrackValidationError
+
 
 class ScheduleReader:
     """The challenges and schedule part of :class:`TrackReader` (a mixin; see its docstring)."""
+
+    if TYPE_CHECKING:  # provided by TrackReader
+
+        def _error(self, path: Sequence[Any], message: str, fix: str) -> TrackValidationError: ...
+
+        def _operations(self, specs: Sequence[Mapping[str, Any]]) -> dict[str, Operation]: ...
+
+        def _task(
+            self,
+            spec: Mapping[str, Any],
+            ops: Mapping[str, Operation],
+            challenge: str,
+            path: Path_,
+            *,
+            defaults: Mapping[str, Any] | None = None,
+            completed_by: str | None = None,
+        ) -> Task: ...
 
     # -- challenges -----------------------------------------------------------------------------
 
@@ -102,8 +122,8 @@ class ScheduleReader:
             else:
                 schedule.append(self._task(item, ops, challenge, (*path, i)))
         seen: set[str] = set()
-        for i, item in enumerate(schedule):
-            for task in item.tasks if isinstance(item, Parallel) else (item,):
+        for i, scheduled in enumerate(schedule):
+            for task in scheduled.tasks if isinstance(scheduled, Parallel) else (scheduled,):
                 if task.name in seen:
                     raise self._error(
                         [*path, i],

@@ -15,8 +15,9 @@ import bisect
 import functools
 import itertools
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 # (major, build) of Chrome releases, newest first, with relative popularity in mid 2017.
 _CHROME = (
@@ -137,19 +138,22 @@ class AgentSpec:
     build: Callable[[random.Random], tuple[str, str]]
 
 
+_T = TypeVar("_T")
+
+
 @functools.cache
 def _cum(weights: tuple[float, ...]) -> tuple[float, ...]:
     return tuple(itertools.accumulate(weights))
 
 
-def _pick(rng: random.Random, items: tuple, weights: tuple) -> object:  # type: ignore[type-arg]
+def _pick(rng: random.Random, items: Sequence[_T], weights: tuple[float, ...]) -> _T:
     cw = _cum(weights)
     return items[bisect.bisect_right(cw, rng.random() * cw[-1], 0, len(cw) - 1)]
 
 
 def _chrome_version(rng: random.Random, max_major: int = 99) -> str:
     rows = _CHROME if max_major >= 99 else _CHROME_OLD
-    major, build, _ = _pick(rng, rows, tuple(r[2] for r in rows))  # type: ignore[misc]
+    major, build, _ = _pick(rng, rows, tuple(r[2] for r in rows))
     patch = _CHROME_PATCHES[min(int(rng.expovariate(0.35)), len(_CHROME_PATCHES) - 1)]
     return f"{major}.0.{build}.{patch}"
 
@@ -211,7 +215,7 @@ def _chrome_os(rng: random.Random) -> tuple[str, str]:
 
 
 def _firefox_version(rng: random.Random) -> int:
-    return int(_pick(rng, tuple(v for v, _ in _FIREFOX), tuple(w for _, w in _FIREFOX)))  # type: ignore[call-overload]
+    return int(_pick(rng, tuple(v for v, _ in _FIREFOX), tuple(w for _, w in _FIREFOX)))
 
 
 def _firefox_windows(os_name: str) -> Callable[[random.Random], tuple[str, str]]:
@@ -247,7 +251,7 @@ def _firefox_ubuntu(rng: random.Random) -> tuple[str, str]:
 
 def _safari_mac(rng: random.Random) -> tuple[str, str]:
     mac = _mac(rng)
-    version, webkit = _pick(rng, _SAFARI, _SAFARI_WEIGHTS)  # type: ignore[misc]
+    version, webkit = _pick(rng, _SAFARI, _SAFARI_WEIGHTS)
     return (
         f"Mozilla/5.0 (Macintosh; Intel Mac OS X {mac}) AppleWebKit/{webkit} (KHTML, like Gecko) "
         f"Version/{version} Safari/{webkit}",
@@ -315,8 +319,8 @@ def _opera(os_name: str) -> Callable[[random.Random], tuple[str, str]]:
 
 def _ios(browser: str) -> Callable[[random.Random], tuple[str, str]]:
     def build(rng: random.Random) -> tuple[str, str]:
-        ios, mobile = _pick(rng, _IOS, _IOS_WEIGHTS)  # type: ignore[misc]
-        device, cpu = _pick(rng, _IOS_DEVICES, _IOS_DEVICE_WEIGHTS)  # type: ignore[misc]
+        ios, mobile = _pick(rng, _IOS, _IOS_WEIGHTS)
+        device, cpu = _pick(rng, _IOS_DEVICES, _IOS_DEVICE_WEIGHTS)
         major = ios.split("_")[0]
         webkit = "603.1.30" if major != "9" else "601.1.46"
         if browser == "Chrome Mobile iOS":

@@ -233,9 +233,9 @@ def _build_ips(rng: random.Random) -> tuple[list[tuple[str, bool, str]], list[fl
         code = codes[ci]
         cw = city_cw[code]
         city = bisect.bisect_right(cw, rng.random() * cw[-1], 0, len(cw) - 1)
-        point = (countries[ci][3], countries[ci][4]) if rng.random() < COUNTRY_POINT_SHARE else None
+        rare_point = (countries[ci][3], countries[ci][4]) if rng.random() < COUNTRY_POINT_SHARE else None
         a, b = fresh16()
-        entries.append((f"{a}.{b}.", True, fragment(ci, point or cities_by_country[code][city])))
+        entries.append((f"{a}.{b}.", True, fragment(ci, rare_point or cities_by_country[code][city])))
         weights.append((1.0 - NETWORK_SHARE) * w / rare_total)
         country_of.append(code)
     return entries, weights, country_of

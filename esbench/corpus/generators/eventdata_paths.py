@@ -9,6 +9,7 @@ module ranks and weights them.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 _WORDS = (
@@ -87,7 +88,7 @@ def _slug(rng: random.Random, lo: int, hi: int) -> str:
     return "-".join(rng.choice(_WORDS) for _ in range(rng.randint(lo, hi + 1)))
 
 
-def _weighted(rng: random.Random, items: tuple, weights: tuple) -> str:  # type: ignore[type-arg]
+def _weighted(rng: random.Random, items: Sequence[object], weights: Sequence[float]) -> str:
     return str(rng.choices(items, weights=weights, k=1)[0])
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from esbench.driver.params.admin import (
     ClosePointInTimeParamSource,
     CreateComponentTemplateParamSource,
@@ -35,7 +33,7 @@ __all__ = [
 ]
 
 
-def builtin_param_sources() -> dict[str, Any]:
+def builtin_param_sources() -> dict[str, type[ParamSource]]:
     """Operation type -> param source class for the built-in operations that need more than
     Rally's default source (the operation's params as they are)."""
     return {

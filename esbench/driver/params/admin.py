@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 import numbers
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from esbench.driver.params.base import ParamSource, get_target
 from esbench.exceptions import ConfigError
@@ -289,7 +289,11 @@ class SleepParamSource(ParamSource):
         duration = params.get("duration")
         if duration is None:
             raise ConfigError(f"Operation '{_op(params, kwargs)}' (sleep) needs 'duration' (seconds).")
-        if not isinstance(duration, numbers.Number) or isinstance(duration, bool) or duration < 0:
+        if (
+            not isinstance(duration, numbers.Number)
+            or isinstance(duration, bool)
+            or cast(float, duration) < 0
+        ):
             raise ConfigError(
                 f"Operation '{_op(params, kwargs)}' (sleep): 'duration' must be a non-negative "
                 f"number, got {duration!r}."

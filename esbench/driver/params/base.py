@@ -13,21 +13,27 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from esbench.driver.params.protocol import ParamSourceProtocol
 from esbench.track.model import Task, Track
+
+if TYPE_CHECKING:
+    from esbench.compat.trackview import Track as RallyTrack
 
 
 class ParamSource:
     """Rally's default param source: the operation's params, unchanged, forever.
 
     Args:
-        track: the track (plugins read ``track.indices``, ``track.corpora``...).
+        track: the track (plugins read ``track.indices``, ``track.corpora``...): the model for the
+            built-in sources, the Rally-shaped view (:mod:`esbench.compat.trackview`) for a plugin's
+            function source (:class:`DelegatingParamSource`).
         params: the operation's params (including ``name`` and ``operation-type``).
         kwargs: extra context (built-in sources get ``operation_name`` and ``corpora``).
     """
 
-    def __init__(self, track: Track, params: Mapping[str, Any], **kwargs: Any) -> None:
+    def __init__(self, track: Track | RallyTrack, params: Mapping[str, Any], **kwargs: Any) -> None:
         self.track = track
         self._params = dict(params)
         self.kwargs = kwargs
@@ -52,7 +58,11 @@ class DelegatingParamSource(ParamSource):
     """A function param source: ``fn(track, params, **kwargs)`` on every call."""
 
     def __init__(
-        self, track: Track, params: Mapping[str, Any], delegate: Callable[..., Any], **kwargs: Any
+        self,
+        track: RallyTrack,
+        params: Mapping[str, Any],
+        delegate: Callable[..., dict[str, Any]],
+        **kwargs: Any,
     ) -> None:
         super().__init__(track, params, **kwargs)
         self._delegate = delegate
@@ -61,7 +71,7 @@ class DelegatingParamSource(ParamSource):
         return self._delegate(self.track, self._params, **self.kwargs)
 
 
-def is_infinite(source: Any) -> bool:
+def is_infinite(source: ParamSourceProtocol) -> bool:
     """Whether a (partitioned) param source never ends by itself (Rally: ``infinite``/``size()``)."""
     infinite = getattr(source, "infinite", None)
     if infinite is not None:

@@ -21,7 +21,7 @@ Placeholders:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from itertools import chain
 
@@ -86,7 +86,7 @@ def compile_template(text: str) -> CompiledTemplate:
     return CompiledTemplate(tuple(literals), tuple(slots))
 
 
-def check_names(template: CompiledTemplate, known: Sequence[str] | frozenset[str], *, where: str) -> None:
+def check_names(template: CompiledTemplate, known: Collection[str], *, where: str) -> None:
     """Fail for placeholders that name nothing.
 
     Raises:

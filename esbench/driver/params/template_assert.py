@@ -14,6 +14,7 @@ an error of type ``assertion`` (Loadgen's "Number of Invalid").
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -139,11 +140,11 @@ def _per_field(spec: Any, where: str, kind: str, test: Callable[[Any, Any], bool
 def _range(spec: Any, where: str) -> Check:
     if not isinstance(spec, Mapping) or not spec:
         raise ConfigError(f"{where}: 'range' needs a mapping of field: {{gte/gt/lte/lt: number}}.")
-    ops = {
-        "gt": lambda a, b: a > b,
-        "gte": lambda a, b: a >= b,
-        "lt": lambda a, b: a < b,
-        "lte": lambda a, b: a <= b,
+    ops: dict[str, Callable[[float, float], bool]] = {
+        "gt": operator.gt,
+        "gte": operator.ge,
+        "lt": operator.lt,
+        "lte": operator.le,
     }
     rules = []
     for key, bounds in spec.items():
@@ -159,6 +160,34 @@ def _range(spec: Any, where: str) -> Check:
                 if value is None or not op(value, limit):
                     return f"{name} is {value!r}, expected {label} {limit:g}"
         return None
+
+    return check
+
+
+def _all_exist(names: list[str]) -> Check:
+    def check(ctx: _Context) -> str | None:
+        return next((f"{n} does not exist" for n in names if ctx.get(n) is _MISSING), None)
+
+    return check
+
+
+def _all_of(parts: list[Check]) -> Check:
+    def check(ctx: _Context) -> str | None:
+        return next((m for p in parts if (m := p(ctx))), None)
+
+    return check
+
+
+def _any_of(parts: list[Check]) -> Check:
+    def check(ctx: _Context) -> str | None:
+        return None if any(p(ctx) is None for p in parts) else "none of the 'or' conditions holds"
+
+    return check
+
+
+def _negated(inner: Check) -> Check:
+    def check(ctx: _Context) -> str | None:
+        return "the 'not' condition holds" if inner(ctx) is None else None
 
     return check
 
@@ -194,28 +223,15 @@ def _compile(spec: Any, where: str) -> Check:
             checks.append(_range(arg, sub))
         elif kind == "exists":
             names = [_field(f, sub) for f in ([arg] if isinstance(arg, str) else (arg or []))]
-            checks.append(
-                lambda ctx, names=names: next(
-                    (f"{n} does not exist" for n in names if ctx.get(n) is _MISSING), None
-                )
-            )
+            checks.append(_all_exist(names))
         elif kind in ("and", "or"):
             if not isinstance(arg, list) or not arg:
                 raise ConfigError(f"{sub}: '{kind}' needs a list of conditions.")
             parts = [_compile(c, f"{sub}[{i}]") for i, c in enumerate(arg)]
-            if kind == "and":
-                checks.append(lambda ctx, parts=parts: next((m for p in parts if (m := p(ctx))), None))
-            else:
-                checks.append(
-                    lambda ctx, parts=parts: (
-                        None if any(p(ctx) is None for p in parts) else "none of the 'or' conditions holds"
-                    )
-                )
+            checks.append(_all_of(parts) if kind == "and" else _any_of(parts))
         elif kind == "not":
             inner = _compile(arg, sub)
-            checks.append(
-                lambda ctx, inner=inner: "the 'not' condition holds" if inner(ctx) is None else None
-            )
+            checks.append(_negated(inner))
         else:
             raise ConfigError(
                 f"{where}: the condition '{kind}' is not supported. Supported: equals, contains, prefix, "

@@ -143,8 +143,9 @@ class _Pick(Generator):
         size = len(self._table)
         if size <= _FAST_PICK_MAX:
             # entry j is table[j % size]: every item size-th, so each has 65536 // size slots
-            self._wide: list[str | None] | None = list(self._table) * (65536 // size)
-            self._wide.extend([None] * (65536 - len(self._wide)))
+            wide: list[str | None] = [*self._table] * (65536 // size)
+            wide.extend([None] * (65536 - len(wide)))
+            self._wide: list[str | None] | None = wide
         else:
             self._wide = None
 

@@ -59,6 +59,11 @@ def _hour12(t: dt.datetime) -> int:
     return t.hour % 12 or 12
 
 
+def _with_comma(frac: Callable[[dt.datetime], str]) -> Callable[[dt.datetime], str]:
+    """``frac`` with a decimal comma (Go's ``,000`` layouts)."""
+    return lambda t: frac(t).replace(".", ",", 1)
+
+
 def _fraction(digits: int, trim: bool) -> Callable[[dt.datetime], str]:
     def fmt(t: dt.datetime) -> str:
         text = f"{t.microsecond:06d}000"[:digits]
@@ -128,7 +133,7 @@ def compile_layout(layout: str) -> Callable[[dt.datetime], str]:
             if not (j < n and layout[j].isdigit()):
                 frac = _fraction(j - i - 1, trim=digit == "9")
                 if ch == ",":
-                    parts.append(lambda t, f=frac: f(t).replace(".", ",", 1))
+                    parts.append(_with_comma(frac))
                 else:
                     parts.append(frac)
                 i = j

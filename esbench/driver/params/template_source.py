@@ -237,7 +237,7 @@ class TemplatedRequestParamSource(ParamSource):
                     f"delete), so it would index nothing. Check the body template, or set 'bulk': false."
                 )
         if self.body is not None and self.body.constant and self.times == 1 and not self.dictionary:
-            self.fixed_body = self.body.literals[0].encode("utf-8")
+            self.fixed_body: bytes | None = self.body.literals[0].encode("utf-8")
         else:
             self.fixed_body = None
         # Build one request now: what fails at runtime fails before the race instead.

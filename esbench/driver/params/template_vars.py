@@ -260,13 +260,17 @@ def apply_replace(pairs: Sequence[tuple[str, str]], value: str) -> str:
 _REPLACERS: dict[tuple[tuple[str, str], ...], Callable[[str], str]] = {}
 
 
+#: ``re.Pattern.sub`` with a replacement function (bound as a default for speed).
+_Sub = Callable[[Callable[[re.Match[str]], str], str], str]
+
+
 def _replacer(pairs: tuple[tuple[str, str], ...]) -> Callable[[str], str]:
     fn = _REPLACERS.get(pairs)
     if fn is None:
         table = dict(reversed(pairs))  # the first pair of a repeated key wins, as in Go
         pattern = re.compile("|".join(re.escape(k) for k, _ in pairs if k))
 
-        def fn(value: str, _sub: Any = pattern.sub, _table: dict[str, str] = table) -> str:
+        def fn(value: str, _sub: _Sub = pattern.sub, _table: dict[str, str] = table) -> str:
             return _sub(lambda m: _table[m.group(0)], value)
 
         _REPLACERS[pairs] = fn

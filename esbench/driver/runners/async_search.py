@@ -13,7 +13,7 @@ otherwise. Rally registers ``get-async-search`` with ``retry-until-success``. Th
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver.context import race_context
 from esbench.driver.runners.base import (
@@ -27,6 +27,9 @@ from esbench.driver.runners.base import (
     send,
 )
 from esbench.driver.runners.features import ASYNC_SEARCH, check_module, result_of
+
+if TYPE_CHECKING:
+    from esbench.driver.client import EsbenchClient
 
 
 def _ids(names: Any) -> Iterator[tuple[str, str]]:
@@ -45,7 +48,7 @@ class SubmitAsyncSearch(Runner):
 
     name = "submit-async-search"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         query, headers, timeout = request_options(params)
         query.setdefault("wait_for_completion_timeout", 0)
         body = mandatory(params, "body", self.name)
@@ -67,7 +70,7 @@ class GetAsyncSearch(Runner):
 
     name = "get-async-search"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         query, headers, timeout = request_options(params)
         success = True
         stats: dict[str, Any] = {}
@@ -109,7 +112,7 @@ class DeleteAsyncSearch(Runner):
 
     name = "delete-async-search"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         query, headers, timeout = request_options(params)
         ctx = race_context()
         for search_id, search in list(_ids(mandatory(params, "delete-results-for", self.name))):

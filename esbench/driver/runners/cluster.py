@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver.runners.base import (
     Runner,
@@ -15,6 +15,9 @@ from esbench.driver.runners.base import (
     request_options,
     send,
 )
+
+if TYPE_CHECKING:
+    from esbench.driver.client import EsbenchClient
 
 _STATUS_ORDER = {"red": 1, "yellow": 2, "green": 3}
 
@@ -35,7 +38,7 @@ class ClusterHealth(Runner):
 
     name = "cluster-health"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         query, headers, timeout = request_options(params)
         index = params.get("index")
         path = f"/_cluster/health/{path_part(index)}" if index else "/_cluster/health"
@@ -70,7 +73,7 @@ class NodeStats(Runner):
 
     name = "node-stats"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         query, headers, timeout = request_options(params)
         response = await send(es, "GET", "/_nodes/stats/_all", query=query, headers=headers, timeout=timeout)
         return failed(response) if response.status >= 400 else RunnerResult()
@@ -81,7 +84,7 @@ class PutPipeline(Runner):
 
     name = "put-pipeline"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         query, headers, timeout = request_options(params)
         pipeline_id = mandatory(params, "id", self.name)
         body = mandatory(params, "body", self.name)
@@ -106,7 +109,7 @@ class PutSettings(Runner):
 
     name = "put-settings"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         query, headers, timeout = request_options(params)
         body = mandatory(params, "body", self.name)
         response = await send(

@@ -25,12 +25,15 @@ import asyncio
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver.context import RaceContext, current_context, race_context
 from esbench.driver.runners.base import Runner, RunnerResult, mandatory
 from esbench.driver.timing import RequestTiming, current_timing
 from esbench.exceptions import ConfigError
+
+if TYPE_CHECKING:
+    from esbench.driver.client import EsbenchClient
 
 #: Operation types allowed in ``requests`` (Rally's ``Composite.supported_op_types``).
 SUPPORTED_OPERATION_TYPES = (
@@ -96,7 +99,7 @@ class Composite(Runner):
     def __init__(self, runners: Mapping[str, Runner]) -> None:
         self._runners = runners
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         requests = mandatory(params, "requests", self.name)
         validate_requests(requests, f"Operation '{params.get('name') or self.name}' (composite): requests")
         limit = asyncio.BoundedSemaphore(int(params.get("max-connections", sys.maxsize)))
@@ -110,7 +113,7 @@ class Composite(Runner):
         return RunnerResult(meta={"dependent_timing": timings})
 
     async def _run_stream(
-        self, es: Any, stream: Sequence[Mapping[str, Any]], limit: asyncio.BoundedSemaphore
+        self, es: EsbenchClient, stream: Sequence[Mapping[str, Any]], limit: asyncio.BoundedSemaphore
     ) -> list[dict[str, Any]]:
         streams: list[asyncio.Task[list[dict[str, Any]]]] = []
         timings: list[dict[str, Any]] = []
@@ -135,7 +138,7 @@ class Composite(Runner):
             raise
         return timings
 
-    async def _run_item(self, es: Any, item: Mapping[str, Any]) -> dict[str, Any]:
+    async def _run_item(self, es: EsbenchClient, item: Mapping[str, Any]) -> dict[str, Any]:
         op_type = item["operation-type"]
         parent = current_timing.get()
         timing = RequestTiming()

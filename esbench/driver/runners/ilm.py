@@ -10,11 +10,14 @@ API is in the ``x-pack-ilm`` module; a cluster without it ends the task with
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver.runners.base import Runner, RunnerResult, mandatory, path_part, request_options, send
 from esbench.driver.runners.features import ILM, result_of
 from esbench.exceptions import ConfigError
+
+if TYPE_CHECKING:
+    from esbench.driver.client import EsbenchClient
 
 _FORWARDED = ("error_trace", "filter_path", "master_timeout", "timeout")
 
@@ -36,7 +39,7 @@ class CreateIlmPolicy(Runner):
 
     name = "create-ilm-policy"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         body = mandatory(params, "body", self.name)
         policy = body.get("policy") if isinstance(body, Mapping) else None
         if not policy:
@@ -57,7 +60,7 @@ class DeleteIlmPolicy(Runner):
 
     name = "delete-ilm-policy"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         path, query, headers, timeout = _policy_request(params, self.name)
         response = await send(es, "DELETE", path, query=query, headers=headers, timeout=timeout)
         return result_of(response, operation=self.name, params=params, module=ILM, ignore=(404,))

@@ -15,7 +15,7 @@ import os
 import random
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver.runners.base import (
     Retry,
@@ -31,6 +31,9 @@ from esbench.driver.runners.base import (
 from esbench.driver.runners.cluster import ClusterHealth
 from esbench.driver.runners.features import DOWNSAMPLE, operation_failed, result_of
 from esbench.exceptions import ConfigError
+
+if TYPE_CHECKING:
+    from esbench.driver.client import EsbenchClient
 
 #: Rally waits this long (s) before it first checks that relocation or a shrink has finished.
 SHRINK_SETTLE_SECONDS = 3.0
@@ -58,7 +61,7 @@ class ShrinkIndex(Runner):
     def __init__(self) -> None:
         self._health = Retry(ClusterHealth())
 
-    async def _wait_for(self, es: Any, index: str, what: str, params: Mapping[str, Any]) -> None:
+    async def _wait_for(self, es: EsbenchClient, index: str, what: str, params: Mapping[str, Any]) -> None:
         await asyncio.sleep(SHRINK_SETTLE_SECONDS)
         health = await self._health(
             es,
@@ -73,7 +76,7 @@ class ShrinkIndex(Runner):
                 self.name, params, f"failed to wait for [{what}]: {health.error_description}"
             )
 
-    async def _data_nodes(self, es: Any, params: Mapping[str, Any]) -> list[str] | RunnerResult:
+    async def _data_nodes(self, es: EsbenchClient, params: Mapping[str, Any]) -> list[str] | RunnerResult:
         if params.get("shrink-node"):
             return [str(params["shrink-node"])]
         response = await send(es, "GET", "/_nodes")
@@ -88,7 +91,7 @@ class ShrinkIndex(Runner):
             )
         return names
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         source = mandatory(params, "source-index", self.name)
         target = str(mandatory(params, "target-index", self.name))
         target_body = copy.deepcopy(dict(mandatory(params, "target-body", self.name)))
@@ -143,7 +146,7 @@ class Downsample(Runner):
 
     name = "downsample"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         body: dict[str, Any] = {}
         for key in ("fixed-interval", "source-index", "target-index"):
             if mandatory(params, key, self.name) is None:
@@ -172,7 +175,7 @@ class WaitForRecovery(Runner):
 
     name = "wait-for-recovery"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         index = mandatory(params, "index", self.name)
         wait = float(params.get("completion-recheck-wait-period", 1))
         query, headers, timeout = request_options(params)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import elastic_transport
 
@@ -26,9 +26,12 @@ from esbench.driver.runners.base import (
     send,
 )
 
+if TYPE_CHECKING:
+    from esbench.driver.client import EsbenchClient
+
 
 async def concrete_indices(
-    es: Any, pattern: str, headers: Any = None, timeout: Any = None
+    es: EsbenchClient, pattern: str, headers: Any = None, timeout: Any = None
 ) -> list[str] | RawResponse:
     """The names of the indices matching ``pattern`` (open or closed), or the error response.
 
@@ -61,7 +64,7 @@ class CreateIndex(Runner):
 
     name = "create-index"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         indices = mandatory(params, "indices", self.name)
         query, headers, timeout = request_options(params)
         for created, (index, body) in enumerate(indices):
@@ -80,7 +83,7 @@ class DeleteIndex(Runner):
 
     name = "delete-index"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         indices = mandatory(params, "indices", self.name)
         only_if_exists = params.get("only-if-exists", True)
         query, headers, timeout = request_options(params)
@@ -116,7 +119,7 @@ class CreateDataStream(Runner):
 
     name = "create-data-stream"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         streams = mandatory(params, "data-streams", self.name)
         query, headers, timeout = request_options(params)
         for created, stream in enumerate(streams):
@@ -134,7 +137,7 @@ class DeleteDataStream(Runner):
 
     name = "delete-data-stream"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         streams = mandatory(params, "data-streams", self.name)
         only_if_exists = params.get("only-if-exists", True)
         query, headers, timeout = request_options(params)
@@ -165,7 +168,7 @@ class Refresh(Runner):
 
     name = "refresh"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         query, headers, timeout = request_options(params)
         index = params.get("index") or "_all"
         response = await send(
@@ -187,7 +190,7 @@ class ForceMerge(Runner):
 
     name = "force-merge"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         query, headers, timeout = request_options(params)
         if params.get("max-num-segments"):
             query["max_num_segments"] = params["max-num-segments"]
@@ -231,7 +234,7 @@ class IndexStats(Runner):
 
     name = "index-stats"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         query, headers, timeout = request_options(params)
         index = params.get("index") or "_all"
         response = await send(

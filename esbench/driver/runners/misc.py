@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver import jsonutil
 from esbench.driver.context import race_context
@@ -24,6 +24,9 @@ from esbench.driver.runners.base import (
 )
 from esbench.driver.timing import observe
 from esbench.exceptions import ConfigError
+
+if TYPE_CHECKING:
+    from esbench.driver.client import EsbenchClient
 
 _OK = RunnerResult()
 
@@ -53,7 +56,7 @@ class RawRequest(Runner):
 
     name = "raw-request"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         spec = params.get(PREPARED) or RawRequestSpec(params)
         response = await es.http.request(
             spec.method, spec.target, body=spec.body, headers=spec.headers, timeout=spec.timeout
@@ -68,7 +71,7 @@ class Sleep(Runner):
 
     name = "sleep"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         duration = float(mandatory(params, "duration", self.name))
         start = time.perf_counter()
         try:
@@ -84,7 +87,7 @@ class FieldCaps(Runner):
 
     name = "field-caps"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         query, headers, timeout = request_options(params)
         query["fields"] = params.get("fields", "*")
         index = params.get("index") or "_all"
@@ -107,7 +110,7 @@ class OpenPointInTime(Runner):
 
     name = "open-point-in-time"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         name = mandatory(params, "name", self.name)
         index = mandatory(params, "index", self.name)
         query, headers, timeout = request_options(params)
@@ -132,7 +135,7 @@ class ClosePointInTime(Runner):
 
     name = "close-point-in-time"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         source = mandatory(params, "with-point-in-time-from", self.name)
         query, headers, timeout = request_options(params)
         ctx = race_context()

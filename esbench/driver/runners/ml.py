@@ -14,14 +14,17 @@ each is 1 op.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver.runners.base import Runner, RunnerResult, mandatory, path_part, request_options, send
 from esbench.driver.runners.features import ML, check_module, no_handler_message, result_of
 
+if TYPE_CHECKING:
+    from esbench.driver.client import EsbenchClient
+
 
 async def _ml_request(
-    es: Any,
+    es: EsbenchClient,
     operation: str,
     params: Mapping[str, Any],
     method: str,
@@ -63,7 +66,7 @@ class CreateMlDatafeed(Runner):
 
     name = "create-ml-datafeed"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         datafeed = _id(params, "datafeed-id", self.name)
         body = mandatory(params, "body", self.name)
         return await _ml_request(es, self.name, params, "PUT", f"datafeeds/{datafeed}", body=body)
@@ -75,7 +78,7 @@ class DeleteMlDatafeed(Runner):
 
     name = "delete-ml-datafeed"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         datafeed = _id(params, "datafeed-id", self.name)
         query = {"force": bool(params.get("force", False))}
         return await _ml_request(
@@ -89,7 +92,7 @@ class StartMlDatafeed(Runner):
 
     name = "start-ml-datafeed"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         datafeed = _id(params, "datafeed-id", self.name)
         body = params.get("body")
         if body is None:
@@ -103,7 +106,7 @@ class StopMlDatafeed(Runner):
 
     name = "stop-ml-datafeed"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         datafeed = _id(params, "datafeed-id", self.name)
         return await _ml_request(
             es, self.name, params, "POST", f"datafeeds/{datafeed}/_stop", body=_force_timeout(params)
@@ -115,7 +118,7 @@ class CreateMlJob(Runner):
 
     name = "create-ml-job"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         job = _id(params, "job-id", self.name)
         body = mandatory(params, "body", self.name)
         return await _ml_request(es, self.name, params, "PUT", f"anomaly_detectors/{job}", body=body)
@@ -127,7 +130,7 @@ class DeleteMlJob(Runner):
 
     name = "delete-ml-job"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         job = _id(params, "job-id", self.name)
         query = {"force": bool(params.get("force", False))}
         return await _ml_request(
@@ -140,7 +143,7 @@ class OpenMlJob(Runner):
 
     name = "open-ml-job"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         job = _id(params, "job-id", self.name)
         return await _ml_request(es, self.name, params, "POST", f"anomaly_detectors/{job}/_open")
 
@@ -151,7 +154,7 @@ class CloseMlJob(Runner):
 
     name = "close-ml-job"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         job = _id(params, "job-id", self.name)
         return await _ml_request(
             es, self.name, params, "POST", f"anomaly_detectors/{job}/_close", body=_force_timeout(params)

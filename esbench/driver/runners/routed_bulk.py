@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver import jsonutil
 from esbench.driver.routing import RoutingError
@@ -45,6 +45,9 @@ from esbench.driver.runners.base import RunnerResult
 from esbench.driver.shardmap import IndexShards, ShardMapCache
 from esbench.driver.timing import RequestTiming, current_timing
 from esbench.exceptions import ConfigError
+
+if TYPE_CHECKING:
+    from esbench.driver.client import EsbenchClient
 
 #: Item error types after which the shard map is read again.
 _STALE_ROUTING_ERRORS = frozenset(
@@ -317,7 +320,7 @@ class RoutedBulk:
         return response, (own.end - own.start) * 1000.0 if own.observed else 0.0
 
     async def __call__(
-        self, es: Any, params: Mapping[str, Any], req: Any, body: bytes, mode: RoutingAware
+        self, es: EsbenchClient, params: Mapping[str, Any], req: Any, body: bytes, mode: RoutingAware
     ) -> RunnerResult:
         """One routing-aware bulk; ``req`` is the :class:`~esbench.driver.runners.bulk.PreparedBulk`.
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver.runners.base import (
     Runner,
@@ -28,6 +28,9 @@ from esbench.driver.runners.base import (
     send,
 )
 from esbench.exceptions import ConfigError
+
+if TYPE_CHECKING:
+    from esbench.driver.client import EsbenchClient
 
 _NUMERIC: dict[str, Callable[[Any, Any], bool]] = {
     "gte": lambda v, t: int(v) >= int(t),
@@ -82,7 +85,7 @@ class RunUntil(Runner):
 
     name = "run-until"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         path = str(mandatory(params, "path", self.name))
         json_path = str(mandatory(params, "json-path", self.name))
         criterion = mandatory(params, "criterion", self.name)

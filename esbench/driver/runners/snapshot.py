@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver.runners.base import (
     Runner,
@@ -25,6 +25,9 @@ from esbench.driver.runners.base import (
 )
 from esbench.driver.runners.features import operation_failed, result_of
 
+if TYPE_CHECKING:
+    from esbench.driver.client import EsbenchClient
+
 
 def _repository_path(params: Mapping[str, Any], operation: str) -> str:
     return f"/_snapshot/{path_part(mandatory(params, 'repository', operation))}"
@@ -36,7 +39,7 @@ class CreateSnapshotRepository(Runner):
 
     name = "create-snapshot-repository"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         query, headers, timeout = request_options(params)
         path = _repository_path(params, self.name)
         body = mandatory(params, "body", self.name)
@@ -50,7 +53,7 @@ class DeleteSnapshotRepository(Runner):
 
     name = "delete-snapshot-repository"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         query, headers, timeout = request_options(params)
         path = _repository_path(params, self.name)
         response = await send(es, "DELETE", path, query=query, headers=headers, timeout=timeout)
@@ -64,7 +67,7 @@ class CreateSnapshot(Runner):
 
     name = "create-snapshot"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         query, headers, timeout = request_options(params)
         snapshot = mandatory(params, "snapshot", self.name)
         body = mandatory(params, "body", self.name)
@@ -81,7 +84,7 @@ class RestoreSnapshot(Runner):
 
     name = "restore-snapshot"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         query, headers, timeout = request_options(params)
         snapshot = mandatory(params, "snapshot", self.name)
         query["wait_for_completion"] = bool(params.get("wait-for-completion", False))
@@ -107,7 +110,7 @@ class WaitForSnapshotCreate(Runner):
 
     name = "wait-for-snapshot-create"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         query, headers, timeout = request_options(params)
         repository = _repository_path(params, self.name)
         snapshot = str(mandatory(params, "snapshot", self.name))
@@ -184,15 +187,16 @@ class WaitForCurrentSnapshotsCreate(Runner):
     def __init__(self) -> None:
         self._version: tuple[int, ...] | None = None
 
-    async def _es_version(self, es: Any) -> tuple[int, ...]:
+    async def _es_version(self, es: EsbenchClient) -> tuple[int, ...]:
         if self._version is None:
             response = await send(es, "GET", "/_nodes/_local", query={"filter_path": "nodes.*.version"})
-            nodes = (json_or_none(response) or {}).get("nodes") or {}
-            number = next(iter(nodes.values()), {}).get("version", "8.3.0")
+            nodes: dict[str, Any] = (json_or_none(response) or {}).get("nodes") or {}
+            first: dict[str, Any] = next(iter(nodes.values()), {})
+            number = first.get("version", "8.3.0")
             self._version = tuple(int(p) for p in str(number).split("-")[0].split(".")[:3] if p.isdigit())
         return self._version
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         query, headers, timeout = request_options(params)
         path = f"{_repository_path(params, self.name)}/_current"
         wait = float(params.get("completion-recheck-wait-period", 1))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver.runners.base import (
     Runner,
@@ -22,6 +22,9 @@ from esbench.driver.runners.base import (
 )
 from esbench.driver.runners.features import ESQL, SQL, operation_failed, result_of
 from esbench.exceptions import ConfigError
+
+if TYPE_CHECKING:
+    from esbench.driver.client import EsbenchClient
 
 
 class Sql(Runner):
@@ -35,7 +38,7 @@ class Sql(Runner):
 
     name = "sql"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         body = mandatory(params, "body", self.name)
         if not isinstance(body, Mapping) or body.get("query") is None:
             raise ConfigError(
@@ -115,7 +118,7 @@ class Esql(Runner):
 
     name = "esql"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         body = _esql_body(params, self.name)
         query, headers, timeout = request_options(params)
         response = await send(es, "POST", "/_query", query=query, body=body, headers=headers, timeout=timeout)
@@ -145,7 +148,7 @@ class EsqlProfile(Runner):
 
     name = "esql-profile"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         body = _esql_body(params, self.name)
         body["profile"] = True
         query, headers, timeout = request_options(params)

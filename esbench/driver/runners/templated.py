@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver import jsonutil
 from esbench.driver.params.template_assert import ResponseView
 from esbench.driver.runners.base import PREPARED, Runner, RunnerResult, failed
 from esbench.driver.runners.bulk import _HEAD, _NO_ERRORS, _bulk_stats
+
+if TYPE_CHECKING:
+    from esbench.driver.client import EsbenchClient
 
 _OK = RunnerResult()
 
@@ -27,7 +30,7 @@ class TemplatedRequest(Runner):
 
     name = "templated-request"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         call = params[PREPARED]
         start = time.perf_counter()
         response = await es.http.request(

@@ -12,7 +12,7 @@ deletions by default). Weight = deletions made.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver.http import RawResponse
 from esbench.driver.runners.base import (
@@ -26,11 +26,14 @@ from esbench.driver.runners.base import (
 )
 from esbench.driver.runners.indices import concrete_indices
 
+if TYPE_CHECKING:
+    from esbench.driver.client import EsbenchClient
+
 
 class _CreateTemplates(Runner):
     endpoint = ""
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         templates = mandatory(params, "templates", self.name)
         query, headers, timeout = request_options(params)
         for created, (name, body) in enumerate(templates):
@@ -51,7 +54,7 @@ class _CreateTemplates(Runner):
 class _DeleteTemplates(Runner):
     endpoint = ""
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         templates = mandatory(params, "templates", self.name)
         only_if_exists = params.get("only-if-exists", True)
         query, headers, timeout = request_options(params)

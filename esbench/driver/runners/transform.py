@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver.runners.base import (
     Runner,
@@ -25,9 +25,12 @@ from esbench.driver.runners.base import (
 )
 from esbench.driver.runners.features import TRANSFORM, operation_failed, result_of
 
+if TYPE_CHECKING:
+    from esbench.driver.client import EsbenchClient
+
 
 async def _transform_request(
-    es: Any,
+    es: EsbenchClient,
     operation: str,
     params: Mapping[str, Any],
     method: str,
@@ -60,7 +63,7 @@ class CreateTransform(Runner):
 
     name = "create-transform"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         body = mandatory(params, "body", self.name)
         query = {"defer_validation": bool(params.get("defer-validation", False))}
         result, _ = await _transform_request(es, self.name, params, "PUT", query=query, body=body)
@@ -72,7 +75,7 @@ class StartTransform(Runner):
 
     name = "start-transform"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         query = {"timeout": params.get("timeout")}
         result, _ = await _transform_request(es, self.name, params, "POST", "/_start", query=query)
         return result
@@ -84,7 +87,7 @@ class DeleteTransform(Runner):
 
     name = "delete-transform"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         query = {"force": bool(params.get("force", False))}
         result, _ = await _transform_request(es, self.name, params, "DELETE", query=query, ignore=(404,))
         return result
@@ -108,7 +111,7 @@ class TransformStats(Runner):
 
     name = "transform-stats"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         result, data = await _transform_request(es, self.name, params, "GET", "/_stats")
         condition = params.get("condition")
         if not result.success or not condition:
@@ -170,7 +173,7 @@ class WaitForTransform(Runner):
     def percent_completed(self) -> float:
         return self._percent_completed
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         if self._completed:
             # a later task of the same race waits for its own transform (Rally keeps the state of a
             # finished wait in the process-wide runner; the next wait would return at once)

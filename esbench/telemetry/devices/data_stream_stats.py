@@ -31,8 +31,8 @@ class DataStreamStats(TelemetryDevice):
 
     async def start(self) -> None:
         # ``GET /`` is missing from some distributions; ``_nodes/_local`` has version and flavor.
-        local = (await self.ctx.client.nodes.info(node_id="_local", metric="_none")).body
-        info = next(iter((local.get("nodes") or {}).values()), {})
+        local = (await self.client.nodes.info(node_id="_local", metric="_none")).body
+        info: dict[str, Any] = next(iter((local.get("nodes") or {}).values()), {})
         number = str(info.get("version", "7.9.0"))
         major_minor = tuple(int(p) for p in number.split("-")[0].split(".")[:2] if p.isdigit())
         if major_minor < (7, 9):
@@ -49,7 +49,7 @@ class DataStreamStats(TelemetryDevice):
         from elasticsearch import BadRequestError
 
         try:
-            await self.ctx.client.indices.data_streams_stats(name="*")
+            await self.client.indices.data_streams_stats(name="*")
         except BadRequestError as e:
             # Distributions without the data streams module (integration-test builds) have no handler.
             raise ConfigError(
@@ -58,7 +58,7 @@ class DataStreamStats(TelemetryDevice):
             ) from e
 
     async def sample(self, timestamp: float) -> None:
-        response = await self.ctx.client.indices.data_streams_stats(name="*")
+        response = await self.client.indices.data_streams_stats(name="*")
         values, units = parse_data_stream_stats(response.body)
         self.table.add(timestamp, values, units)
 

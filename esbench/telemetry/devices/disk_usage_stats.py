@@ -68,7 +68,7 @@ class DiskUsageStats(TelemetryDevice):
         values: dict[Key, float] = {}
         for index in self.indices:
             try:
-                response = await self.ctx.client.options(request_timeout=self.timeout_s).indices.disk_usage(
+                response = await self.client.options(request_timeout=self.timeout_s).indices.disk_usage(
                     index=index, run_expensive_tasks=True, flush=self.flush
                 )
             except NotFoundError:

@@ -39,7 +39,7 @@ class IngestPipelineStats(TelemetryDevice):
         await self._read()
 
     async def _read(self) -> None:
-        response = await self.ctx.client.nodes.stats(metric="ingest")
+        response = await self.client.nodes.stats(metric="ingest")
         values, units = parse_ingest(response.body)
         self.table.add(time.time(), values, units)
 

@@ -109,7 +109,7 @@ class NodeStats(TelemetryDevice):
         self.api_metrics = ",".join(sorted(api_metrics)) or "_none"
 
     async def sample(self, timestamp: float) -> None:
-        response = await self.ctx.client.nodes.stats(metric=self.api_metrics)
+        response = await self.client.nodes.stats(metric=self.api_metrics)
         values, units = parse_node_stats(response.body, self.sections, self.indices_metrics)
         self.table.add(timestamp, values, units)
 

@@ -43,7 +43,7 @@ class RecoveryStats(TelemetryDevice):
         self.indices = ",".join(self.name_list("recovery-stats-indices")) or None
 
     async def sample(self, timestamp: float) -> None:
-        response = await self.ctx.client.indices.recovery(
+        response = await self.client.indices.recovery(
             index=self.indices, active_only=True, detailed=False
         )
         values, units = parse_recovery(response.body)

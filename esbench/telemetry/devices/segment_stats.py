@@ -22,7 +22,7 @@ class SegmentStats(TelemetryDevice):
         self.written: str | None = None
 
     async def stop(self) -> None:
-        response = await self.ctx.client.cat.segments(index="_all", v=True)
+        response = await self.client.cat.segments(index="_all", v=True)
         if self.ctx.race_dir is not None:
             path = self.ctx.race_dir / "segment_stats.log"
             path.write_text(str(response.body), encoding="utf-8")

@@ -36,7 +36,7 @@ class ShardStats(TelemetryDevice):
         self.sample_interval_s = self.positive_number("shard-stats-sample-interval")
 
     async def sample(self, timestamp: float) -> None:
-        response = await self.ctx.client.nodes.stats(
+        response = await self.client.nodes.stats(
             metric="indices", index_metric="docs,store,segments", level="shards"
         )
         values, units = parse_shard_stats(response.body)

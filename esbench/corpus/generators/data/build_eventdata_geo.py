@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 COUNTRY_NAMES = {
     "AD": "Andorra", "AF": "Afghanistan", "AM": "Armenia", "AO": "Angola", "AR": "Argentina",
@@ -75,8 +76,8 @@ def build() -> dict[str, object]:
         share = TOP_SHARES.get(code, others.get(code, 0.0) * scale)
         members = by_country[code]
         # GeoIP answers some lookups with the country only; use the mean of its cities as its point.
-        lon = sum(float(c[2]) for c in members) / len(members)  # type: ignore[arg-type]
-        lat = sum(float(c[3]) for c in members) / len(members)  # type: ignore[arg-type]
+        lon = sum(cast(float, c[2]) for c in members) / len(members)
+        lat = sum(cast(float, c[3]) for c in members) / len(members)
         countries.append([code, COUNTRY_NAMES[code], round(share, 6), round(lon, 4), round(lat, 4)])
     return {
         "source": "cities: Faker land_coords (geonames.org, CC BY 3.0); shares: esbench",

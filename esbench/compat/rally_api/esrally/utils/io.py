@@ -6,7 +6,7 @@ import mmap
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from esbench.corpus.names import archive_suffix
 
@@ -54,7 +54,7 @@ class FileSource:
     def __enter__(self) -> FileSource:
         return self.open()
 
-    def __exit__(self, *exc: Any) -> bool:
+    def __exit__(self, *exc: Any) -> Literal[False]:
         self.close()
         return False
 
@@ -121,7 +121,7 @@ class StringAsFileSource:
     def __enter__(self) -> StringAsFileSource:
         return self.open()
 
-    def __exit__(self, *exc: Any) -> bool:
+    def __exit__(self, *exc: Any) -> Literal[False]:
         self.close()
         return False
 
