@@ -1,4 +1,4 @@
-"""Side-by-side benchmark of the load drivers: esbench vs Rally vs wrk (issue #5).
+"""Side-by-side benchmark of the load drivers: esbench vs Rally vs wrk vs vegeta (issues #5, #14).
 
 One command::
 
@@ -9,13 +9,16 @@ Cases: ``search-1`` / ``search-16`` (match_all search, 1 / 16 clients, against a
 answers instantly), ``bulk-4`` (bulk, 4 clients, bulk-size 1000, 2,000,000 small documents, against
 the stub), ``node`` (a real Elasticsearch node provisioned by esbench: eventdata index-append
 throughput and term-search service time). esbench and Rally run the same tracks
-(``benchmarks/tracks/``) and corpora; wrk (POST with the same body) is the physical reference. Tools
-alternate, each run is measured as a whole process tree (CPU seconds, peak RSS/PSS), and the medians,
-the ratios esbench/Rally and esbench/wrk and the resource table are printed and written to
-``summary.json`` / ``summary.md`` in the run directory (``~/.esbench-bench/runs/<timestamp>``).
+(``benchmarks/tracks/``) and corpora; wrk (POST with the same body) is the physical reference, and
+vegeta (a Go load tester: the same request, a closed loop of N workers) a second one on the stub
+cases. Tools alternate, each run is measured as a whole process tree (CPU seconds, peak RSS/PSS,
+CPU seconds per 1,000 requests), and the medians, the ratios esbench/Rally, esbench/wrk and
+esbench/vegeta and the resource table are printed and written to ``summary.json`` / ``summary.md`` in
+the run directory (``~/.esbench-bench/runs/<timestamp>``).
 
 Installs what is missing (as root: ``apt-get install nginx-light wrk``; Rally with pip into
-``~/.esbench-bench/rally-venv``), unless ``--no-install``. Sends traffic to 127.0.0.1 only; every run
+``~/.esbench-bench/rally-venv``; vegeta with ``go install github.com/tsenart/vegeta/v12@v12.13.0``
+into ``~/.esbench-bench/tools/bin``), unless ``--no-install``. Sends traffic to 127.0.0.1 only; every run
 is bounded in time; nginx, the node and all tool processes are stopped at the end, on errors and on
 Ctrl-C. See docs/performance.md.
 """
@@ -79,7 +82,9 @@ def parse_args(argv: list[str]) -> Options:
     p.add_argument("--nginx-workers", default=d.nginx_workers, help="nginx worker_processes (default auto)")
     p.add_argument("--port", type=int, default=0, help="stub port on 127.0.0.1 (default: a free one)")
     p.add_argument("--pause", type=float, default=d.pause_s, help="seconds between runs (default 2)")
-    p.add_argument("--no-install", action="store_true", help="fail instead of installing nginx/wrk/Rally")
+    p.add_argument(
+        "--no-install", action="store_true", help="fail instead of installing nginx/wrk/Rally/vegeta"
+    )
     p.add_argument("--home", type=Path, default=d.home, help="state dir (default ~/.esbench-bench)")
     p.add_argument("--out", type=Path, default=None, help="run dir (default HOME/runs/<timestamp>)")
     a = p.parse_args(argv)
@@ -122,6 +127,10 @@ def main(argv: list[str] | None = None) -> int:
         run_benchmark(opts, argv=["benchmarks/side_by_side.py", *argv])
     except KeyboardInterrupt:
         return 130
+    except RuntimeError as e:
+        # A tool cannot be installed or started (missing Go, apt, pip): say so without a traceback.
+        print(f"side_by_side.py: {e}", file=sys.stderr)
+        return 1
     return 0
 
 

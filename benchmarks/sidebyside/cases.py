@@ -12,7 +12,9 @@ TRACKS_DIR = Path(__file__).resolve().parents[1] / "tracks"
 
 #: Case names in run order.
 ALL_CASES: tuple[str, ...] = ("search-1", "search-16", "bulk-4", "node")
-ALL_TOOLS: tuple[str, ...] = ("esbench", "rally", "wrk")
+ALL_TOOLS: tuple[str, ...] = ("esbench", "rally", "wrk", "vegeta")
+#: Tools that send the wrk reference request (``Case.wrk``) rather than run the case's track.
+HTTP_TOOLS: tuple[str, ...] = ("wrk", "vegeta")
 
 SEARCH_BODY = b'{"query":{"match_all":{}}}'
 TERM_BODY = b'{"query":{"term":{"useragent.os_name":"Windows 7"}}}'
@@ -64,7 +66,7 @@ class Case:
         params: track params (the same for both race tools).
         tasks: the tasks whose rows are read from the reports.
         shown: ``(task, metric)`` pairs of the summary table (metric names of ``tools.ROW_NAMES``).
-        wrk: the wrk reference run, or None.
+        wrk: the wrk reference run, or None; vegeta sends the same request on the stub cases.
         timeout_s: upper bound of one race tool run.
     """
 

@@ -39,6 +39,9 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+#: nginx's request counter (``ngx_http_stub_status_module``); no Elasticsearch API uses the path.
+STATUS_PATH = "/_esbench_stub_status"
+
 #: Version the stub claims (the newest 8.x used elsewhere in esbench).
 STUB_VERSION = "8.19.0"
 
@@ -304,6 +307,8 @@ http {{
         root {p}/html;
         listen 127.0.0.1:{port} reuseport backlog=4096;
         add_header X-Elastic-Product Elasticsearch always;
+        # The request counter of the side-by-side benchmark (requests per run, cost.py).
+        location = {STATUS_PATH} {{ access_log off; stub_status; }}
         location ~ /_search$ {{ access_log off; return 200 {_nginx_string(SEARCH_RESPONSE)}; }}
         location ~ /_bulk$ {{ access_log off; return 200 {_nginx_string(BULK_RESPONSE)}; }}
         # nginx caps one config token at ~4 KB: the long answers are files (GET only).
@@ -318,6 +323,19 @@ http {{
     }}
 }}
 """
+
+
+def parse_stub_status(text: str) -> int:
+    """The ``requests`` count of an nginx ``stub_status`` page: its third line holds ``accepts
+    handled requests`` (``" 16 16 31 "``).
+
+    Raises:
+        ValueError: not a stub_status page.
+    """
+    lines = text.splitlines()
+    if len(lines) < 3 or not lines[1].strip().startswith("server accepts handled requests"):
+        raise ValueError(f"not an nginx stub_status page: {text[:200]!r}")
+    return int(lines[2].split()[2])
 
 
 def free_port() -> int:
@@ -427,6 +445,18 @@ class NginxStub:
                 status = line[second + 1 :].split()[0] if line[second + 1 :].split() else "?"
                 out.append(f"{line[first + 1 : second]} -> {status}")
         return out
+
+    def requests_served(self) -> int:
+        """nginx's count of client requests since start, all workers (the ``requests`` field of
+        ``stub_status``, https://nginx.org/en/docs/http/ngx_http_stub_status_module.html); the
+        request that reads it is included.
+
+        Raises:
+            OSError: the stub does not answer.
+            ValueError: the answer is not a stub_status page.
+        """
+        with urllib.request.urlopen(f"http://{self.host}{STATUS_PATH}", timeout=10) as r:
+            return parse_stub_status(r.read().decode())
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop nginx (SIGTERM to its process group, SIGKILL after ``timeout`` s); idempotent."""

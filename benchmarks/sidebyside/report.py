@@ -3,11 +3,13 @@
 Shapes (also the JSON file's):
 
 - ``rows``: one per (case, task, metric): ``{"case", "task", "metric", "unit", "higher_is_better",
-  "esbench", "rally", "wrk"`` (median over the successful repetitions, or null), ``"n"`` (successful
-  runs per tool), ``"spread"`` (``{tool: [min, max]}``), ``"esbench/rally"``, ``"esbench/wrk"``,
-  ``"rally/wrk"`` (ratios of the medians, or null)}``;
+  "esbench", "rally", "wrk", "vegeta"`` (median over the successful repetitions, or null), ``"n"``
+  (successful runs per tool), ``"spread"`` (``{tool: [min, max]}``), ``"esbench/rally"``,
+  ``"esbench/wrk"``, ``"esbench/vegeta"``, ``"rally/wrk"`` (ratios of the medians, or null)}``;
 - ``resources``: one per (case, tool): medians of ``wall_s``, ``cpu_s``, ``peak_rss_mib``
-  (sum over the tool's process tree), ``peak_pss_mib`` and the runs ok / total.
+  (sum over the tool's process tree), ``peak_pss_mib``, ``requests`` (requests per run, source(s) in
+  ``requests_source``: ``server`` / ``tool``, see ``cost.py``) and ``cpu_s_per_1k_requests`` (median
+  of the runs' CPU seconds per 1,000 requests), and the runs ok / total.
 """
 
 from __future__ import annotations
@@ -16,10 +18,20 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
+from sidebyside import cost
 from sidebyside.cases import Case
 from sidebyside.tools import ToolRun
 
-TOOL_LABELS = {"esbench": "esbench", "rally": "Rally", "wrk": "wrk"}
+TOOL_LABELS = {"esbench": "esbench", "rally": "Rally", "wrk": "wrk", "vegeta": "vegeta"}
+#: The tools of the main table's columns, in order.
+TABLE_TOOLS: tuple[str, ...] = ("esbench", "rally", "wrk", "vegeta")
+#: Ratios of the main table: (numerator tool, denominator tool).
+RATIOS: tuple[tuple[str, str], ...] = (
+    ("esbench", "rally"),
+    ("esbench", "wrk"),
+    ("esbench", "vegeta"),
+    ("rally", "wrk"),
+)
 METRIC_LABELS = {
     "throughput": "median throughput",
     "service_time_p50_ms": "p50 service time",
@@ -27,6 +39,15 @@ METRIC_LABELS = {
     "latency_p50_ms": "p50 latency",
     "error_rate_pct": "error rate",
 }
+
+RESOURCE_NOTE = (
+    "CPU s: user + system CPU of the tool's whole process tree over its whole run (start-up, warmup, "
+    "measurement, report; vegeta: attack + report). requests: every request sent in that same run "
+    "(warmup and administrative calls included; a bulk request counts once), counted by the stub's "
+    "nginx on the stub cases, else by the tool (esbench: measurement + warmup samples of results.json; "
+    "wrk, vegeta: their output; Rally reports none). CPU s / 1k req = CPU s / requests x 1000, the "
+    "median over the runs."
+)
 
 #: Average cores used by other processes during a run above which the run is flagged.
 OTHERS_LIMIT = 0.25
@@ -63,7 +84,7 @@ def summarize(cases: Sequence[Case], runs: Sequence[ToolRun], tools: Sequence[st
                 "n": {},
                 "spread": {},
             }
-            for tool in ("esbench", "rally", "wrk"):
+            for tool in TABLE_TOOLS:
                 values = [
                     r.metrics[task][metric]
                     for r in case_runs
@@ -76,9 +97,8 @@ def summarize(cases: Sequence[Case], runs: Sequence[ToolRun], tools: Sequence[st
                 row[tool] = _median(values)
                 row["n"][tool] = len(values)
                 row["spread"][tool] = [min(values), max(values)] if values else None
-            row["esbench/rally"] = _ratio(row["esbench"], row["rally"])
-            row["esbench/wrk"] = _ratio(row["esbench"], row["wrk"])
-            row["rally/wrk"] = _ratio(row["rally"], row["wrk"])
+            for a, b in RATIOS:
+                row[f"{a}/{b}"] = _ratio(row[a], row[b])
             rows.append(row)
         for tool in tools:
             tool_runs = [r for r in case_runs if r.tool == tool]
@@ -90,6 +110,12 @@ def summarize(cases: Sequence[Case], runs: Sequence[ToolRun], tools: Sequence[st
                 vals = [r.usage[key] / scale for r in _ok if key in r.usage]
                 return _median(vals)
 
+            counted = [cost.cost_requests(r.requests) for r in ok]
+            per_1k = [
+                cost.cpu_s_per_1k_requests(r.usage.get("cpu_s"), n)
+                for r, (n, _) in zip(ok, counted, strict=True)
+            ]
+
             resources.append(
                 {
                     "case": case.name,
@@ -98,6 +124,9 @@ def summarize(cases: Sequence[Case], runs: Sequence[ToolRun], tools: Sequence[st
                     "runs": len(tool_runs),
                     "wall_s": med("wall_s"),
                     "cpu_s": med("cpu_s"),
+                    "requests": _median([n for n, _ in counted if n is not None]),
+                    "requests_source": sorted({s for _, s in counted if s is not None}),
+                    "cpu_s_per_1k_requests": _median([v for v in per_1k if v is not None]),
                     "peak_rss_mib": med("peak_rss_bytes", 2**20),
                     "peak_pss_mib": med("peak_pss_bytes", 2**20),
                     "processes": med("processes_seen"),
@@ -108,6 +137,12 @@ def summarize(cases: Sequence[Case], runs: Sequence[ToolRun], tools: Sequence[st
                 }
             )
             for r in tool_runs:
+                off = cost.count_mismatch(r.requests)
+                if off is not None and off > cost.MISMATCH_LIMIT:
+                    warnings.append(
+                        f"{case.name} / {tool} / rep {r.rep}: the tool counted {r.requests['tool']:,} "
+                        f"requests, the stub {r.requests['server']:,} ({100 * off:.1f} % apart)"
+                    )
                 if not r.ok:
                     first = (r.error or "").strip().splitlines()[0] if r.error else "failed"
                     warnings.append(f"{case.name} / {tool} / rep {r.rep}: {first} (log: {r.log})")
@@ -151,12 +186,8 @@ def metric_table(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
         "task",
         "metric",
         "unit",
-        "esbench",
-        "Rally",
-        "wrk",
-        "esbench/Rally",
-        "esbench/wrk",
-        "Rally/wrk",
+        *(TOOL_LABELS[t] for t in TABLE_TOOLS),
+        *(f"{TOOL_LABELS[a]}/{TOOL_LABELS[b]}" for a, b in RATIOS),
     ]
     out = []
     for r in summary["rows"]:
@@ -166,12 +197,8 @@ def metric_table(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
                 r["task"],
                 METRIC_LABELS.get(r["metric"], r["metric"]),
                 r["unit"],
-                _fmt(r["esbench"]),
-                _fmt(r["rally"]),
-                _fmt(r["wrk"]),
-                _fmt_ratio(r["esbench/rally"]),
-                _fmt_ratio(r["esbench/wrk"]),
-                _fmt_ratio(r["rally/wrk"]),
+                *(_fmt(r.get(t)) for t in TABLE_TOOLS),
+                *(_fmt_ratio(r.get(f"{a}/{b}")) for a, b in RATIOS),
             ]
         )
     return headers, out
@@ -185,6 +212,8 @@ def resource_table(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]
         "runs ok",
         "wall s",
         "CPU s",
+        "requests",
+        "CPU s / 1k req",
         "peak RSS MiB",
         "peak PSS MiB",
         "processes",
@@ -200,6 +229,8 @@ def resource_table(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]
                 f"{r['runs_ok']}/{r['runs']}",
                 _fmt(r["wall_s"]),
                 _fmt(r["cpu_s"]),
+                _fmt(r.get("requests")),
+                _fmt(r.get("cpu_s_per_1k_requests")),
                 _fmt(r["peak_rss_mib"]),
                 _fmt(r["peak_pss_mib"]),
                 _fmt(r["processes"]),
@@ -243,7 +274,14 @@ def render_markdown(doc: dict[str, Any]) -> str:
     h, rows = metric_table(s)
     parts += [pipe_table(h, rows), ""]
     h, rows = resource_table(s)
-    parts += ["Load-driver resources (whole process tree, medians):", "", pipe_table(h, rows), ""]
+    parts += [
+        "Load-driver resources (whole process tree, medians):",
+        "",
+        pipe_table(h, rows),
+        "",
+        RESOURCE_NOTE,
+        "",
+    ]
     if s["warnings"]:
         parts += ["Warnings:", "", *(f"- {w}" for w in s["warnings"]), ""]
     return "\n".join(parts)

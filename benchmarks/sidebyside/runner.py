@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from sidebyside import corpora, machine, report, tools
+from sidebyside import corpora, cost, machine, report, tools, vegeta
 from sidebyside.cases import SEARCH_BODY, TERM_BODY, Case, Options, build_cases, tool_order
 from sidebyside.nginx_stub import NginxStub
 from sidebyside.node import node_version, real_node
@@ -64,12 +64,18 @@ def _run_tool(
     run_dir: Path,
     log: Log,
     target_pids: Callable[[], list[int]],
+    served: Callable[[], int] | None = None,
 ) -> ToolRun:
+    """One measured run of ``tool``; ``served`` reads the stub's request counter (None: no counter)."""
     snap0 = machine.cpu_snapshot()
     target0 = machine.process_cpu_seconds(pids := target_pids())
+    served0 = served() if served else None
     if tool == "wrk":
         assert case.wrk is not None
         result = tools.run_wrk(case=case.name, rep=rep, host=host, spec=case.wrk, run_dir=run_dir)
+    elif tool == "vegeta":
+        assert case.wrk is not None
+        result = vegeta.run_vegeta(paths, case=case.name, rep=rep, host=host, spec=case.wrk, run_dir=run_dir)
     else:
         fn = tools.run_esbench if tool == "esbench" else tools.run_rally
         result = fn(
@@ -84,6 +90,9 @@ def _run_tool(
             timeout=case.timeout_s,
         )
     target_cpu = machine.process_cpu_seconds(pids) - target0
+    if served is not None and served0 is not None:
+        counts = {**result.requests, "server": cost.server_requests(served0, served())}
+        result = dataclasses.replace(result, requests=counts)
     if result.usage:
         exclude = {os.getpid(), *pids}
         others = machine.other_cpu_seconds(snap0, machine.cpu_snapshot(), exclude=exclude)
@@ -96,8 +105,12 @@ def _run_tool(
             if k != "error_rate_pct"
         )
         u = result.usage
+        n, _ = cost.cost_requests(result.requests)
+        per_1k = cost.cpu_s_per_1k_requests(u.get("cpu_s"), n)
         log(
-            f"  {case.name} rep {rep} {tool:8s} ok: {shown}; CPU {u.get('cpu_s', 0):.1f} s, "
+            f"  {case.name} rep {rep} {tool:8s} ok: {shown}; CPU {u.get('cpu_s', 0):.1f} s"
+            + (f" = {per_1k:.3f} s per 1,000 of {n:,} requests" if per_1k is not None else "")
+            + ", "
             f"peak RSS {u.get('peak_rss_bytes', 0) / 2**20:.0f} MiB, wall {u.get('wall_s', 0):.1f} s; "
             f"server CPU {result.target_cpu_s} s, other processes {result.other_cpu_s} s"
         )
@@ -129,6 +142,8 @@ def run_benchmark(opts: Options, *, argv: Sequence[str], log: Log = print) -> di
     needs_stub = any(c in opts.cases for c in ("search-1", "search-16", "bulk-4"))
     if needs_stub or "wrk" in opts.tools:
         versions.update(tools.ensure_apt_tools(install=opts.install, log=log))
+    if "vegeta" in opts.tools and needs_stub:
+        versions["vegeta"] = vegeta.ensure_vegeta(paths, install=opts.install, log=log)
     if "rally" in opts.tools:
         versions["rally"] = tools.ensure_rally(paths, install=opts.install, log=log)
 
@@ -176,7 +191,17 @@ def run_benchmark(opts: Options, *, argv: Sequence[str], log: Log = print) -> di
                     for i, case in enumerate(stub_cases):
                         for tool in tool_order(opts.tools, rep, i):
                             runs.append(
-                                _run_tool(tool, case, rep, stub.host, paths, run_dir, log, nginx_pids)
+                                _run_tool(
+                                    tool,
+                                    case,
+                                    rep,
+                                    stub.host,
+                                    paths,
+                                    run_dir,
+                                    log,
+                                    nginx_pids,
+                                    stub.requests_served,
+                                )
                             )
                             tools.wait_quiet(opts.pause_s)
                 (run_dir / "nginx-admin-requests.txt").write_text("\n".join(stub.admin_requests()) + "\n")
