@@ -6,6 +6,7 @@ The command only translates options; all behaviour lives in the Python API.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 from click.core import ParameterSource
@@ -162,13 +163,13 @@ def race(
     quiet: bool,
     telemetry: str,
     telemetry_params: str,
-    **provision_kwargs: object,
+    **provision_kwargs: Any,
 ) -> None:
     """Run a benchmark (a race) with a Rally-format track and print its report."""
     from esbench.racecontrol import run_race
 
     track_source = pop_track_source(provision_kwargs)
-    bundled = bundle_track_path(provision_kwargs.pop("track_bundle", None), track_name, track_path)  # type: ignore[arg-type]
+    bundled = bundle_track_path(provision_kwargs.pop("track_bundle", None), track_name, track_path)
     track_path = bundled or track_path
 
     if bool(track_name) == bool(track_path):
@@ -189,7 +190,7 @@ def race(
         challenge=challenge,
         target_hosts=_split_hosts(target_hosts),
         pipeline=Pipeline(pipeline) if pipeline else None,
-        provision=provision_settings(**provision_kwargs, offline=offline),  # type: ignore[arg-type]
+        provision=provision_settings(**provision_kwargs, offline=offline),
         client_options=parse_client_options(client_options),
         driver=DriverSettings(
             on_error=OnError(on_error),

@@ -18,11 +18,11 @@ class RallyError(esb.EsbenchError):
     def full_message(self) -> str:
         msg = str(self.message)
         nesting = 0
-        current: BaseException | None = self
-        while current is not None and getattr(current, "cause", None):
+        current = getattr(self, "cause", None)
+        while current:
             nesting += 1
-            current = current.cause  # type: ignore[attr-defined]
             msg += "\n" + "\t" * nesting + str(getattr(current, "message", current))
+            current = getattr(current, "cause", None)
         return msg
 
 

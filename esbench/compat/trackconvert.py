@@ -77,7 +77,7 @@ def _task(task: model.Task) -> Task:
         schedule=task.schedule,
         params=dict(task.params),
     )
-    view._esbench_model = task  # type: ignore[attr-defined]
+    view._esbench_model = task
     return view
 
 
@@ -133,7 +133,7 @@ def to_rally(track: model.Track, *, document_files: Mapping[str, str] | None = N
         has_plugins=True,
         root=str(track.root),
     )
-    view._esbench_model = track  # type: ignore[attr-defined]
+    view._esbench_model = track
     return view
 
 

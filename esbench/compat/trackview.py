@@ -18,10 +18,13 @@ from __future__ import annotations
 import fnmatch
 import numbers
 from collections.abc import Mapping
-from typing import Any, SupportsFloat, cast
+from typing import TYPE_CHECKING, Any, SupportsFloat, cast
 
 from esbench.compat.rally_exceptions import InvalidSyntax
 from esbench.track.values import THROUGHPUT_PATTERN
+
+if TYPE_CHECKING:
+    from esbench.track import model
 
 
 def _name_matches(name: str, pattern: str | None) -> bool:
@@ -220,6 +223,9 @@ class Operation:
 class Task:
     """Rally's ``track.Task``; ``params`` is the task's spec (``target-throughput``...)."""
 
+    #: The model task this view was made from (set by :mod:`esbench.compat.trackconvert`).
+    _esbench_model: model.Task
+
     def __init__(
         self,
         name: str,
@@ -376,6 +382,9 @@ class Challenge:
 
 class Track:
     """Rally's ``track.Track``. ``root`` is the track directory (a string, as in Rally)."""
+
+    #: The model track this view was made from (set by :mod:`esbench.compat.trackconvert`).
+    _esbench_model: model.Track
 
     def __init__(
         self,

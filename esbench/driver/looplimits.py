@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from esbench.driver.params.base import is_infinite
-from esbench.driver.params.protocol import ParamSourceProtocol
+from esbench.driver.params.protocol import ClientParamSource
 from esbench.exceptions import ConfigError
 from esbench.track.model import Task
 
 
-def loop_limits(task: Task, runner: Any, source: ParamSourceProtocol) -> tuple[bool, int | None, int]:
+def loop_limits(task: Task, runner: Any, source: ClientParamSource) -> tuple[bool, int | None, int]:
     """Rally's choice between time- and iteration-based loops for one client.
 
     Returns:

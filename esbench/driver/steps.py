@@ -6,7 +6,6 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from esbench import exceptions
 from esbench.driver.allocator import COMPLETED_BY_ANY, Step
@@ -18,6 +17,7 @@ from esbench.driver.worker import (
     ProgressReport,
     StepDone,
     WorkerError,
+    WorkerMessage,
 )
 from esbench.exceptions import DriverError, EsbenchError
 from esbench.metrics.recorder import RecorderState
@@ -107,7 +107,7 @@ class StepState:
         if not self.cancelled:
             self.cancel_all()
 
-    def handle(self, handle: WorkerHandle, message: Any) -> None:
+    def handle(self, handle: WorkerHandle, message: WorkerMessage) -> None:
         step = self.step
         if getattr(message, "step", None) != step.index:
             return

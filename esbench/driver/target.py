@@ -147,6 +147,8 @@ class PlainMediaTypeNode(TimedAiohttpNode):
     ``application/x-ndjson`` instead of elasticsearch-py's compatibility media types, for targets
     that reject them (OpenSearch, Elasticsearch before 8)."""
 
+    # elastic-transport declares BaseNode.perform_request synchronous; its async nodes override it
+    # with a coroutine, as this one does.
     async def perform_request(  # type: ignore[override]
         self,
         method: str,

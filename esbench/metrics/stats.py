@@ -246,8 +246,8 @@ def task_result(
         warmup_sample_count=state.warmup_sample_count,
         overflow_count=state.overflow_count,
         start_epoch=start_epoch,
-        latency_windows_ms=latency_windows,  # type: ignore[arg-type]  # None marks an empty window
-        service_time_windows_ms=service_time_windows,  # type: ignore[arg-type]
+        latency_windows_ms=latency_windows,
+        service_time_windows_ms=service_time_windows,
         error_descriptions=state.error_descriptions,
         bytes_sent=state.bytes_sent,
         bytes_received=state.bytes_received,

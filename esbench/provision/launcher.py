@@ -111,6 +111,7 @@ def launch(
         kwargs: dict[str, object] = {}
         if user.switch:
             kwargs = {"user": user.uid, "group": user.gid, "extra_groups": []}
+        # typeshed's Popen overloads cannot tell bytes mode from a **kwargs dict.
         return subprocess.Popen(  # type: ignore[call-overload]
             cmd,
             cwd=node.path,

@@ -255,7 +255,7 @@ def overview_figure(series: Sequence[TaskSeries], *, several_sides: bool) -> go.
                 trace.line.dash = ("solid", "dash", "dot", "dashdot")[line.side % 4]
                 trace.showlegend = col == 1 or not ts.throughput
                 fig.add_trace(trace, row=1, col=col)
-    positive = [v for ts in series for line in ts.throughput for v in line.y if v > 0]
+    positive = [v for ts in series for line in ts.throughput for v in line.y if v is not None and v > 0]
     if positive and max(positive) / min(positive) >= 100:
         fig.update_yaxes(type="log", row=1, col=1)
     fig.update_xaxes(title_text=_time_axis_title(all(ts.aligned for ts in series)), row=1, col=1)
@@ -263,7 +263,7 @@ def overview_figure(series: Sequence[TaskSeries], *, several_sides: bool) -> go.
     spectra = [line for ts in series for line in ts.latency_spectrum]
     fig.update_xaxes(**_spectrum_axis(spectra), row=1, col=2)
     fig.update_yaxes(title_text="latency (ms)", rangemode="tozero", row=1, col=2)
-    spectrum_values = [v for line in spectra for v in line.y if v > 0]
+    spectrum_values = [v for line in spectra for v in line.y if v is not None and v > 0]
     if spectrum_values and max(spectrum_values) / min(spectrum_values) >= 100:
         fig.update_yaxes(type="log", row=1, col=2)
     if not positive:

@@ -55,7 +55,8 @@ class Line:
 
     Attributes:
         name: legend text.
-        x / y: equal-length values (x in s on time charts, ``1/(1-p)`` on spectra; y in the unit).
+        x / y: equal-length values (x in s on time charts, ``1/(1-p)`` on spectra; y in the unit;
+            None in y for a window without a value, drawn as a gap).
         side: 0 for the baseline (or the only race), 1.. for contenders.
         style: what the line shows within its chart (``"50"``..``"100"`` for percentiles,
             ``"latency"``/``"service_time"`` on spectra, ``""`` otherwise); figures map it to a dash.
@@ -65,7 +66,7 @@ class Line:
 
     name: str
     x: tuple[float, ...]
-    y: tuple[float, ...]
+    y: tuple[float | None, ...]
     side: int = 0
     style: str = ""
     hover: tuple[str, ...] = ()

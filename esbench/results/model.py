@@ -128,8 +128,8 @@ class TaskResult:
     overflow_count: int = 0
     item_errors_by_status: dict[str, int] = field(default_factory=dict)
     start_epoch: float | None = None
-    latency_windows_ms: dict[str, tuple[float, ...]] = field(default_factory=dict)
-    service_time_windows_ms: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    latency_windows_ms: dict[str, tuple[float | None, ...]] = field(default_factory=dict)
+    service_time_windows_ms: dict[str, tuple[float | None, ...]] = field(default_factory=dict)
     error_descriptions: tuple[ErrorDescription, ...] = ()
     bytes_sent: int = 0
     bytes_received: int = 0

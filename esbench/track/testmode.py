@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
+from typing import Any
 
 from esbench.track.model import DocumentCorpus, Documents, Parallel, ScheduleItem, Task, Track
 
@@ -62,7 +63,7 @@ def _documents(docs: Documents) -> Documents:
 
 
 def _task(task: Task) -> Task:
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}
     if task.warmup_iterations is not None and task.warmup_iterations > task.clients:
         changes["warmup_iterations"] = task.clients
     if task.iterations is not None and task.iterations > task.clients:
@@ -77,7 +78,7 @@ def _task(task: Task) -> Task:
         changes["params"] = {
             k: v for k, v in task.params.items() if k not in ("target-throughput", "target-interval")
         }
-    return replace(task, **changes) if changes else task  # type: ignore[arg-type]
+    return replace(task, **changes) if changes else task
 
 
 def _item(item: ScheduleItem) -> ScheduleItem:

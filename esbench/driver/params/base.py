@@ -15,7 +15,7 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from esbench.driver.params.protocol import ParamSourceProtocol
+from esbench.driver.params.protocol import ClientParamSource
 from esbench.track.model import Task, Track
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ class ParamSource:
         self._params = dict(params)
         self.kwargs = kwargs
 
-    def partition(self, partition_index: int, total_partitions: int) -> ParamSource:
+    def partition(self, partition_index: int, total_partitions: int) -> ClientParamSource:
         """The source of client ``partition_index`` of ``total_partitions`` (here: itself)."""
         return self
 
@@ -71,7 +71,7 @@ class DelegatingParamSource(ParamSource):
         return self._delegate(self.track, self._params, **self.kwargs)
 
 
-def is_infinite(source: ParamSourceProtocol) -> bool:
+def is_infinite(source: ClientParamSource) -> bool:
     """Whether a (partitioned) param source never ends by itself (Rally: ``infinite``/``size()``)."""
     infinite = getattr(source, "infinite", None)
     if infinite is not None:

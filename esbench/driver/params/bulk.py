@@ -119,7 +119,7 @@ class BulkParamSource(ParamSource):
         )
         return BulkClientSource(source, self._base)
 
-    def partition(self, partition_index: int, total_partitions: int) -> BulkClientSource:  # type: ignore[override]
+    def partition(self, partition_index: int, total_partitions: int) -> BulkClientSource:
         return self._client(partition_index, total_partitions)
 
     def params(self) -> dict[str, Any]:

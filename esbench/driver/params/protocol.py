@@ -9,11 +9,10 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 
-class ParamSourceProtocol(Protocol):
-    """A param source: one per task in each worker, then one partition per client.
+class ClientParamSource(Protocol):
+    """The param source of one client (what ``partition`` returns).
 
-    Required: ``partition(partition_index, total_partitions)`` returns the source of one client of
-    the task; ``params()`` returns the params of that client's next request (a dict handed to the
+    Required: ``params()`` returns the params of the client's next request (a dict handed to the
     runner) or raises ``StopIteration`` when the client's share is used up.
 
     Optional (read with ``getattr``, as Rally does, since plugins may lack them):
@@ -22,6 +21,15 @@ class ParamSourceProtocol(Protocol):
     None) feeds the progress display.
     """
 
-    def partition(self, partition_index: int, total_partitions: int) -> ParamSourceProtocol: ...
-
     def params(self) -> dict[str, Any]: ...
+
+
+class ParamSourceProtocol(ClientParamSource, Protocol):
+    """A task's param source: one per task in each worker, then one partition per client.
+
+    ``partition(partition_index, total_partitions)`` returns the :class:`ClientParamSource` of
+    client ``partition_index`` of the task's ``total_partitions`` clients (Rally's default source
+    returns itself); ``params()`` as for a client's source.
+    """
+
+    def partition(self, partition_index: int, total_partitions: int) -> ClientParamSource: ...

@@ -189,12 +189,13 @@ class RepeatedBody:
                         value = gen.one()
                     else:
                         column = gen.column(n)
-            if column is None:
-                uniform = True
-                parts[-1] += value.replace("%", "%%") + literal.replace("%", "%%")  # type: ignore[union-attr]
-            else:
+            # Exactly one of value and column is set: a per-request value or a column per line.
+            if column is not None:
                 columns.append(column)
                 parts.append(literal.replace("%", "%%"))
+            elif value is not None:
+                uniform = True
+                parts[-1] += value.replace("%", "%%") + literal.replace("%", "%%")
         fmt = "%s".join(parts) * n if uniform else self._format
         if not columns:
             return fmt.replace("%%", "%")

@@ -17,6 +17,7 @@ import socket
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import cast
 
 from esbench.driver.params.template_golayout import compile_layout, go_time_string
 from esbench.driver.params.template_vars import VariableSpec, VariableType, apply_replace
@@ -164,7 +165,7 @@ class _Pick(Generator):
                     i = values.index(None, i + 1)
                 except ValueError:
                     break
-        return values  # type: ignore[return-value]
+        return cast(list[str], values)  # the loop above replaced every None
 
 
 class _RandomInt(Generator):

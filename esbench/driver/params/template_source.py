@@ -243,7 +243,7 @@ class TemplatedRequestParamSource(ParamSource):
         # Build one request now: what fails at runtime fails before the race instead.
         _ClientSource(self, 0, 1).params()
 
-    def partition(self, partition_index: int, total_partitions: int) -> _ClientSource:  # type: ignore[override]
+    def partition(self, partition_index: int, total_partitions: int) -> _ClientSource:
         return _ClientSource(self, partition_index, total_partitions)
 
     def params(self) -> dict[str, Any]:

@@ -65,11 +65,12 @@ _INDEXING_PRESSURE_REJECTIONS = tuple(
 
 
 def _section(doc: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    current: Any = doc
     for key in path:
-        if not isinstance(doc, Mapping):
+        if not isinstance(current, Mapping):
             return None
-        doc = doc.get(key)  # type: ignore[assignment]
-    return doc
+        current = current.get(key)
+    return current
 
 
 class NodeStats(TelemetryDevice):

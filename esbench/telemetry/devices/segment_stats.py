@@ -7,6 +7,9 @@ records no series; the segment count of the race is a row of every report alread
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from esbench.telemetry.device import DeviceOutput, TelemetryDevice
 
 
@@ -17,8 +20,8 @@ class SegmentStats(TelemetryDevice):
     human_name = "Segment Stats"
     help = "Determines segment stats at the end of the benchmark."
 
-    def __init__(self, params: object) -> None:
-        super().__init__(params)  # type: ignore[arg-type]
+    def __init__(self, params: Mapping[str, Any]) -> None:
+        super().__init__(params)
         self.written: str | None = None
 
     async def stop(self) -> None:

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.compat.runtime import active_registry
+
+if TYPE_CHECKING:
+    from esbench.driver.client import EsbenchClient
 
 
 def runner_for(operation_type: Any) -> Any:
@@ -43,7 +46,7 @@ class Runner:
     async def __aenter__(self) -> Runner:
         return self
 
-    async def __call__(self, es: Any, params: dict[str, Any]) -> Any:
+    async def __call__(self, es: EsbenchClient, params: dict[str, Any]) -> Any:
         raise NotImplementedError("abstract operation")
 
     async def __aexit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> bool:
@@ -113,7 +116,7 @@ class Retry(Runner, Delegator):
         leave = getattr(self.delegate, "__aexit__", None)
         return bool(await leave(exc_type, exc_val, exc_tb)) if leave is not None else False
 
-    async def __call__(self, es: Any, params: dict[str, Any]) -> Any:
+    async def __call__(self, es: EsbenchClient, params: dict[str, Any]) -> Any:
         import elasticsearch
 
         until_success = params.get("retry-until-success", self.retry_until_success)
@@ -200,7 +203,7 @@ class _BuiltinRunner(Runner):
     operation_type = ""
     _esbench_runner: Any = None
 
-    async def __call__(self, es: Any, params: dict[str, Any]) -> Any:
+    async def __call__(self, es: EsbenchClient, params: dict[str, Any]) -> Any:
         if self._esbench_runner is None:
             from esbench.driver.runners import builtin_runners
 

@@ -6,8 +6,9 @@ adds Rally's ``OperationType`` enum and task filters.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import Enum
-from typing import Any
+from typing import Any, cast
 
 from esbench.compat.trackview import (
     Challenge,
@@ -93,7 +94,20 @@ class _OperationTypeMixin:
         """``WaitForTransform`` -> ``wait-for-transform`` (Rally's rule)."""
         return "".join("-" + c.lower() if c.isupper() else c for c in self.name).lstrip("-")
 
+    @classmethod
+    def from_hyphenated_string(cls, v: str) -> Any:
+        """The member whose hyphenated name is ``v`` (called on ``OperationType``).
 
+        Raises:
+            KeyError: no such operation type (as Rally).
+        """
+        for member in cast("Iterable[Any]", cls):  # cls is the OperationType enum
+            if member.to_hyphenated_string() == v:
+                return member
+        raise KeyError(f"No enum value for [{v}]")
+
+
+# mypy cannot follow an Enum whose members are computed (functional API over a generated list).
 OperationType = Enum(  # type: ignore[misc]
     "OperationType",
     [(n, (int(i), a == "Yes")) for n, i, a in (entry.split() for entry in _TYPES.split(";"))],
@@ -101,19 +115,6 @@ OperationType = Enum(  # type: ignore[misc]
 )
 
 
-def _from_hyphenated_string(cls: Any, v: str) -> Any:
-    """The member whose hyphenated name is ``v``.
-
-    Raises:
-        KeyError: no such operation type (as Rally).
-    """
-    for member in cls:
-        if member.to_hyphenated_string() == v:
-            return member
-    raise KeyError(f"No enum value for [{v}]")
-
-
-OperationType.from_hyphenated_string = classmethod(_from_hyphenated_string)  # type: ignore[attr-defined]
 
 
 class TaskNameFilter:
