@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection, answer_challenge, deliver_challenge
 from typing import Any
 
-from esbench.driver.pools.base import LoadDriver, WorkerHandle, WorkerPlacement
+from esbench.driver.pools.base import ConnectionHandle, LoadDriver, WorkerHandle, WorkerPlacement
 from esbench.driver.pools.clock import ClockedConnection, measure_offset
 from esbench.driver.pools.placement import NodeSlots, assign_workers, nodes_from_ray, select_nodes
 from esbench.driver.pools.ray_worker import Hello, RayWorker
@@ -87,23 +87,15 @@ def _local_address_towards(host: str, port: int) -> str:
         return probe.getsockname()[0]
 
 
-class RayWorkerHandle:
+class RayWorkerHandle(ConnectionHandle):
     """The coordinator's end of one Ray actor running a worker."""
 
+    conn: ClockedConnection
+
     def __init__(self, worker_id: int, conn: ClockedConnection, ref: Any, hello: Hello) -> None:
-        self.worker_id = worker_id
-        self.conn = conn
+        super().__init__(worker_id, conn)
         self.ref = ref
         self.hello = hello
-        self.dead = False
-
-    def send(self, message: Any) -> None:
-        if self.dead:
-            return
-        try:
-            self.conn.send(message)
-        except (BrokenPipeError, EOFError, OSError):
-            self.dead = True
 
     def waitables(self) -> list[Any]:
         return [self.conn]

@@ -17,7 +17,8 @@ from driver_helpers import StubProcess, challenge, op, task, track
 from ray_cluster import HEAD_CPUS, HEAD_IP, SECOND_CPUS, SECOND_IP
 
 from esbench.driver.client import ClientOptions
-from esbench.driver.driver import DriverSettings, Progress, run_challenge, tasks_of
+from esbench.driver.driver import DriverOutcome, DriverSettings, Progress, run_challenge, tasks_of
+from esbench.track.model import Throughput
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -40,21 +41,24 @@ def _gone_within(pid: int, seconds: float) -> bool:
     return True
 
 
-def _settings(cluster, **fields) -> DriverSettings:
-    return DriverSettings(load_driver="ray", ray_address=cluster.address, task_pause_s=0, **fields)
+def _race(cluster, search, stub, *, progress=None, **fields) -> DriverOutcome:
+    """Run the one task ``search`` against ``stub`` with the Ray load driver on ``cluster``
+    (``fields``: more ``DriverSettings``)."""
+    return run_challenge(
+        track=track(),
+        challenge=challenge(search),
+        hosts=[stub.host],
+        client_options=ClientOptions(timeout=10),
+        settings=DriverSettings(load_driver="ray", ray_address=cluster.address, task_pause_s=0, **fields),
+        corpora=None,
+        progress=progress,
+    )
 
 
 def test_a_race_on_two_ray_nodes_merges_what_both_measured(ray_cluster) -> None:
     search = task(op("search", index="idx", body={"query": {"match_all": {}}}), clients=6, iterations=40)
     with StubProcess(delay=0.001) as stub:
-        outcome = run_challenge(
-            track=track(),
-            challenge=challenge(search),
-            hosts=[stub.host],
-            client_options=ClientOptions(timeout=10),
-            settings=_settings(ray_cluster),
-            corpora=None,
-        )
+        outcome = _race(ray_cluster, search, stub)
     assert outcome.status == "completed", outcome.error
     result = tasks_of(outcome)[search.name]
     record = outcome.load_driver
@@ -80,14 +84,7 @@ def test_a_race_on_two_ray_nodes_merges_what_both_measured(ray_cluster) -> None:
 def test_load_driver_hosts_restricts_the_workers_to_those_nodes(ray_cluster) -> None:
     search = task(op("search", index="idx", body={"query": {"match_all": {}}}), clients=2, iterations=5)
     with StubProcess() as stub:
-        outcome = run_challenge(
-            track=track(),
-            challenge=challenge(search),
-            hosts=[stub.host],
-            client_options=ClientOptions(timeout=10),
-            settings=_settings(ray_cluster, load_driver_hosts=(SECOND_IP,)),
-            corpora=None,
-        )
+        outcome = _race(ray_cluster, search, stub, load_driver_hosts=(SECOND_IP,))
     assert outcome.status == "completed", outcome.error
     assert {w["host"] for w in outcome.load_driver["workers"]} == {SECOND_IP}
     assert outcome.load_driver["samples"][search.name] == {SECOND_IP: 10}
@@ -107,15 +104,7 @@ def test_ctrl_c_mid_race_keeps_the_results_and_stops_every_worker(ray_cluster) -
             raise KeyboardInterrupt
 
     with StubProcess(delay=0.002) as stub:
-        outcome = run_challenge(
-            track=track(),
-            challenge=challenge(search),
-            hosts=[stub.host],
-            client_options=ClientOptions(timeout=10),
-            settings=_settings(ray_cluster, progress_interval_s=0.2),
-            corpora=None,
-            progress=ctrl_c_once_measuring,
-        )
+        outcome = _race(ray_cluster, search, stub, progress=ctrl_c_once_measuring, progress_interval_s=0.2)
     assert outcome.status == "interrupted"
     result = tasks_of(outcome)[search.name]
     samples = outcome.load_driver["samples"][search.name]
@@ -141,14 +130,8 @@ def test_a_host_that_dies_mid_race_fails_the_race_and_keeps_the_results(ray_clus
 
     try:
         with StubProcess(delay=0.002) as stub:
-            outcome = run_challenge(
-                track=track(),
-                challenge=challenge(search),
-                hosts=[stub.host],
-                client_options=ClientOptions(timeout=10),
-                settings=_settings(ray_cluster, progress_interval_s=0.2),
-                corpora=None,
-                progress=kill_second_node_once_measuring,
+            outcome = _race(
+                ray_cluster, search, stub, progress=kill_second_node_once_measuring, progress_interval_s=0.2
             )
         assert killed.is_set()
         assert outcome.status == "failed"
@@ -161,3 +144,43 @@ def test_a_host_that_dies_mid_race_fails_the_race_and_keeps_the_results(ray_clus
             assert _gone_within(worker["pid"], 15), f"a Ray worker outlived the race: {worker}"
     finally:
         ray_cluster.replace_second()
+
+
+def _search_requests(received: list[tuple[str, str, str]]) -> dict[str, int]:
+    """``_search`` requests of ``StubProcess.received()``, per client connection (``host:port``)."""
+    per_connection: dict[str, int] = {}
+    for _, target, peer in received:
+        if target.endswith("/_search"):
+            per_connection[peer] = per_connection.get(peer, 0) + 1
+    return per_connection
+
+
+@pytest.mark.parametrize(
+    "limits",
+    [
+        pytest.param({"warmup_iterations": 7, "iterations": 23}, id="iteration-based"),
+        # Throttled: clients are mid-schedule (sleeping or in flight) when the time period ends.
+        pytest.param(
+            {"warmup_time_period": 0.5, "time_period": 1.5, "target_throughput": Throughput(value=60.0)},
+            id="time-period-based",
+        ),
+    ],
+)
+def test_the_stub_receives_exactly_the_recorded_requests(ray_cluster, limits) -> None:
+    search = task(op("search", index="idx", body={"query": {"match_all": {}}}), clients=3, **limits)
+    with StubProcess(delay=0.002) as stub:
+        outcome = _race(ray_cluster, search, stub)
+        received = stub.received()
+    per_connection = _search_requests(received)
+    assert outcome.status == "completed", outcome.error
+    result = tasks_of(outcome)[search.name]
+    assert set(outcome.load_driver["samples"][search.name]) == {HEAD_IP, SECOND_IP}
+    # Nothing but the task's searches reached the node: no probe, warm-up or retried request.
+    assert {target for _, target, _ in received} == {"/idx/_search"}
+    assert sum(per_connection.values()) == result.sample_count + result.warmup_sample_count
+    if "iterations" in limits:
+        assert result.warmup_sample_count == 3 * 7 and result.sample_count == 3 * 23
+        # One keep-alive connection per client, each with exactly its iterations.
+        assert sorted(per_connection.values()) == [30, 30, 30]
+    else:
+        assert result.warmup_sample_count > 0 and result.sample_count > 0
