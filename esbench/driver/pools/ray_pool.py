@@ -2,10 +2,10 @@
 
 How a race runs on Ray:
 
-1. ``capacity()`` joins the cluster (``ray.init(address=HOST:PORT)``; without an address a local
-   Ray instance is started) and counts the CPUs of its alive nodes (or of the
-   ``--load-driver-hosts`` nodes); the allocator spreads each step's clients over that many
-   workers, exactly as over the cores of one host.
+1. ``capacity()`` joins the cluster (``ray.init(address=HOST:PORT)``; without an address or
+   ``RAY_ADDRESS``, a new Ray instance is started on this host) and counts the CPUs of its alive
+   nodes (or of the ``--load-driver-hosts`` nodes); the allocator spreads each step's clients over
+   that many workers, exactly as over the cores of one host.
 2. ``start()`` places worker ``i`` on a node by CPU (:func:`~esbench.driver.pools.placement.assign_workers`,
    pinned with Ray's ``NodeAffinitySchedulingStrategy``), opens a TCP listener on this host and
    starts ``RayWorker.serve`` on every actor. Each actor connects back (authenticated with a random
@@ -166,7 +166,10 @@ class RayPool:
             if self.address is None:
                 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
             try:
-                ray.init(address=self.address, **kwargs)
+                # "local": a new instance. A bare ray.init() would join the cluster that 'ray start'
+                # last started on this host (Ray's /tmp/ray/ray_current_cluster), whose nodes on
+                # other hosts cannot reach a coordinator listening on loopback.
+                ray.init(address=self.address or "local", **kwargs)
             except Exception as exc:
                 where = f"the Ray cluster at {self.address}" if self.address else "a local Ray instance"
                 raise DriverError(

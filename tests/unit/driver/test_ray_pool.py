@@ -18,6 +18,7 @@ from ray_cluster import HEAD_CPUS, HEAD_IP, SECOND_CPUS, SECOND_IP
 
 from esbench.driver.client import ClientOptions
 from esbench.driver.driver import DriverOutcome, DriverSettings, Progress, run_challenge, tasks_of
+from esbench.driver.pools.ray_pool import RayPool
 from esbench.track.model import Throughput
 
 pytestmark = pytest.mark.timeout(240)
@@ -184,3 +185,16 @@ def test_the_stub_receives_exactly_the_recorded_requests(ray_cluster, limits) ->
         assert sorted(per_connection.values()) == [30, 30, 30]
     else:
         assert result.warmup_sample_count > 0 and result.sample_count > 0
+
+
+def test_without_an_address_the_ray_driver_starts_its_own_instance(ray_cluster, monkeypatch) -> None:
+    # `ray start` on this host recorded its cluster (/tmp/ray/ray_current_cluster), which a bare
+    # ray.init() would join; its nodes on other hosts could not reach a listener on loopback.
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    pool = RayPool(address=None)
+    try:
+        assert pool.capacity() >= 1
+        [node] = pool.nodes
+        assert node.address not in {HEAD_IP, SECOND_IP}
+    finally:
+        pool.stop()
