@@ -3,8 +3,9 @@
 The head runs on 127.0.0.3 (2 CPUs) and a second node on 127.0.0.2 (1 CPU), each a separate raylet
 started with ``ray start`` (docs: /work/shared/reference/ray-on-this-machine.md). Their worker
 processes import esbench from the same place as the test process (PYTHONPATH), so they run the code
-under test. ``ray stop --force`` ends every Ray process of this machine after the test module
-(no one else runs Ray here).
+under test. ``ray stop --force`` ends every Ray process of this machine after the test module,
+another user's too: the Ray tests and ``benchmarks/bench_ray_driver.py`` (which uses this module)
+must not run at the same time on one machine.
 """
 
 from __future__ import annotations
