@@ -7,8 +7,11 @@ clock handshake, merging at the join point, a node dying mid-race, and no worker
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -18,7 +21,6 @@ from ray_cluster import HEAD_CPUS, HEAD_IP, SECOND_CPUS, SECOND_IP
 
 from esbench.driver.client import ClientOptions
 from esbench.driver.driver import DriverOutcome, DriverSettings, Progress, run_challenge, tasks_of
-from esbench.driver.pools.ray_pool import RayPool
 from esbench.track.model import Throughput
 
 pytestmark = pytest.mark.timeout(240)
@@ -187,14 +189,39 @@ def test_the_stub_receives_exactly_the_recorded_requests(ray_cluster, limits) ->
         assert result.warmup_sample_count > 0 and result.sample_count > 0
 
 
-def test_without_an_address_the_ray_driver_starts_its_own_instance(ray_cluster, monkeypatch) -> None:
-    # `ray start` on this host recorded its cluster (/tmp/ray/ray_current_cluster), which a bare
-    # ray.init() would join; its nodes on other hosts could not reach a listener on loopback.
-    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+#: Run in a fresh process (this one's Ray state belongs to the cluster): two races' pools without
+#: an address, one after the other (a sweep), each reporting its nodes and Ray's auth variables.
+_PRIVATE_INSTANCES = """
+import json, os
+from esbench.driver.pools.ray_pool import RayPool
+out = []
+for _ in range(2):
     pool = RayPool(address=None)
     try:
-        assert pool.capacity() >= 1
-        [node] = pool.nodes
-        assert node.address not in {HEAD_IP, SECOND_IP}
+        pool.capacity()
+        out.append({"nodes": [n.address for n in pool.nodes], "mode": os.environ.get("RAY_AUTH_MODE")})
     finally:
         pool.stop()
+    out[-1]["after"] = [os.environ.get(k) for k in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN")]
+print(json.dumps(out))
+"""
+
+
+def test_without_an_address_the_ray_driver_starts_its_own_instance(ray_cluster, tmp_path) -> None:
+    # `ray start` on this host recorded its cluster (/tmp/ray/ray_current_cluster), which a bare
+    # ray.init() would join; its nodes on other hosts could not reach a listener on loopback.
+    # A new instance gets a token, which Ray saves in the home unless given one: a home of its own
+    # shows whether it did (a token there keeps later `ray start --address` nodes out).
+    env = {k: v for k, v in ray_cluster.env.items() if k != "RAY_ADDRESS" and not k.startswith("RAY_AUTH")}
+    env["HOME"] = str(tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-c", _PRIVATE_INSTANCES], env=env, capture_output=True, text=True, timeout=180
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    runs = json.loads(proc.stdout.strip().splitlines()[-1])
+    for run in runs:
+        [address] = run["nodes"]
+        assert address not in {HEAD_IP, SECOND_IP}
+        assert run["mode"] == "token"  # Ray's protection of a new instance stays on
+        assert run["after"] == [None, None]
+    assert not (tmp_path / ".ray" / "auth_token").exists()
