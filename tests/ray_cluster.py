@@ -3,13 +3,15 @@
 The head runs on 127.0.0.3 (2 CPUs) and a second node on 127.0.0.2 (1 CPU), each a separate raylet
 started with ``ray start`` (docs: /work/shared/reference/ray-on-this-machine.md). Their worker
 processes import esbench from the same place as the test process (PYTHONPATH), so they run the code
-under test. ``ray stop --force`` ends every Ray process of this machine after the test module
-(no one else runs Ray here).
+under test. ``ray stop --force`` ends every Ray process of this machine after the test module,
+another user's too: the Ray tests and ``benchmarks/bench_ray_driver.py`` (which uses this module)
+must not run at the same time on one machine.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -26,6 +28,12 @@ HEAD_IP = "127.0.0.3"
 SECOND_IP = "127.0.0.2"
 HEAD_CPUS = 2
 SECOND_CPUS = 1
+#: Ray's token authentication for the nodes and this process's drivers. Ray 2.60 turns it on for a
+#: `ray start --head` that finds a token in ~/.ray/auth_token (any new local Ray instance saves one
+#: there), while a `ray start --address` node sends one only with RAY_AUTH_MODE=token: explicit
+#: settings keep the second node in whatever the home holds. One token per process, because Ray's
+#: driver side keeps the first token it loaded.
+AUTH = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
 
 
 def _free_port(host: str) -> int:
@@ -41,6 +49,16 @@ def _ray_cli() -> list[str]:
     return [str(beside)] if beside.exists() else [exe or "ray"]
 
 
+def _reload_ray_auth() -> None:
+    # Ray reads its authentication settings once per process (on import); its own tests reload
+    # them like this after changing the variables (ray/_private/authentication_test_utils.py,
+    # reset_auth_token_state): the configuration first, then the token cache.
+    from ray._raylet import AuthenticationTokenLoader, Config
+
+    Config.initialize("")
+    AuthenticationTokenLoader.instance().reset_cache()
+
+
 class RayCluster:
     """The two Ray nodes; ``address`` is the head's ``HOST:PORT``."""
 
@@ -52,6 +70,8 @@ class RayCluster:
             [str(Path(esbench.__file__).resolve().parents[1]), *filter(None, [os.environ.get("PYTHONPATH")])]
         )
         self.env["RAY_USAGE_STATS_ENABLED"] = "0"
+        self.env.update(AUTH)
+        self._environ_before: dict[str, str | None] = {}
 
     def _ray(self, *args: str, timeout: float = 120) -> None:
         proc = subprocess.run(
@@ -61,6 +81,10 @@ class RayCluster:
             raise RuntimeError(f"ray {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
 
     def start(self) -> None:
+        """Start both nodes; until :meth:`stop`, this process's drivers use the cluster's token."""
+        self._environ_before = {name: os.environ.get(name) for name in AUTH}
+        os.environ.update(AUTH)
+        _reload_ray_auth()
         self._ray(
             "start", "--head", f"--node-ip-address={HEAD_IP}", f"--port={self.port}",
             f"--num-cpus={HEAD_CPUS}", "--include-dashboard=false", "--disable-usage-stats",
@@ -113,6 +137,14 @@ class RayCluster:
 
     def stop(self) -> None:
         subprocess.run([*_ray_cli(), "stop", "--force"], env=self.env, capture_output=True, timeout=120)
+        for name, value in self._environ_before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        if self._environ_before:
+            _reload_ray_auth()
+        self._environ_before = {}
 
 
 @pytest.fixture(scope="module")

@@ -69,6 +69,33 @@ class WorkerHandle(Protocol):
         """One sentence naming the worker that went away, and why if known."""
 
 
+class ConnectionHandle:
+    """The part of a :class:`WorkerHandle` that local and Ray workers share: a connection and the
+    dead flag.
+
+    Args:
+        worker_id: the worker's id.
+        conn: the coordinator's end of the worker's connection (a ``multiprocessing`` pipe end, or a
+            :class:`~esbench.driver.pools.clock.ClockedConnection` over TCP).
+    """
+
+    def __init__(self, worker_id: int, conn: Any) -> None:
+        self.worker_id = worker_id
+        self.conn = conn
+        self.dead = False
+
+    def send(self, message: Any) -> None:
+        """Send ``message``; a worker whose end is gone (broken pipe, reset connection) marks the
+        handle dead instead of raising, and a dead handle sends nothing more: the coordinator
+        learns of the death from the connection or the process, and names it there."""
+        if self.dead:
+            return
+        try:
+            self.conn.send(message)
+        except (BrokenPipeError, EOFError, OSError):
+            self.dead = True
+
+
 class WorkerPool(Protocol):
     """A set of workers for one race.
 

@@ -14,30 +14,20 @@ from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
-from esbench.driver.pools.base import LoadDriver, WorkerHandle, WorkerPlacement
+from esbench.driver.pools.base import ConnectionHandle, LoadDriver, WorkerHandle, WorkerPlacement
 from esbench.driver.worker import InitWorker, Shutdown, run_in_thread, worker_main
 
 #: Seconds to wait for a worker to exit at shutdown before terminating it.
 SHUTDOWN_GRACE = 5.0
 
 
-class LocalWorkerHandle:
+class LocalWorkerHandle(ConnectionHandle):
     """The coordinator's end of one local worker (process or thread)."""
 
     def __init__(self, worker_id: int, conn: Connection, proc: Any, thread: threading.Thread | None) -> None:
-        self.worker_id = worker_id
-        self.conn = conn
+        super().__init__(worker_id, conn)
         self.proc = proc
         self.thread = thread
-        self.dead = False
-
-    def send(self, message: Any) -> None:
-        if self.dead:
-            return
-        try:
-            self.conn.send(message)
-        except (BrokenPipeError, EOFError, OSError):
-            self.dead = True
 
     def waitables(self) -> list[Any]:
         items: list[Any] = [self.conn]

@@ -2,10 +2,10 @@
 
 How a race runs on Ray:
 
-1. ``capacity()`` joins the cluster (``ray.init(address=HOST:PORT)``; without an address a local
-   Ray instance is started) and counts the CPUs of its alive nodes (or of the
-   ``--load-driver-hosts`` nodes); the allocator spreads each step's clients over that many
-   workers, exactly as over the cores of one host.
+1. ``capacity()`` joins the cluster (``ray.init(address=HOST:PORT)``; without an address or
+   ``RAY_ADDRESS``, a new Ray instance is started on this host) and counts the CPUs of its alive
+   nodes (or of the ``--load-driver-hosts`` nodes); the allocator spreads each step's clients over
+   that many workers, exactly as over the cores of one host.
 2. ``start()`` places worker ``i`` on a node by CPU (:func:`~esbench.driver.pools.placement.assign_workers`,
    pinned with Ray's ``NodeAffinitySchedulingStrategy``), opens a TCP listener on this host and
    starts ``RayWorker.serve`` on every actor. Each actor connects back (authenticated with a random
@@ -24,8 +24,10 @@ message per progress report and per join point, as with local pipes.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
+import secrets
 import select
 import socket
 import time
@@ -33,7 +35,7 @@ from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection, answer_challenge, deliver_challenge
 from typing import Any
 
-from esbench.driver.pools.base import LoadDriver, WorkerHandle, WorkerPlacement
+from esbench.driver.pools.base import ConnectionHandle, LoadDriver, WorkerHandle, WorkerPlacement
 from esbench.driver.pools.clock import ClockedConnection, measure_offset
 from esbench.driver.pools.placement import NodeSlots, assign_workers, nodes_from_ray, select_nodes
 from esbench.driver.pools.ray_worker import Hello, RayWorker
@@ -50,6 +52,8 @@ HANDSHAKE_TIMEOUT = 30.0
 SHUTDOWN_GRACE = 5.0
 #: Seconds to wait for Ray's reason of a worker's death.
 DEATH_REASON_WAIT = 2.0
+#: Ray's token-authentication settings (Ray's docs: "Ray token authentication").
+_RAY_AUTH_VARIABLES = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
 
 
 def parse_ray_address(text: str, *, option: str = "--ray-address") -> tuple[str, int]:
@@ -87,23 +91,15 @@ def _local_address_towards(host: str, port: int) -> str:
         return probe.getsockname()[0]
 
 
-class RayWorkerHandle:
+class RayWorkerHandle(ConnectionHandle):
     """The coordinator's end of one Ray actor running a worker."""
 
+    conn: ClockedConnection
+
     def __init__(self, worker_id: int, conn: ClockedConnection, ref: Any, hello: Hello) -> None:
-        self.worker_id = worker_id
-        self.conn = conn
+        super().__init__(worker_id, conn)
         self.ref = ref
         self.hello = hello
-        self.dead = False
-
-    def send(self, message: Any) -> None:
-        if self.dead:
-            return
-        try:
-            self.conn.send(message)
-        except (BrokenPipeError, EOFError, OSError):
-            self.dead = True
 
     def waitables(self) -> list[Any]:
         return [self.conn]
@@ -164,6 +160,8 @@ class RayPool:
         self.refs: list[Any] = []
         self._initialized = False
         self._listener: socket.socket | None = None
+        #: Ray's authentication variables before this pool set them (stop() restores them).
+        self._environ_before: dict[str, str | None] = {}
 
     # ------------------------------------------------------------------------ cluster
 
@@ -173,8 +171,12 @@ class RayPool:
             kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
             if self.address is None:
                 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+                self._use_private_token()
             try:
-                ray.init(address=self.address, **kwargs)
+                # "local": a new instance. A bare ray.init() would join the cluster that 'ray start'
+                # last started on this host (Ray's /tmp/ray/ray_current_cluster), whose nodes on
+                # other hosts cannot reach a coordinator listening on loopback.
+                ray.init(address=self.address or "local", **kwargs)
             except Exception as exc:
                 where = f"the Ray cluster at {self.address}" if self.address else "a local Ray instance"
                 raise DriverError(
@@ -183,6 +185,18 @@ class RayPool:
                 ) from None
             self._initialized = True
         self.nodes = select_nodes(nodes_from_ray(ray.nodes()), self.hosts)
+
+    def _use_private_token(self) -> None:
+        # Ray (2.60) protects a new local instance with token authentication (it sets
+        # RAY_AUTH_MODE=token itself) and saves the token in ~/.ray/auth_token unless one is
+        # given. There it stays: a later 'ray start --head' on this host finds it and requires the
+        # token, while 'ray start --address' nodes, which only follow RAY_AUTH_MODE, cannot join.
+        # A token of this instance alone, in the environment its processes inherit, leaves the
+        # home alone. Ray's own settings, if any, win.
+        if any(os.environ.get(name) for name in _RAY_AUTH_VARIABLES):
+            return
+        self._environ_before = {name: os.environ.get(name) for name in _RAY_AUTH_VARIABLES}
+        os.environ["RAY_AUTH_TOKEN"] = _private_token()
 
     def capacity(self) -> int:
         if not self.nodes:
@@ -317,6 +331,12 @@ class RayPool:
             if self._initialized:
                 with contextlib.suppress(Exception):
                     ray.shutdown()
+            for name, value in self._environ_before.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+            self._environ_before = {}
 
     def placements(self) -> list[WorkerPlacement]:
         return [
@@ -330,6 +350,13 @@ class RayPool:
             )
             for h in self.handles
         ]
+
+
+@functools.cache
+def _private_token() -> str:
+    # One per process: Ray's driver side caches the token it loaded, so a second private instance
+    # in the same process (a sweep of races) must get the same one.
+    return secrets.token_hex(32)
 
 
 def _recv_within(conn: Connection, timeout: float) -> Any:

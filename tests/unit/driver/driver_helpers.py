@@ -80,6 +80,8 @@ class EsStub:
         stalls: request number (1-based) -> extra seconds before that response.
         requests: number of requests answered.
         log: (method, target) of each request.
+        peers: the client's ``host:port`` of each request (same order as ``log``): one per
+            connection, so requests can be counted per client connection.
     """
 
     def __init__(self, *, delay: float = 0.0) -> None:
@@ -87,6 +89,7 @@ class EsStub:
         self.stalls: dict[int, float] = {}
         self.requests = 0
         self.log: list[tuple[str, str]] = []
+        self.peers: list[str] = []
         self.port = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -131,6 +134,8 @@ class EsStub:
         return 200, b"{}"
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer_address = writer.get_extra_info("peername")
+        peer = f"{peer_address[0]}:{peer_address[1]}" if peer_address else "?"
         try:
             while True:
                 line = await reader.readline()
@@ -150,6 +155,7 @@ class EsStub:
                 self.requests += 1
                 number = self.requests
                 self.log.append((method, target))
+                self.peers.append(peer)
                 wait = self.delay + self.stalls.get(number, 0.0)
                 if wait > 0:
                     # A sleeping thread on a busy machine wakes up late (ms); delays are spun so
@@ -207,6 +213,16 @@ class StubProcess:
         self.port = int(line)
         return self
 
+    def received(self) -> list[tuple[str, str, str]]:
+        """(method, target, client ``host:port``) of every request the stub has read so far, in
+        order of arrival (asked of the child process over its stdin/stdout)."""
+        self._proc.stdin.write("log\n")
+        self._proc.stdin.flush()
+        line = self._proc.stdout.readline()
+        if not line:
+            raise RuntimeError("ES stub process ended")
+        return [tuple(entry) for entry in json.loads(line)]
+
     def __exit__(self, *exc: object) -> None:
         self._proc.stdin.close()  # the child exits when its stdin closes
         try:
@@ -222,5 +238,9 @@ if __name__ == "__main__":
     stub.stalls = {int(k): v for k, v in json.loads(sys.argv[2]).items()}
     stub.start()
     print(stub.port, flush=True)
-    sys.stdin.read()
+    for command in sys.stdin:
+        if command.strip() == "log":
+            # Copies: the stub's thread appends while this one reads.
+            log, peers = list(stub.log), list(stub.peers)
+            print(json.dumps([[m, t, p] for (m, t), p in zip(log, peers, strict=False)]), flush=True)
     stub.stop()

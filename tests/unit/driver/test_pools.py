@@ -13,7 +13,7 @@ from esbench.driver.allocator import plan_schedule
 from esbench.driver.client import ClientOptions
 from esbench.driver.driver import DriverSettings, run_challenge
 from esbench.driver.http import StaticTransport
-from esbench.driver.pools.base import LoadDriver
+from esbench.driver.pools.base import ConnectionHandle, LoadDriver
 from esbench.driver.pools.clock import (
     ClockedConnection,
     ClockOffset,
@@ -23,6 +23,7 @@ from esbench.driver.pools.clock import (
     to_worker_clock,
 )
 from esbench.driver.pools.factory import create_pool, resolve_load_driver
+from esbench.driver.pools.local import LocalWorkerHandle
 from esbench.driver.pools.placement import (
     NodeSlots,
     SampleTally,
@@ -31,7 +32,8 @@ from esbench.driver.pools.placement import (
     nodes_from_ray,
     select_nodes,
 )
-from esbench.driver.pools.ray_pool import parse_ray_address
+from esbench.driver.pools.ray_pool import RayWorkerHandle, parse_ray_address
+from esbench.driver.pools.ray_worker import Hello
 from esbench.driver.worker import ProgressReport, StartStep, StepDone
 from esbench.exceptions import ConfigError
 from esbench.metrics.recorder import RecorderState
@@ -144,6 +146,29 @@ def test_a_local_race_records_its_host_and_clients():
     assert worker["worker_id"] == 0 and worker["clock_offset_ms"] == 0.0
     assert record["clients"] == {"search": {worker["host"]: [0, 1]}}
     assert record["samples"] == {"search": {worker["host"]: 6}}
+
+
+# ------------------------------------------------------------------------------------ handles
+
+
+@pytest.mark.parametrize("kind", ["local", "ray"])
+def test_a_handle_whose_worker_is_gone_turns_dead_instead_of_raising(kind):
+    parent, child = multiprocessing.Pipe()
+    if kind == "local":
+        handle = LocalWorkerHandle(3, parent, None, None)
+    else:
+        conn = ClockedConnection(parent, ClockOffset(offset_s=0.0, uncertainty_s=0.0))
+        hello = Hello(worker_id=3, host="10.0.0.2", node_id="n" * 56, pid=1, hostname="h")
+        handle = RayWorkerHandle(3, conn, ref=None, hello=hello)
+    assert isinstance(handle, ConnectionHandle)
+    handle.send(StartStep(step=0, start_at=1.0))
+    assert child.recv() == StartStep(step=0, start_at=1.0) and not handle.dead
+    child.close()
+    handle.send(StartStep(step=1, start_at=2.0))  # the worker's end is gone: no exception
+    assert handle.dead
+    parent.close()
+    handle.send(StartStep(step=2, start_at=3.0))  # a dead handle sends nothing more
+    assert handle.dead
 
 
 # -------------------------------------------------------------------------------------- clock
