@@ -137,7 +137,7 @@ def to_coordinator_clock(message: Any, clock: ClockOffset) -> Any:
     if isinstance(message, StepDone):
         return replace(
             message,
-            end=clock.to_coordinator(message.end),
+            end=message.end - clock.offset_s,
             states={name: _state_to_coordinator(s, clock) for name, s in message.states.items()},
             spans={
                 name: (start - clock.offset_s, end - clock.offset_s)
@@ -167,10 +167,10 @@ class ClockedConnection:
         return to_coordinator_clock(self.raw.recv(), self.clock)
 
     def poll(self, timeout: float | None = 0.0) -> bool:
-        return self.raw.poll(timeout)
+        return bool(self.raw.poll(timeout))
 
     def fileno(self) -> int:
-        return self.raw.fileno()
+        return int(self.raw.fileno())
 
     def close(self) -> None:
         self.raw.close()

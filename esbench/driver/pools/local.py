@@ -40,7 +40,7 @@ class LocalWorkerHandle(ConnectionHandle):
 
     def alive(self) -> bool:
         if self.proc is not None:
-            return self.proc.is_alive()
+            return bool(self.proc.is_alive())
         return self.thread is not None and self.thread.is_alive()
 
     def describe_death(self) -> str:

@@ -88,7 +88,7 @@ def _local_address_towards(host: str, port: int) -> str:
     # (and a loopback address when the cluster is on loopback). No packet is sent.
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
         probe.connect((host, port))
-        return probe.getsockname()[0]
+        return str(probe.getsockname()[0])
 
 
 class RayWorkerHandle(ConnectionHandle):

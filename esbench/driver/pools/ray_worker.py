@@ -56,7 +56,7 @@ class RayWorker:
             conn.send(
                 Hello(
                     worker_id=worker_id,
-                    host=ray.util.get_node_ip_address(),
+                    host=ray.util.get_node_ip_address(),  # type: ignore[no-untyped-call]  # ray ships no annotation
                     node_id=context.get_node_id(),
                     pid=os.getpid(),
                     hostname=socket.gethostname(),
