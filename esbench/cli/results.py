@@ -48,25 +48,25 @@ _store_option = click.option(
 # ------------------------------------------------------------------------------------ list races
 
 
-def _race_json(race: RaceResult) -> dict[str, Any]:
-    return {
-        "race_id": race.race_id,
-        "timestamp": race.timestamp,
-        "track": race.track,
-        "challenge": race.challenge,
-        "track_params": race.track_params,
-        "car": race.car,
-        "pipeline": race.pipeline,
-        "distribution_version": race.distribution_version,
-        "cluster_version": race.cluster_version,
-        "cluster_nodes": race.cluster_nodes,
-        "user_tags": race.user_tags,
-        "test_mode": race.test_mode,
-        "esbench_version": race.esbench_version,
-        "status": race.status,
-        "error": race.error,
-        "duration_s": race.duration_s,
-    }
+#: The race fields of ``list races --format=json``, in output order.
+LIST_JSON_FIELDS: tuple[str, ...] = (
+    "race_id",
+    "timestamp",
+    "track",
+    "challenge",
+    "track_params",
+    "car",
+    "pipeline",
+    "distribution_version",
+    "cluster_version",
+    "cluster_nodes",
+    "user_tags",
+    "test_mode",
+    "esbench_version",
+    "status",
+    "error",
+    "duration_s",
+)
 
 
 def _kv(d: dict[str, Any]) -> str:
@@ -114,7 +114,7 @@ def list_races(
             user_tags=tags or None, track=track, status=status, limit=limit or None, load_tasks=False
         )
     if fmt == "json":
-        click.echo(json.dumps([_race_json(r) for r in races], indent=2))
+        click.echo(json.dumps([r.to_dict(LIST_JSON_FIELDS) for r in races], indent=2))
         return
     if not races:
         click.echo("No races found." if (tags or track or status) else "No races stored yet.", err=True)
