@@ -28,7 +28,7 @@ import elastic_transport
 
 from esbench import __version__
 from esbench.console import Console
-from esbench.corpus import prepare_corpora
+from esbench.corpus import corpora_read, prepare_corpora
 from esbench.driver.client import ConnectionSettings, EsbenchClient, create_client, host_for_display
 from esbench.driver.driver import DriverOutcome, run_challenge
 from esbench.driver.filters import filter_schedule
@@ -58,10 +58,6 @@ from esbench.track.model import Challenge
 from esbench.track.repository import TrackRepository
 
 logger = logging.getLogger(__name__)
-
-# Operation types that read corpora; corpora are prepared only when the challenge runs one.
-_CORPUS_OPERATIONS = frozenset({"bulk"})
-
 
 @dataclass(frozen=True, kw_only=True)
 class ClusterInfo:
@@ -297,9 +293,8 @@ def _remove_if_empty(directory: Path) -> None:
 
 
 def _prepare_corpora(track: Track, challenge: Challenge, settings: RaceSettings, console: Console) -> Any:
-    if not track.corpora or not any(
-        t.operation.operation_type in _CORPUS_OPERATIONS for t in challenge.tasks()
-    ):
+    # Corpora are prepared only when the challenge runs a task that reads one.
+    if not corpora_read(track, challenge.tasks()):
         return None
     return prepare_corpora(track, offline=settings.offline, progress=console.progress)
 

@@ -67,7 +67,7 @@ def download(
         settings = _pin(provision_settings(**options, offline=offline))
         click.echo(str(download_archive(settings)))
         return
-    from esbench.corpus import prepare_corpora
+    from esbench.corpus import corpora_read, prepare_corpora
     from esbench.track.loader import load_track
     from esbench.track.params import parse_track_params
 
@@ -81,24 +81,10 @@ def download(
         params=parse_track_params(track_params) if track_params.strip() else {},
         test_mode=test_mode,
     )
-    names = None if challenge is None else _challenge_corpora(track, challenge)
+    names = None if challenge is None else corpora_read(track, track.find_challenge(challenge).tasks())
     prepared = prepare_corpora(track, corpus_names=names, offline=offline, progress=_err)
     for ready in prepared.all():
         click.echo(f"{ready.corpus}\t{ready.document_count}\t{ready.path}")
-
-
-def _challenge_corpora(track: Any, challenge: str) -> list[str]:
-    # A bulk task reads the corpora named in its 'corpora' param (a name or a list), else all of them.
-    names: set[str] = set()
-    for task in track.find_challenge(challenge).tasks():
-        if task.operation.operation_type != "bulk":
-            continue
-        wanted = task.operation.params.get("corpora")
-        if wanted is None:
-            names.update(c.name for c in track.corpora)
-        else:
-            names.update([wanted] if isinstance(wanted, str) else wanted)
-    return [c.name for c in track.corpora if c.name in names]
 
 
 @main.command()
