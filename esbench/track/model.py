@@ -137,6 +137,12 @@ class Throughput:
     value: float
     unit: str = "ops/s"
 
+    @classmethod
+    def every(cls, interval_s: float) -> Throughput:
+        """The throughput of a ``target-interval`` of ``interval_s`` seconds (> 0): ``1 / interval_s``
+        ops/s over all clients (Rally's track docs: "This is just 1 / target-throughput (in seconds)")."""
+        return cls(value=1.0 / interval_s, unit="ops/s")
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Task:
