@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from esbench.driver.client import ClientOptions
-from esbench.driver.driver import DriverSettings
+from esbench.driver.connection import ClientOptions
+from esbench.driver.settings import DriverSettings
 from esbench.provision import ProvisionSettings
 from esbench.telemetry.settings import TelemetrySettings
 from esbench.track.model import Track

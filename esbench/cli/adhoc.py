@@ -23,8 +23,8 @@ from esbench.cli._tags import parse_user_tags
 from esbench.cli.race import EXIT_RACE_FAILED, _split_hosts
 from esbench.cli.race import race as race_command
 from esbench.console import Console
-from esbench.driver.client import parse_client_options
-from esbench.driver.driver import DriverSettings
+from esbench.driver.connection import parse_client_options
+from esbench.driver.settings import DriverSettings
 from esbench.exceptions import ConfigError, UserError, UserInterrupted
 from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED
 from esbench.settings import RaceSettings, ReportSettings

@@ -18,11 +18,9 @@ from esbench.cli import list_group, main
 from esbench.cli._provision_options import provision_options, provision_settings
 from esbench.cli._track_source import pop_track_source, track_source_options
 from esbench.exceptions import NotFound
-from esbench.provision import cluster, installation
-from esbench.provision.cars import list_cars
+from esbench.provision import installation
 from esbench.provision.flavors import download_archive, get_flavor
 from esbench.provision.repositories import pin_repository
-from esbench.provision.security import SecurityMaterial
 from esbench.provision.settings import ProvisionSettings
 
 _offline = click.option(
@@ -92,6 +90,8 @@ def download(
 @_offline
 def install(offline: bool, **options: Any) -> None:
     """Install Elasticsearch or OpenSearch (no node is started) and print the installation id."""
+    from esbench.provision import cluster
+
     settings = _pin(provision_settings(**options, offline=offline))
     inst = cluster.install(settings)
     _err(
@@ -108,6 +108,9 @@ def install(offline: bool, **options: Any) -> None:
 @_offline
 def start(installation_id: str | None, offline: bool, **options: Any) -> None:
     """Start an installation (or install and start one) and print its endpoints and installation id."""
+    from esbench.provision import cluster
+    from esbench.provision.security import SecurityMaterial
+
     settings = provision_settings(**options, offline=offline)
     began = time.monotonic()
     if installation_id:
@@ -147,6 +150,8 @@ def stop(installation_id: str | None, preserve_install: bool, **_ignored: Any) -
     The installation is kept with --preserve-install (here or when it was installed/started); the other
     provisioning options are accepted for symmetry and ignored.
     """
+    from esbench.provision import cluster
+
     if installation_id:
         inst = installation.load(installation_id)
     else:
@@ -167,6 +172,8 @@ def stop(installation_id: str | None, preserve_install: bool, **_ignored: Any) -
 @list_group.command(name="cars")
 def list_cars_command() -> None:
     """List the cars and mixins usable with --car."""
+    from esbench.provision.cars import list_cars
+
     rows = [(c.name, c.type, c.description) for c in list_cars()]
     click.echo(tabulate(rows, headers=["Name", "Type", "Description"], tablefmt="simple"))
 

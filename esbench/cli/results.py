@@ -45,6 +45,24 @@ _store_option = click.option(
 )
 
 
+def _report_options(func: F) -> F:
+    """``--report-format`` and ``--report-file`` of ``compare`` and ``report``."""
+    func = click.option(
+        "--report-file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Write the report here.",
+    )(func)
+    return click.option(
+        "--report-format",
+        "fmt",
+        type=click.Choice(REPORT_FORMATS),
+        default="text",
+        show_default=True,
+        help="html: one self-contained page of charts and the table; png: one chart (see docs/reporting.md).",
+    )(func)
+
+
 # ------------------------------------------------------------------------------------ list races
 
 
@@ -186,20 +204,7 @@ def _write_report(text: str, report_file: Path | None, *, color: bool) -> None:
     metavar="RACE",
     help="Like --baseline; repeat to compare several contenders with the baseline.",
 )
-@click.option(
-    "--report-format",
-    "fmt",
-    type=click.Choice(REPORT_FORMATS),
-    default="text",
-    show_default=True,
-    help="html: one self-contained page of charts and the table; png: one chart (see docs/reporting.md).",
-)
-@click.option(
-    "--report-file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the report here.",
-)
+@_report_options
 @click.option(
     "--table",
     type=click.Choice(TABLES),
@@ -297,20 +302,7 @@ def compare_command(
 
 @main.command("report")
 @click.argument("race", metavar="RACE")
-@click.option(
-    "--report-format",
-    "fmt",
-    type=click.Choice(REPORT_FORMATS),
-    default="text",
-    show_default=True,
-    help="html: one self-contained page of charts and the table; png: one chart (see docs/reporting.md).",
-)
-@click.option(
-    "--report-file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the report here.",
-)
+@_report_options
 @click.option("--show-processing-time", is_flag=True, help="Add processing time percentile rows.")
 @_store_option
 def report_command(

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 from esbench.exceptions import TrackParamError, UserError
-from esbench.track.render import RESERVED_NAMES
 
 # Rally treats a value as a JSON array when it starts like one (``csv_to_list``).
 _JSON_ARRAY_START = re.compile(r'^(\s*\[\s*\])|(\s*\[\s*".*)')
@@ -33,6 +32,10 @@ _JSON_ARRAY_START = re.compile(r'^(\s*\[\s*\])|(\s*\[\s*".*)')
 _JINJA_BUILTINS = frozenset(
     {"range", "dict", "lipsum", "cycler", "joiner", "namespace", "loop", "self", "varargs", "kwargs"}
 )
+
+#: The template globals esbench (like Rally) defines itself (:mod:`esbench.track.render`); a track
+#: param of the same name is rejected.
+RESERVED_NAMES: frozenset[str] = frozenset({"now", "glob", "build_flavor", "serverless_operator"})
 
 
 def _convert(value: str) -> Any:
