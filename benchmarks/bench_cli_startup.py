@@ -12,6 +12,7 @@ Reproduce:
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import statistics
 import subprocess
@@ -26,11 +27,21 @@ COMMANDS = {
 HEAVY = ("esbench.driver.driver", "elasticsearch", "aiohttp", "jinja2", "jsonschema", "hdrh", "psutil", "ray")
 
 
+def _source_root() -> str:
+    """The directory holding the esbench package this interpreter imports (PYTHONPATH or the
+    installed one); commands run there, because ``python -m`` puts the working directory first."""
+    import esbench
+
+    return os.path.dirname(os.path.dirname(os.path.abspath(esbench.__file__)))
+
+
 def _wall_times(cmd: list[str], runs: int) -> list[float]:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=_source_root()
+        )
         times.append(time.perf_counter() - start)
     return times
 
@@ -38,8 +49,12 @@ def _wall_times(cmd: list[str], runs: int) -> list[float]:
 def _import_profile(cmd: list[str]) -> tuple[float, list[str]]:
     """Cumulative import time of esbench.cli in seconds, and the heavy modules imported."""
     proc = subprocess.run(
-        [cmd[0], "-X", "importtime", *cmd[1:]], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [cmd[0], "-X", "importtime", *cmd[1:]],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         text=True,
+        cwd=_source_root(),
     )
     cli_us = 0
     loaded = set()
@@ -58,6 +73,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     args = parser.parse_args()
     print(f"command: python benchmarks/bench_cli_startup.py --runs {args.runs}")
+    print(f"esbench from {_source_root()}")
     for label, cmd in COMMANDS.items():
         t = _wall_times(cmd, args.runs)
         line = (
