@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from esbench.driver.connection import ClientOptions
-from esbench.driver.settings import DriverSettings
+from esbench.driver.settings import ClientOptions, DriverSettings
 from esbench.provision import ProvisionSettings
 from esbench.telemetry.settings import TelemetrySettings
 from esbench.track.model import Track

@@ -23,7 +23,6 @@ from esbench.cli._tags import parse_user_tags
 from esbench.cli.race import EXIT_RACE_FAILED, _split_hosts
 from esbench.cli.race import race as race_command
 from esbench.console import Console
-from esbench.driver.connection import parse_client_options
 from esbench.driver.settings import DriverSettings
 from esbench.exceptions import ConfigError, UserError, UserInterrupted
 from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED
@@ -55,6 +54,8 @@ def _with_race_options(command: click.Command) -> click.Command:
 
 def _base_settings(options: dict[str, Any]) -> RaceSettings:
     """The shared race options as settings (the track is added by the caller)."""
+    from esbench.driver.client import parse_client_options
+
     provision = {name: options.pop(name) for name in PROVISION_OPTION_NAMES}
     return RaceSettings(
         target_hosts=_split_hosts(options.pop("target_hosts")),

@@ -20,7 +20,6 @@ from esbench.cli._track_source import (
     track_source_options,
 )
 from esbench.console import Console
-from esbench.driver.connection import host_urls, parse_client_options
 from esbench.driver.filters import parse_task_filters
 from esbench.driver.settings import DriverSettings
 from esbench.exceptions import UserError, UserInterrupted
@@ -34,6 +33,8 @@ EXIT_RACE_FAILED = 1
 
 
 def _split_hosts(text: str | None) -> tuple[str, ...]:
+    from esbench.driver.client import host_urls
+
     hosts = tuple(h.strip() for h in (text or "").split(",") if h.strip())
     if hosts:
         # Validate now, so that a typo fails before a corpus is generated.
@@ -153,6 +154,7 @@ def race(
 ) -> None:
     """Run a benchmark (a race) with a Rally-format track and print its report."""
     # The driver, the load-driver backends and telemetry are imported when a race runs, not for --help.
+    from esbench.driver.client import parse_client_options
     from esbench.driver.pools.factory import resolve_load_driver
     from esbench.driver.pools.ray_pool import parse_ray_address
     from esbench.racecontrol import run_race

@@ -1,9 +1,12 @@
-"""The load driver's settings and what it reports: :class:`DriverSettings`, :class:`Progress`,
-:class:`DriverOutcome`, and the timing constants of the coordinator."""
+"""The load driver's settings and what it reports: :class:`ClientOptions` (how clients talk to
+Elasticsearch; parsed from ``--client-options`` by :mod:`esbench.driver.client`),
+:class:`DriverSettings`, :class:`Progress`, :class:`DriverOutcome`, and the timing constants of the
+coordinator."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
 from typing import Any
 
 from esbench.exceptions import EsbenchError
@@ -17,6 +20,66 @@ START_LEAD = 0.1
 DEFAULT_TASK_PAUSE = 1.0
 #: Seconds to wait for workers to report their partial results after a cancellation.
 CANCEL_GRACE = 10.0
+
+
+#: Rally's default client timeout in seconds.
+DEFAULT_TIMEOUT = 60.0
+
+_SECRET = "*****"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClientOptions:
+    """How the driver talks to Elasticsearch.
+
+    Attributes:
+        timeout: client-side request timeout in seconds (Rally's default: 60).
+        use_ssl: connect with TLS (``https``) to hosts given without a scheme.
+        verify_certs: verify the server certificate (default True).
+        ca_certs: CA bundle file or directory for verification.
+        client_cert / client_key: client certificate and key files (mutual TLS).
+        basic_auth_user / basic_auth_password: basic authentication.
+        api_key: API key (``id:key`` or the encoded form).
+        http_compress: gzip request bodies (and accept compressed responses).
+        max_connections: connections per node and client (default: elasticsearch-py's).
+        distribution_flavor / distribution_version: the target's product (``elasticsearch`` or
+            ``opensearch``) and version as detected by :mod:`esbench.driver.target`; set by race
+            control, not by ``--client-options``. They decide the media types the client API sends.
+    """
+
+    timeout: float = DEFAULT_TIMEOUT
+    use_ssl: bool = False
+    verify_certs: bool = True
+    ca_certs: str | None = None
+    client_cert: str | None = None
+    client_key: str | None = None
+    basic_auth_user: str | None = None
+    basic_auth_password: str | None = field(default=None, repr=False)
+    api_key: str | None = field(default=None, repr=False)
+    http_compress: bool = False
+    max_connections: int | None = None
+    distribution_flavor: str | None = None
+    distribution_version: str | None = None
+
+    def __str__(self) -> str:
+        return repr(self)
+
+    def describe(self) -> dict[str, Any]:
+        """The options as a dict safe to show or store: secrets replaced by ``*****``."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        for secret in ("basic_auth_password", "api_key"):
+            if out[secret] is not None:
+                out[secret] = _SECRET
+        return out
+
+
+class OnError(StrEnum):
+    """``--on-error``: what a failed request does to the race (Rally's ``--on-error``)."""
+
+    #: Record the failed request and go on.
+    CONTINUE = "continue"
+    #: Stop the race at the first failed request.
+    ABORT = "abort"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,9 +104,7 @@ class DriverSettings:
         load_driver_hosts: Rally's ``--load-driver-hosts``: the Ray nodes that run workers.
     """
 
-    # esbench.driver.executor.ON_ERROR_CONTINUE, written out so that settings (and the command
-    # line) do not import the executor; a unit test keeps the two equal.
-    on_error: str = "continue"
+    on_error: OnError = OnError.CONTINUE
     include_tasks: tuple[str, ...] = ()
     exclude_tasks: tuple[str, ...] = ()
     workers: int | None = None

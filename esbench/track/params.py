@@ -33,10 +33,6 @@ _JINJA_BUILTINS = frozenset(
     {"range", "dict", "lipsum", "cycler", "joiner", "namespace", "loop", "self", "varargs", "kwargs"}
 )
 
-#: The template globals esbench (like Rally) defines itself (:mod:`esbench.track.render`); a track
-#: param of the same name is rejected.
-RESERVED_NAMES: frozenset[str] = frozenset({"now", "glob", "build_flavor", "serverless_operator"})
-
 
 def _convert(value: str) -> Any:
     if value.startswith("'"):
@@ -140,6 +136,8 @@ def parse_track_params(text: str) -> dict[str, Any]:
 
 def exposed_params(referenced: Iterable[str]) -> list[str]:
     """The names a track reads that a user can set, sorted (internal and Jinja built-in names removed)."""
+    from esbench.track.render import RESERVED_NAMES  # Jinja: imported only when a track is rendered
+
     return sorted(set(referenced) - RESERVED_NAMES - _JINJA_BUILTINS)
 
 
@@ -157,6 +155,8 @@ def check_track_params(params: Mapping[str, Any], referenced: Iterable[str], *, 
             ``serverless_operator``), or a param is not used anywhere in the track; the message lists
             close matches and the params the track exposes.
     """
+    from esbench.track.render import RESERVED_NAMES
+
     reserved = sorted(set(params) & RESERVED_NAMES)
     if reserved:
         names = ", ".join(f"'{n}'" for n in reserved)

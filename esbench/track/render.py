@@ -32,6 +32,9 @@ from esbench.exceptions import TrackSyntaxError
 from esbench.track import dates
 from esbench.track.assemble import AssembledSource
 
+# Names esbench (like Rally) defines itself; a track param of the same name is rejected.
+RESERVED_NAMES: frozenset[str] = frozenset({"now", "glob", "build_flavor", "serverless_operator"})
+
 HELPERS_NAME = "rally.helpers"
 
 # Our own macro text with the semantics of Rally's ``rally.helpers``:

@@ -12,9 +12,6 @@ import sys
 
 import pytest
 
-from esbench.driver.executor import ON_ERROR_CONTINUE
-from esbench.driver.settings import DriverSettings
-
 #: Modules that only running a command may import.
 HEAVY = (
     "esbench.driver.driver",
@@ -81,7 +78,3 @@ def test_help_of_every_command_imports_no_heavy_module() -> None:
 def test_help_with_every_command_module_imports_no_heavy_module() -> None:
     assert _heavy_after_help() == []
 
-
-def test_driver_settings_default_on_error_is_the_executors() -> None:
-    # driver/settings.py writes the value out instead of importing the executor (see there).
-    assert DriverSettings().on_error == ON_ERROR_CONTINUE
