@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.exceptions import EsbenchError
 from esbench.results.model import TaskResult
+
+if TYPE_CHECKING:
+    from esbench.driver.pools.base import LoadDriver
 
 #: Seconds between StartStep and the common start time: every worker must get the message and
 #: start its clients before that time, also worker processes on a busy machine (a late worker
@@ -112,7 +115,7 @@ class DriverSettings:
     task_pause_s: float | None = None
     progress_interval_s: float = 1.0
     seed: int | None = None
-    load_driver: str | None = None
+    load_driver: LoadDriver | None = None
     ray_address: str | None = None
     load_driver_hosts: tuple[str, ...] = ()
 
