@@ -12,8 +12,9 @@ Names are imported lazily so that ``import esbench`` (and the CLI's start-up) st
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from esbench.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -63,11 +64,7 @@ if TYPE_CHECKING:
     from esbench.track.model import Track
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'esbench' has no attribute '{name}'")
-    return getattr(importlib.import_module(module), name)
+__getattr__, _ = lazy_exports(__name__, _EXPORTS)
 
 
 def __dir__() -> list[str]:

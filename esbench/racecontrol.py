@@ -28,7 +28,7 @@ import elastic_transport
 
 from esbench import __version__
 from esbench.console import Console
-from esbench.corpus import CorpusSet, prepare_corpora
+from esbench.corpus import CorpusSet, corpora_read, prepare_corpora
 from esbench.driver.client import ConnectionSettings, EsbenchClient, create_client, host_for_display
 from esbench.driver.driver import DriverOutcome, run_challenge
 from esbench.driver.filters import filter_schedule
@@ -58,10 +58,6 @@ from esbench.track.model import Challenge
 from esbench.track.repository import TrackRepository
 
 logger = logging.getLogger(__name__)
-
-# Operation types that read corpora; corpora are prepared only when the challenge runs one.
-_CORPUS_OPERATIONS = frozenset({"bulk"})
-
 
 @dataclass(frozen=True, kw_only=True)
 class ClusterInfo:
@@ -113,7 +109,7 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
     console = console or Console()
     pipeline = resolve_pipeline(settings)
     check_telemetry(settings.telemetry, provisioned=pipeline == PIPELINE_FROM_DISTRIBUTION)
-    track_dir, track_repo = (None, None) if settings.track else _track_source(settings, pipeline)
+    track_dir, track_repo, target = _track_source(settings, pipeline)
     track = settings.track or load_track(
         name=None if track_dir else settings.track_name,
         path=track_dir or settings.track_path,
@@ -191,7 +187,7 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
     telemetry: TelemetrySession | None = None
     race_log = start_race_log(race_dir, settings)
     try:
-        info, before = _connect(hosts, settings)
+        info, before = _connect(hosts, settings, target)
         settings = replace(
             settings,
             client_options=replace(
@@ -251,20 +247,28 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
     return result
 
 
-def _track_source(settings: RaceSettings, pipeline: str) -> tuple[Path | None, TrackRepository | None]:
+def _track_source(
+    settings: RaceSettings, pipeline: str
+) -> tuple[Path | None, TrackRepository | None, TargetDistribution | None]:
+    """The track directory and repository of a named track, and the target cluster's product and
+    version if they had to be asked for (the race's connection reuses them instead of asking again)."""
     # A named track that is neither built in nor a user track comes from a track repository, on the
     # branch for the version to provision or of the target cluster (Rally's rule).
-    if not settings.track_name:
-        return None, None
+    if settings.track or not settings.track_name:
+        return None, None, None
+    probed: list[TargetDistribution] = []
 
     def version() -> str | None:
         if pipeline == PIPELINE_FROM_DISTRIBUTION:
             return settings.provision.distribution_version
-        return _connect(settings.target_hosts, settings)[0].version
+        # GET / only: the stats snapshot and health check wait for the race's own connection.
+        probed.append(asyncio.run(_detect(settings.target_hosts, settings)))
+        return probed[-1].version
 
-    return settings.track_source.resolve(
+    track_dir, repository = settings.track_source.resolve(
         settings.track_name, offline=settings.offline, distribution_version=version
     )
+    return track_dir, repository, probed[-1] if probed else None
 
 
 def _start_telemetry(
@@ -303,17 +307,19 @@ def _remove_if_empty(directory: Path) -> None:
 def _prepare_corpora(
     track: Track, challenge: Challenge, settings: RaceSettings, console: Console
 ) -> CorpusSet | None:
-    if not track.corpora or not any(
-        t.operation.operation_type in _CORPUS_OPERATIONS for t in challenge.tasks()
-    ):
+    # Corpora are prepared only when the challenge runs a task that reads one.
+    if not corpora_read(track, challenge.tasks()):
         return None
     return prepare_corpora(track, offline=settings.offline, progress=console.progress)
 
 
 def _connect(
-    hosts: tuple[str, ...], settings: RaceSettings
+    hosts: tuple[str, ...], settings: RaceSettings, known: TargetDistribution | None = None
 ) -> tuple[ClusterInfo, ClusterStatsSnapshot | None]:
     """Check that the cluster answers; return its version and node count and a stats snapshot.
+
+    ``known`` is the product and version already detected at ``hosts`` in this race (then not
+    asked again).
 
     Raises:
         ConnectionFailed: the hosts are unreachable or reject the credentials.
@@ -322,7 +328,7 @@ def _connect(
     async def probe() -> tuple[ClusterInfo, ClusterStatsSnapshot | None]:
         # The product decides the media types the client API may send, so it is asked first,
         # through the raw HTTP path that both products accept.
-        target = await _detect(hosts, settings)
+        target = known or await _detect(hosts, settings)
         options = replace(
             settings.client_options,
             distribution_flavor=target.flavor.value,

@@ -23,9 +23,7 @@ from esbench.cli._tags import parse_user_tags
 from esbench.cli.race import EXIT_RACE_FAILED, _split_hosts
 from esbench.cli.race import race as race_command
 from esbench.console import Console
-from esbench.driver.client import parse_client_options
-from esbench.driver.driver import DriverSettings
-from esbench.driver.settings import OnError
+from esbench.driver.settings import DriverSettings, OnError
 from esbench.exceptions import ConfigError, UserError, UserInterrupted
 from esbench.reporting.formats import ReportFormat
 from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED
@@ -57,6 +55,8 @@ def _with_race_options(command: click.Command) -> click.Command:
 
 def _base_settings(options: dict[str, Any]) -> RaceSettings:
     """The shared race options as settings (the track is added by the caller)."""
+    from esbench.driver.client import parse_client_options
+
     provision = {name: options.pop(name) for name in PROVISION_OPTION_NAMES}
     pipeline = options.pop("pipeline")
     return RaceSettings(

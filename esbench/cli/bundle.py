@@ -10,7 +10,6 @@ import click
 from esbench.cli import main
 from esbench.cli.tracks import resolve_source, track_options
 from esbench.console import Console
-from esbench.track.loader import load_track
 from esbench.track.params import parse_track_params
 
 
@@ -31,6 +30,7 @@ def bundle_command(
     """Write a track, its corpora and their -1k test-mode files into one .tar (race it elsewhere with
     `esbench race --track-bundle=FILE.tar --offline`)."""
     from esbench.corpus.bundle import make_bundle
+    from esbench.track.loader import load_track
 
     source, repo = resolve_source(track_name, track_path, options)
     params = parse_track_params(track_params)

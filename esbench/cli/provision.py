@@ -18,11 +18,9 @@ from esbench.cli import list_group, main
 from esbench.cli._provision_options import provision_options, provision_settings
 from esbench.cli._track_source import pop_track_source, track_source_options
 from esbench.exceptions import NotFound
-from esbench.provision import cluster, installation
-from esbench.provision.cars import list_cars
+from esbench.provision import installation
 from esbench.provision.flavors import download_archive, get_flavor
 from esbench.provision.repositories import pin_repository
-from esbench.provision.security import SecurityMaterial
 from esbench.provision.settings import ProvisionSettings
 
 _offline = click.option(
@@ -67,7 +65,7 @@ def download(
         settings = _pin(provision_settings(**options, offline=offline))
         click.echo(str(download_archive(settings)))
         return
-    from esbench.corpus import prepare_corpora
+    from esbench.corpus import corpora_read, prepare_corpora
     from esbench.track.loader import load_track
     from esbench.track.params import parse_track_params
 
@@ -81,24 +79,10 @@ def download(
         params=parse_track_params(track_params) if track_params.strip() else {},
         test_mode=test_mode,
     )
-    names = None if challenge is None else _challenge_corpora(track, challenge)
+    names = None if challenge is None else corpora_read(track, track.find_challenge(challenge).tasks())
     prepared = prepare_corpora(track, corpus_names=names, offline=offline, progress=_err)
     for ready in prepared.all():
         click.echo(f"{ready.corpus}\t{ready.document_count}\t{ready.path}")
-
-
-def _challenge_corpora(track: Any, challenge: str) -> list[str]:
-    # A bulk task reads the corpora named in its 'corpora' param (a name or a list), else all of them.
-    names: set[str] = set()
-    for task in track.find_challenge(challenge).tasks():
-        if task.operation.operation_type != "bulk":
-            continue
-        wanted = task.operation.params.get("corpora")
-        if wanted is None:
-            names.update(c.name for c in track.corpora)
-        else:
-            names.update([wanted] if isinstance(wanted, str) else wanted)
-    return [c.name for c in track.corpora if c.name in names]
 
 
 @main.command()
@@ -106,6 +90,8 @@ def _challenge_corpora(track: Any, challenge: str) -> list[str]:
 @_offline
 def install(offline: bool, **options: Any) -> None:
     """Install Elasticsearch or OpenSearch (no node is started) and print the installation id."""
+    from esbench.provision import cluster
+
     settings = _pin(provision_settings(**options, offline=offline))
     inst = cluster.install(settings)
     _err(
@@ -122,6 +108,9 @@ def install(offline: bool, **options: Any) -> None:
 @_offline
 def start(installation_id: str | None, offline: bool, **options: Any) -> None:
     """Start an installation (or install and start one) and print its endpoints and installation id."""
+    from esbench.provision import cluster
+    from esbench.provision.security import SecurityMaterial
+
     settings = provision_settings(**options, offline=offline)
     began = time.monotonic()
     if installation_id:
@@ -161,6 +150,8 @@ def stop(installation_id: str | None, preserve_install: bool, **_ignored: Any) -
     The installation is kept with --preserve-install (here or when it was installed/started); the other
     provisioning options are accepted for symmetry and ignored.
     """
+    from esbench.provision import cluster
+
     if installation_id:
         inst = installation.load(installation_id)
     else:
@@ -181,6 +172,8 @@ def stop(installation_id: str | None, preserve_install: bool, **_ignored: Any) -
 @list_group.command(name="cars")
 def list_cars_command() -> None:
     """List the cars and mixins usable with --car."""
+    from esbench.provision.cars import list_cars
+
     rows = [(c.name, c.type, c.description) for c in list_cars()]
     click.echo(tabulate(rows, headers=["Name", "Type", "Description"], tablefmt="simple"))
 

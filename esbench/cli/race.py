@@ -21,20 +21,12 @@ from esbench.cli._track_source import (
     track_source_options,
 )
 from esbench.console import Console
-from esbench.driver.client import host_urls, parse_client_options
-from esbench.driver.driver import DriverSettings
 from esbench.driver.filters import parse_task_filters
-from esbench.driver.pools.base import LoadDriver
-from esbench.driver.pools.factory import resolve_load_driver
-from esbench.driver.pools.ray_pool import parse_ray_address
-from esbench.driver.settings import OnError
+from esbench.driver.settings import DriverSettings, LoadDriver, OnError
 from esbench.exceptions import UserError, UserInterrupted
-from esbench.racelog import existing_race_log
 from esbench.reporting.formats import ReportFormat
-from esbench.requirements.check import RequirementsPolicy
 from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED
 from esbench.settings import PIPELINES, REPORT_FORMATS, Pipeline, RaceSettings, ReportSettings
-from esbench.telemetry.cli import telemetry_settings
 from esbench.track.params import parse_track_params
 
 #: Exit status of a race that ran but did not complete (a request failure with --on-error=abort,
@@ -43,6 +35,8 @@ EXIT_RACE_FAILED = 1
 
 
 def _split_hosts(text: str | None) -> tuple[str, ...]:
+    from esbench.driver.client import host_urls
+
     hosts = tuple(h.strip() for h in (text or "").split(",") if h.strip())
     if hosts:
         # Validate now, so that a typo fails before a corpus is generated.
@@ -53,6 +47,8 @@ def _split_hosts(text: str | None) -> tuple[str, ...]:
 def _requirements_policy(on_error: str) -> str:
     # Missing modules stop the race unless the user asked to continue on errors explicitly: the
     # default of --on-error is "continue" (Rally's), which must not hide a track that cannot run.
+    from esbench.requirements.check import RequirementsPolicy
+
     source = click.get_current_context().get_parameter_source("on_error")
     explicit = source in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
     return RequirementsPolicy.WARN if (on_error == OnError.CONTINUE and explicit) else RequirementsPolicy.FAIL
@@ -166,7 +162,13 @@ def race(
     **provision_kwargs: Any,
 ) -> None:
     """Run a benchmark (a race) with a Rally-format track and print its report."""
+    # The driver, the load-driver backends and telemetry are imported when a race runs, not for --help.
+    from esbench.driver.client import parse_client_options
+    from esbench.driver.pools.factory import resolve_load_driver
+    from esbench.driver.pools.ray_pool import parse_ray_address
     from esbench.racecontrol import run_race
+    from esbench.racelog import existing_race_log
+    from esbench.telemetry.cli import telemetry_settings
 
     track_source = pop_track_source(provision_kwargs)
     bundled = bundle_track_path(provision_kwargs.pop("track_bundle", None), track_name, track_path)

@@ -45,28 +45,46 @@ _store_option = click.option(
 )
 
 
+def _report_options(func: F) -> F:
+    """``--report-format`` and ``--report-file`` of ``compare`` and ``report``."""
+    func = click.option(
+        "--report-file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Write the report here.",
+    )(func)
+    return click.option(
+        "--report-format",
+        "fmt",
+        type=click.Choice(REPORT_FORMATS),
+        default="text",
+        show_default=True,
+        help="html: one self-contained page of charts and the table; png: one chart (see docs/reporting.md).",
+    )(func)
+
+
 # ------------------------------------------------------------------------------------ list races
 
 
-def _race_json(race: RaceResult) -> dict[str, Any]:
-    return {
-        "race_id": race.race_id,
-        "timestamp": race.timestamp,
-        "track": race.track,
-        "challenge": race.challenge,
-        "track_params": race.track_params,
-        "car": race.car,
-        "pipeline": race.pipeline,
-        "distribution_version": race.distribution_version,
-        "cluster_version": race.cluster_version,
-        "cluster_nodes": race.cluster_nodes,
-        "user_tags": race.user_tags,
-        "test_mode": race.test_mode,
-        "esbench_version": race.esbench_version,
-        "status": race.status,
-        "error": race.error,
-        "duration_s": race.duration_s,
-    }
+#: The race fields of ``list races --format=json``, in output order.
+LIST_JSON_FIELDS: tuple[str, ...] = (
+    "race_id",
+    "timestamp",
+    "track",
+    "challenge",
+    "track_params",
+    "car",
+    "pipeline",
+    "distribution_version",
+    "cluster_version",
+    "cluster_nodes",
+    "user_tags",
+    "test_mode",
+    "esbench_version",
+    "status",
+    "error",
+    "duration_s",
+)
 
 
 def _kv(d: dict[str, Any]) -> str:
@@ -120,7 +138,7 @@ def list_races(
             user_tags=tags or None, track=track, status=status, limit=limit or None, load_tasks=False
         )
     if fmt == "json":
-        click.echo(json.dumps([_race_json(r) for r in races], indent=2))
+        click.echo(json.dumps([r.to_dict(LIST_JSON_FIELDS) for r in races], indent=2))
         return
     if not races:
         click.echo("No races found." if (tags or track or status) else "No races stored yet.", err=True)
@@ -192,20 +210,7 @@ def _write_report(text: str, report_file: Path | None, *, color: bool) -> None:
     metavar="RACE",
     help="Like --baseline; repeat to compare several contenders with the baseline.",
 )
-@click.option(
-    "--report-format",
-    "fmt",
-    type=click.Choice(REPORT_FORMATS),
-    default=ReportFormat.TEXT.value,
-    show_default=True,
-    help="html: one self-contained page of charts and the table; png: one chart (see docs/reporting.md).",
-)
-@click.option(
-    "--report-file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the report here.",
-)
+@_report_options
 @click.option(
     "--table",
     type=click.Choice(TABLES),
@@ -303,20 +308,7 @@ def compare_command(
 
 @main.command("report")
 @click.argument("race", metavar="RACE")
-@click.option(
-    "--report-format",
-    "fmt",
-    type=click.Choice(REPORT_FORMATS),
-    default=ReportFormat.TEXT.value,
-    show_default=True,
-    help="html: one self-contained page of charts and the table; png: one chart (see docs/reporting.md).",
-)
-@click.option(
-    "--report-file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the report here.",
-)
+@_report_options
 @click.option("--show-processing-time", is_flag=True, help="Add processing time percentile rows.")
 @_store_option
 def report_command(

@@ -12,16 +12,8 @@ from esbench.cli import list_group, main
 from esbench.cli._track_source import F, pop_track_source, track_source_options
 from esbench.exceptions import EsbenchError, UserError
 from esbench.home import builtin_tracks_dir
-from esbench.track.loader import (
-    TrackLocation,
-    available_tracks,
-    load_track,
-    render_track_source,
-    track_parameter_names,
-)
-from esbench.track.model import Challenge, Parallel, Task, Track
+from esbench.track.model import BuildFlavor, Challenge, Parallel, Task, Track
 from esbench.track.params import parse_track_params
-from esbench.track.render import BuildFlavor
 from esbench.track.repository import DEFAULT_REPOSITORY, TrackRepository, check_out, open_repository
 
 
@@ -244,6 +236,8 @@ def render_track_command(
     **source_options: Any,
 ) -> None:
     """Print a track's rendered track.json (Jinja templates and collected parts resolved), like Rally."""
+    from esbench.track.loader import render_track_source
+
     text = render_track_source(
         **_source(track_name, track_path, source_options),
         params=parse_track_params(track_params),
@@ -285,6 +279,8 @@ def info_command(
     **source_options: Any,
 ) -> None:
     """Show a track's description, corpora, challenges, schedules and the modules it needs."""
+    from esbench.track.loader import load_track, track_parameter_names
+
     source = _source(track_name, track_path, source_options)
     params = parse_track_params(track_params)
     track = load_track(**source, params=params, test_mode=test_mode)
@@ -317,6 +313,8 @@ def _requirements_section(
 def list_tracks_command(**options: Any) -> None:
     """List the built-in tracks, the tracks in <esbench home>/tracks and, with --track-repository
     (or --track-revision/--track-branch), the tracks of a track repository."""
+    from esbench.track.loader import TrackLocation, available_tracks, load_track
+
     builtin = builtin_tracks_dir().resolve()
     rows = []
     locations = [

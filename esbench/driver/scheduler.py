@@ -277,7 +277,7 @@ def effective_target_throughput(task: Task) -> Throughput | None:
     if task.target_throughput is not None:
         return task.target_throughput
     if task.target_interval:
-        return Throughput(value=1.0 / task.target_interval, unit=OPS_PER_SECOND)
+        return Throughput.every(task.target_interval)
     return None
 
 

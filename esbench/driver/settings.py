@@ -7,13 +7,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from esbench.exceptions import EsbenchError
 from esbench.results.model import RaceStatus, TaskResult
 
-if TYPE_CHECKING:
-    from esbench.driver.pools.base import LoadDriver
+
+class LoadDriver(StrEnum):
+    """Where the load driver's workers run (``--load-driver``)."""
+
+    LOCAL = "local"
+    RAY = "ray"
 
 #: Seconds between StartStep and the common start time: every worker must get the message and
 #: start its clients before that time, also worker processes on a busy machine (a late worker

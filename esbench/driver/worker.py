@@ -265,16 +265,7 @@ class WorkerRuntime:
             else:
                 # Nothing of that step runs here (its preparation failed, or it just ended):
                 # answer so the coordinator need not wait.
-                self.send(
-                    StepDone(
-                        worker_id=self.worker_id,
-                        step=message.step,
-                        end=self.clock.now(),
-                        states={},
-                        item_errors={},
-                        context_changes={},
-                    )
-                )
+                self.send(self._step_done(message.step, {}, context_changes={}))
         elif isinstance(message, Shutdown) and self._stopped is not None and not self._stopped.done():
             self._stopped.set_result(None)
 
@@ -367,28 +358,36 @@ class WorkerRuntime:
                         t.cancel()
         finally:
             progress.cancel()
-        end = self.clock.now()
-        states = {name: run.recorder.state() for name, run in step.runs.items()}
-        item_errors = {name: dict(run.item_errors) for name, run in step.runs.items() if run.item_errors}
-        spans = {
-            name: (run.first_start, run.last_end if run.last_end is not None else end)
-            for name, run in step.runs.items()
-            if run.first_start is not None
-        }
-        self.send(
-            StepDone(
-                worker_id=self.worker_id,
-                step=step.prepare.step,
-                end=end,
-                states=states,
-                item_errors=item_errors,
-                context_changes=self.context.take_changes(),
-                error=error,
-                spans=spans,
-            )
-        )
+        self.send(self._step_done(step.prepare.step, step.runs, error=error))
         if self.step is step:
             self.step = None
+
+    def _step_done(
+        self,
+        step: int,
+        runs: dict[str, TaskRun],
+        *,
+        error: WorkerError | None = None,
+        context_changes: dict[str, Any] | None = None,
+    ) -> StepDone:
+        """The report of step ``step`` that ended now with the task runs ``runs`` ({} when nothing of
+        it ran here); ``context_changes`` default to what the step's runners changed."""
+        end = self.clock.now()
+        return StepDone(
+            worker_id=self.worker_id,
+            step=step,
+            end=end,
+            states={name: run.recorder.state() for name, run in runs.items()},
+            item_errors={name: dict(run.item_errors) for name, run in runs.items() if run.item_errors},
+            context_changes=self.context.take_changes() if context_changes is None else context_changes,
+            error=error,
+            # perf_counter seconds; a run still going when the step ended (cancelled) ends with it.
+            spans={
+                name: (run.first_start, run.last_end if run.last_end is not None else end)
+                for name, run in runs.items()
+                if run.first_start is not None
+            },
+        )
 
     def _counters(self, step: _StepExecution) -> dict[str, TaskCounters]:
         percents: dict[str, list[float]] = {}
@@ -432,16 +431,7 @@ class WorkerRuntime:
         if step.control is None:
             # Prepared but not started: report an empty step so the coordinator can go on.
             self.step = None
-            self.send(
-                StepDone(
-                    worker_id=self.worker_id,
-                    step=step.prepare.step,
-                    end=self.clock.now(),
-                    states={name: run.recorder.state() for name, run in step.runs.items()},
-                    item_errors={},
-                    context_changes=self.context.take_changes(),
-                )
-            )
+            self.send(self._step_done(step.prepare.step, step.runs))
             return
         step.control.cancel()
         for t in step.tasks:

@@ -7,7 +7,26 @@ Public API::
 
 from __future__ import annotations
 
-from esbench.provision.cluster import ProvisionedCluster, provision_cluster
-from esbench.provision.settings import DEFAULT_DISTRIBUTION_VERSION, ProvisionSettings
+from typing import TYPE_CHECKING
 
-__all__ = ["DEFAULT_DISTRIBUTION_VERSION", "ProvisionSettings", "ProvisionedCluster", "provision_cluster"]
+from esbench.lazy import lazy_exports
+
+_EXPORTS = {
+    "ProvisionedCluster": "esbench.provision.cluster",
+    "provision_cluster": "esbench.provision.cluster",
+    "DEFAULT_DISTRIBUTION_VERSION": "esbench.provision.settings",
+    "ProvisionSettings": "esbench.provision.settings",
+}
+
+__all__ = [
+    "DEFAULT_DISTRIBUTION_VERSION",
+    "ProvisionSettings",
+    "ProvisionedCluster",
+    "provision_cluster",
+]
+
+if TYPE_CHECKING:
+    from esbench.provision.cluster import ProvisionedCluster, provision_cluster
+    from esbench.provision.settings import DEFAULT_DISTRIBUTION_VERSION, ProvisionSettings
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -283,6 +283,23 @@ def download_archive(settings: ProvisionSettings) -> Path:
     )
 
 
+def local_archive(settings: ProvisionSettings, cache: Path) -> tuple[Path, Path]:
+    """The ``--distribution-path`` archive and the directory below ``cache`` it unpacks into.
+
+    The directory is ``local/<archive name without .tar.gz/.tgz/.tar/.zip>-<key>``, where the key
+    (12 hex digits of a SHA-256) covers the archive's resolved path, size and modification time, so
+    a replaced archive unpacks afresh and an unchanged one is unpacked once.
+
+    Raises:
+        SupplyError: the path is not an existing file of a known archive kind.
+    """
+    archive = download_archive(settings)
+    st = archive.stat()
+    key = hashlib.sha256(f"{archive}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:12]
+    stem = re.sub(r"\.(tar\.gz|tgz|tar|zip)$", "", archive.name)
+    return archive, cache / "local" / f"{stem}-{key}"
+
+
 def _unpacked_dir(settings: ProvisionSettings, cache: Path) -> Path | None:
     """Where the unpacked distribution lives in the cache (None for --distribution-path: needs a hash)."""
     if settings.distribution_repository == "maven":
@@ -304,11 +321,7 @@ def obtain_distribution(settings: ProvisionSettings) -> Distribution:
     archive: Path | None
     target: Path | None
     if settings.distribution_path is not None:
-        archive = download_archive(settings)
-        st = archive.stat()
-        key = hashlib.sha256(f"{archive}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:12]
-        stem = re.sub(r"\.(tar\.gz|tgz|tar|zip)$", "", archive.name)
-        target = cache / "local" / f"{stem}-{key}"
+        archive, target = local_archive(settings, cache)
         flavor = "local"
     else:
         parse_version(settings.distribution_version)
@@ -330,15 +343,14 @@ def obtain_distribution(settings: ProvisionSettings) -> Distribution:
     )
 
 
-_JAR_RE = re.compile(r"^elasticsearch-(\d+\.\d+\.\d+(?:-[A-Za-z0-9.]+)?)\.jar$")
-
-
-def detect_version(home: Path) -> str | None:
-    """The version of the distribution at ``home``, from ``lib/elasticsearch-<version>.jar``."""
+def detect_version(home: Path, executable: str = "elasticsearch") -> str | None:
+    """The version of the distribution at ``home``, from ``lib/<executable>-<version>.jar``
+    (``executable``: ``elasticsearch``, or ``opensearch`` for OpenSearch); None without that jar."""
+    pattern = re.compile(rf"^{re.escape(executable)}-(\d+\.\d+\.\d+(?:-[A-Za-z0-9.]+)?)\.jar$")
     lib = home / "lib"
     if lib.is_dir():
         for jar in lib.iterdir():
-            m = _JAR_RE.match(jar.name)
+            m = pattern.match(jar.name)
             if m:
                 return m.group(1)
     return None

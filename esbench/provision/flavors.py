@@ -22,8 +22,6 @@ The integ-test zip of OpenSearch carries only the ``transport-netty4`` module: n
 
 from __future__ import annotations
 
-import hashlib
-import re
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -88,14 +86,7 @@ class Flavor:
 
     def detect_version(self, home: Path) -> str | None:
         """The version of the distribution at ``home``, from ``lib/<executable>-<version>.jar``."""
-        pattern = re.compile(rf"^{re.escape(self.executable)}-(\d+\.\d+\.\d+(?:-[A-Za-z0-9.]+)?)\.jar$")
-        lib = home / "lib"
-        if lib.is_dir():
-            for jar in lib.iterdir():
-                m = pattern.match(jar.name)
-                if m:
-                    return m.group(1)
-        return None
+        return distributions.detect_version(home, self.executable)
 
 
 ELASTICSEARCH = Flavor(
@@ -193,11 +184,7 @@ def obtain(settings: ProvisionSettings) -> Distribution:
     _check_repository(settings, flavor)
     cache = distributions.distributions_cache()
     if settings.distribution_path is not None:
-        archive = download_archive(settings)
-        st = archive.stat()
-        key = hashlib.sha256(f"{archive}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:12]
-        stem = re.sub(r"\.(tar\.gz|tgz|tar|zip)$", "", archive.name)
-        target = cache / "local" / f"{stem}-{key}"
+        _, target = distributions.local_archive(settings, cache)
         packaging = "local"
     else:
         parse_version(settings.distribution_version)

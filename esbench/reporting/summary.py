@@ -164,26 +164,26 @@ def header_fields(race: RaceResult) -> list[tuple[str, str]]:
     return fields
 
 
-def _race_json(race: RaceResult) -> dict[str, Any]:
-    return {
-        "race_id": race.race_id,
-        "timestamp": race.timestamp,
-        "track": race.track,
-        "track_params": race.track_params,
-        "challenge": race.challenge,
-        "car": race.car,
-        "car_params": race.car_params,
-        "user_tags": race.user_tags,
-        "pipeline": race.pipeline,
-        "distribution_version": race.distribution_version,
-        "cluster_version": race.cluster_version,
-        "cluster_nodes": race.cluster_nodes,
-        "cluster_flavor": race.cluster_flavor,
-        "test_mode": race.test_mode,
-        "status": race.status,
-        "error": race.error,
-        "duration_s": race.duration_s,
-    }
+#: The race fields of the JSON summary's ``race`` object, in output order.
+JSON_RACE_FIELDS: tuple[str, ...] = (
+    "race_id",
+    "timestamp",
+    "track",
+    "track_params",
+    "challenge",
+    "car",
+    "car_params",
+    "user_tags",
+    "pipeline",
+    "distribution_version",
+    "cluster_version",
+    "cluster_nodes",
+    "cluster_flavor",
+    "test_mode",
+    "status",
+    "error",
+    "duration_s",
+)
 
 
 def render_summary(race: RaceResult, *, fmt: str = "text", show_processing_time: bool = False) -> str:
@@ -212,7 +212,7 @@ def render_summary(race: RaceResult, *, fmt: str = "text", show_processing_time:
     if fmt == "json":
         return dump_json(
             {
-                "race": _race_json(race),
+                "race": race.to_dict(JSON_RACE_FIELDS),
                 "metrics": json_rows(HEADERS, rows),
                 "errors": failures.failure_json(race),
                 "warnings": warnings,

@@ -13,16 +13,22 @@ The module mapping (which module registers which analyzer, processor, script lan
 
 from __future__ import annotations
 
-from esbench.requirements.check import (
-    MissingModules,
-    RequirementsPolicy,
-    RequirementsReport,
-    check_requirements,
-    missing_paragraph,
-    verify_race_requirements,
-)
-from esbench.requirements.needs import Need, track_needs
-from esbench.requirements.probe import ClusterCapabilities, probe_cluster
+from typing import TYPE_CHECKING
+
+from esbench.lazy import lazy_exports
+
+_EXPORTS = {
+    "MissingModules": "esbench.requirements.check",
+    "RequirementsPolicy": "esbench.requirements.check",
+    "RequirementsReport": "esbench.requirements.check",
+    "check_requirements": "esbench.requirements.check",
+    "missing_paragraph": "esbench.requirements.check",
+    "verify_race_requirements": "esbench.requirements.check",
+    "Need": "esbench.requirements.needs",
+    "track_needs": "esbench.requirements.needs",
+    "ClusterCapabilities": "esbench.requirements.probe",
+    "probe_cluster": "esbench.requirements.probe",
+}
 
 __all__ = [
     "ClusterCapabilities",
@@ -36,3 +42,17 @@ __all__ = [
     "track_needs",
     "verify_race_requirements",
 ]
+
+if TYPE_CHECKING:
+    from esbench.requirements.check import (
+        MissingModules,
+        RequirementsPolicy,
+        RequirementsReport,
+        check_requirements,
+        missing_paragraph,
+        verify_race_requirements,
+    )
+    from esbench.requirements.needs import Need, track_needs
+    from esbench.requirements.probe import ClusterCapabilities, probe_cluster
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

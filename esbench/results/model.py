@@ -9,6 +9,7 @@ prints them: ``"50"``, ``"90"``, ``"99"``, ``"99.9"``, ``"99.99"``, ``"100"``.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -239,9 +240,19 @@ class RaceResult:
         """The result of the task called ``name``, or None."""
         return next((t for t in self.tasks if t.task == name), None)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON-ready dict of ``results.json`` (includes ``format-version``)."""
+    def to_dict(self, fields: Sequence[str] | None = None) -> dict[str, Any]:
+        """The JSON-ready dict of ``results.json`` (includes ``format-version``).
+
+        With ``fields`` (names of this class's fields), only those keys, in that order and without
+        ``format_version``: the race header of ``esbench list races --format=json`` and of the JSON
+        summary report.
+
+        Raises:
+            KeyError: a name in ``fields`` is not a field of :class:`RaceResult`.
+        """
         out = dataclasses.asdict(self)
+        if fields is not None:
+            return {name: out[name] for name in fields}
         out["format_version"] = RESULTS_FORMAT_VERSION
         return out
 

@@ -6,9 +6,30 @@ Public API: :func:`load_track`, :func:`render_track_source`, :func:`parse_track_
 
 from __future__ import annotations
 
-from esbench.track.loader import load_track, render_track_source
-from esbench.track.model import Track
-from esbench.track.params import parse_track_params
-from esbench.track.plugins import load_plugins
+from typing import TYPE_CHECKING
 
-__all__ = ["Track", "load_plugins", "load_track", "parse_track_params", "render_track_source"]
+from esbench.lazy import lazy_exports
+
+_EXPORTS = {
+    "load_track": "esbench.track.loader",
+    "render_track_source": "esbench.track.loader",
+    "Track": "esbench.track.model",
+    "parse_track_params": "esbench.track.params",
+    "load_plugins": "esbench.track.plugins",
+}
+
+__all__ = [
+    "Track",
+    "load_plugins",
+    "load_track",
+    "parse_track_params",
+    "render_track_source",
+]
+
+if TYPE_CHECKING:
+    from esbench.track.loader import load_track, render_track_source
+    from esbench.track.model import Track
+    from esbench.track.params import parse_track_params
+    from esbench.track.plugins import load_plugins
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

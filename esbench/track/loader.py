@@ -261,14 +261,16 @@ def _fragment_files(spec: Mapping[str, Any]) -> list[str]:
     return files
 
 
-def _render_spec(
+def _render(
     location: TrackLocation,
     params: dict[str, Any],
     *,
     clock: Callable[[], float] | None,
     build_flavor: str | None,
     serverless_operator: bool,
-) -> tuple[Any, set[str]]:
+) -> tuple[Any, _Renderer]:
+    """Render and parse the main track file; the renderer then renders its index bodies and
+    template files and holds the variables read so far."""
     renderer = _Renderer(
         location,
         params,
@@ -278,6 +280,20 @@ def _render_spec(
     )
     text, source = renderer.render_main()
     spec = parse_rendered(text, description=f"Track file '{location.track_file}'", source=source)
+    return spec, renderer
+
+
+def _render_spec(
+    location: TrackLocation,
+    params: dict[str, Any],
+    *,
+    clock: Callable[[], float] | None,
+    build_flavor: str | None,
+    serverless_operator: bool,
+) -> tuple[Any, set[str]]:
+    spec, renderer = _render(
+        location, params, clock=clock, build_flavor=build_flavor, serverless_operator=serverless_operator
+    )
     if isinstance(spec, dict):
         for relative in _fragment_files(spec):
             renderer.referenced |= renderer.fragment_variables(relative)
@@ -378,15 +394,9 @@ def load_track(
     """
     location = locate_track(name=name, path=path)
     params = dict(params or {})
-    renderer = _Renderer(
-        location,
-        params,
-        clock=clock or time.time,
-        build_flavor=build_flavor,
-        serverless_operator=serverless_operator,
+    spec, renderer = _render(
+        location, params, clock=clock, build_flavor=build_flavor, serverless_operator=serverless_operator
     )
-    text, source = renderer.render_main()
-    spec = parse_rendered(text, description=f"Track file '{location.track_file}'", source=source)
     _check_version(spec, location)
     reader = TrackReader(
         name=location.name,

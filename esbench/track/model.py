@@ -10,8 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
+
+
+class BuildFlavor(StrEnum):
+    """Values of the template global ``build_flavor`` (Rally's ``--build-flavor``)."""
+
+    DEFAULT = "default"
+    SERVERLESS = "serverless"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -136,6 +144,12 @@ class Throughput:
 
     value: float
     unit: str = "ops/s"
+
+    @classmethod
+    def every(cls, interval_s: float) -> Throughput:
+        """The throughput of a ``target-interval`` of ``interval_s`` seconds (> 0): ``1 / interval_s``
+        ops/s over all clients (Rally's track docs: "This is just 1 / target-throughput (in seconds)")."""
+        return cls(value=1.0 / interval_s, unit="ops/s")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

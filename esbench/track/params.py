@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 from esbench.exceptions import TrackParamError, UserError
-from esbench.track.render import RESERVED_NAMES
 
 # Rally treats a value as a JSON array when it starts like one (``csv_to_list``).
 _JSON_ARRAY_START = re.compile(r'^(\s*\[\s*\])|(\s*\[\s*".*)')
@@ -137,6 +136,8 @@ def parse_track_params(text: str) -> dict[str, Any]:
 
 def exposed_params(referenced: Iterable[str]) -> list[str]:
     """The names a track reads that a user can set, sorted (internal and Jinja built-in names removed)."""
+    from esbench.track.render import RESERVED_NAMES  # Jinja: imported only when a track is rendered
+
     return sorted(set(referenced) - RESERVED_NAMES - _JINJA_BUILTINS)
 
 
@@ -154,6 +155,8 @@ def check_track_params(params: Mapping[str, Any], referenced: Iterable[str], *, 
             ``serverless_operator``), or a param is not used anywhere in the track; the message lists
             close matches and the params the track exposes.
     """
+    from esbench.track.render import RESERVED_NAMES
+
     reserved = sorted(set(params) & RESERVED_NAMES)
     if reserved:
         names = ", ".join(f"'{n}'" for n in reserved)

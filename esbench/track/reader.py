@@ -338,8 +338,7 @@ class TrackReader(CorporaReader, ScheduleReader):
         except ValueError as e:
             raise self._error([*path, "target-throughput"], f"{where}: {e}", "Fix target-throughput.") from e
         if interval_spec:
-            # Rally: a target-interval of t seconds is a target throughput of 1/t ops/s.
-            throughput = Throughput(value=1 / float(interval_spec), unit="ops/s")
+            throughput = Throughput.every(float(interval_spec))
         tags = spec.get("tags")
         if isinstance(tags, str):
             tags = [tags]

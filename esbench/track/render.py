@@ -22,7 +22,6 @@ import os
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -32,14 +31,6 @@ from jinja2 import meta, nodes
 from esbench.exceptions import TrackSyntaxError
 from esbench.track import dates
 from esbench.track.assemble import AssembledSource
-
-
-class BuildFlavor(StrEnum):
-    """Values of the template global ``build_flavor`` (Rally's ``--build-flavor``)."""
-
-    DEFAULT = "default"
-    SERVERLESS = "serverless"
-
 
 # Names esbench (like Rally) defines itself; a track param of the same name is rejected.
 RESERVED_NAMES: frozenset[str] = frozenset({"now", "glob", "build_flavor", "serverless_operator"})

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from esbench.driver.settings import LoadDriver
 from esbench.driver.worker import InitWorker
 
-
-class LoadDriver(enum.StrEnum):
-    """Where the load driver's workers run (``--load-driver``)."""
-
-    LOCAL = "local"
-    RAY = "ray"
+__all__ = ["LoadDriver"]  # re-exported: its home is driver/settings.py (light, imported by the CLI)
 
 
 @dataclass(frozen=True, kw_only=True)

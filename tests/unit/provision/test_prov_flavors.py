@@ -143,3 +143,16 @@ def test_download_fetches_the_opensearch_artifact(tmp_path: Path, fake_mvn: Call
     )
     assert archive.name == "opensearch-2.18.0.zip" and archive.is_file()
     assert "org.opensearch.distribution.integ-test-zip:opensearch:2.18.0:zip" in calls.read_text()
+
+
+def test_both_flavors_key_a_distribution_path_by_its_file(tmp_path: Path) -> None:
+    # One helper (distributions.local_archive) names the unpack directory for both flavors: same
+    # archive, same directory; a replaced archive (other size) gets a new one.
+    archive = write_zip(tmp_path / "o.zip", opensearch_files())
+    settings = ProvisionSettings(distribution_flavor="opensearch", distribution_path=archive)
+    first = obtain(settings)
+    assert first.home.parent.name == "local" and first.home.name.startswith("o-")
+    assert obtain(settings).home == first.home
+    write_zip(archive, opensearch_files(version="2.19.1"))
+    second = obtain(settings)
+    assert second.home != first.home and second.version == "2.19.1"

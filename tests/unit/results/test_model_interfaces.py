@@ -47,3 +47,12 @@ def test_store_round_trip_keeps_windows_and_telemetry(tmp_path) -> None:
 def test_series_rejects_unequal_lengths() -> None:
     with pytest.raises(ValueError, match="1 timestamps but 0 values"):
         TelemetrySeries(device="os", metric="cpu", unit="%", timestamps=(1.0,), values=())
+
+
+def test_to_dict_with_fields_keeps_their_order_and_only_them() -> None:
+    race = _race()
+    header = race.to_dict(("track", "race_id", "user_tags"))
+    assert list(header) == ["track", "race_id", "user_tags"]
+    assert header == {"track": "t", "race_id": "r-1", "user_tags": {}}
+    with pytest.raises(KeyError):
+        race.to_dict(("no_such_field",))

@@ -1,0 +1,35 @@
+"""Which corpora a challenge reads: the one rule that race control and ``esbench download`` share."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from esbench.track.model import Task, Track
+
+#: Operation types whose runs read document corpora.
+CORPUS_OPERATIONS = frozenset({"bulk"})
+
+
+def corpora_read(track: Track, tasks: Iterable[Task]) -> list[str]:
+    """Names of the corpora that ``tasks`` read: empty when none of them reads a corpus.
+
+    A task reads corpora when its operation type is in :data:`CORPUS_OPERATIONS`; a ``bulk`` task
+    reads the corpora named in its ``corpora`` param (a name or a list), else all of the track's
+    (Rally's ``corpora`` bulk parameter, see :func:`esbench.corpus.bulk.select_files`).
+
+    Returns:
+        The track's corpora that are read, in track order, then names that tasks ask for but the
+        track does not define (in the order the tasks name them), so that
+        :func:`esbench.corpus.prepare_corpora` can report them.
+    """
+    wanted: dict[str, None] = {}
+    for task in tasks:
+        if task.operation.operation_type not in CORPUS_OPERATIONS:
+            continue
+        names = task.operation.params.get("corpora")
+        if names is None:
+            wanted.update(dict.fromkeys(c.name for c in track.corpora))
+        else:
+            wanted.update(dict.fromkeys([names] if isinstance(names, str) else names))
+    known = [c.name for c in track.corpora if c.name in wanted]
+    return known + [n for n in wanted if n not in known]

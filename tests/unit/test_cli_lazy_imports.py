@@ -1,0 +1,80 @@
+"""The command line imports only click and the option definitions: building ``esbench --help`` and
+the help of every sub-command must not import the load driver or a heavy library.
+
+Each check runs in a fresh interpreter (the test session itself has imported everything).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+#: Modules that only running a command may import.
+HEAVY = (
+    "esbench.driver.driver",
+    "esbench.driver.executor",
+    "esbench.racecontrol",
+    "elasticsearch",
+    "elastic_transport",
+    "aiohttp",
+    "plotly",
+    "ray",
+    "rich",
+    "psutil",
+    "jinja2",
+    "jsonschema",
+    "hdrh",
+)
+
+#: Sub-command modules whose own top-level imports are still heavy, with the reason; they are
+#: replaced by empty modules in the strict check and covered by the expected-failure check below.
+PENDING = {
+    "esbench.cli.planning": "imports esbench.driver.driver, esbench.driver.client and "
+    "esbench.planning.sweep (psutil, hdrh) at module level; it is owned by the planning work",
+}
+
+_SCRIPT = """
+import json, sys, types
+import click
+for name in sys.argv[2:]:
+    sys.modules[name] = types.ModuleType(name)
+import esbench.cli
+
+def build_help(command, name, parent=None):
+    ctx = click.Context(command, info_name=name, parent=parent)
+    command.get_help(ctx)
+    if isinstance(command, click.Group):
+        for sub in command.list_commands(ctx):
+            build_help(command.get_command(ctx, sub), sub, ctx)
+
+build_help(esbench.cli.main, "esbench")
+print(json.dumps(sorted(m for m in json.loads(sys.argv[1]) if m in sys.modules)))
+"""
+
+
+def _heavy_after_help(*left_out: str) -> list[str]:
+    proc = subprocess.run(
+        [sys.executable, "-c", _SCRIPT, json.dumps(HEAVY), *left_out],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return json.loads(proc.stdout)
+
+
+def test_help_of_every_command_imports_no_heavy_module() -> None:
+    assert _heavy_after_help(*PENDING) == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=f"esbench.cli.planning {PENDING['esbench.cli.planning']}; remove this mark (and the "
+    "PENDING entry) once it imports them inside its commands",
+)
+def test_help_with_every_command_module_imports_no_heavy_module() -> None:
+    assert _heavy_after_help() == []
+
