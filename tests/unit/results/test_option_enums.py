@@ -23,7 +23,7 @@ from esbench.results.files import write_results_file
 from esbench.results.model import RaceResult, RaceStatus
 from esbench.results.store import ResultsStore
 from esbench.settings import Pipeline
-from esbench.track.render import BuildFlavor
+from esbench.track.model import BuildFlavor
 
 
 def _option(command: tuple[str, ...], name: str) -> click.Option:
