@@ -47,13 +47,11 @@ from esbench.driver.looplimits import loop_limits
 from esbench.driver.outcome import classify
 from esbench.driver.runners.base import Runner, RunnerResult
 from esbench.driver.scheduler import UnitAwareScheduler, Unthrottled, scheduler_for
+from esbench.driver.settings import OnError
 from esbench.driver.timing import RequestTiming, current_timing
 from esbench.exceptions import ConnectionFailed, DriverError, EsbenchError, RaceAborted
 from esbench.metrics.recorder import TaskRecorder
 from esbench.track.model import Task
-
-ON_ERROR_CONTINUE = "continue"
-ON_ERROR_ABORT = "abort"
 
 #: Default throughput unit per operation type until a response reports one.
 _UNITS = {
@@ -158,7 +156,7 @@ class TaskRun:
         runner: Runner,
         source: Any,
         schedulers: Mapping[str, Any],
-        on_error: str = ON_ERROR_CONTINUE,
+        on_error: str = OnError.CONTINUE,
         seed: int = 0,
     ) -> None:
         self.task = task
@@ -169,7 +167,7 @@ class TaskRun:
         self.recorder = self._new_recorder(None)
         self.item_errors: dict[str, int] = {}
         self.abort_on_error = (
-            on_error == ON_ERROR_ABORT and task.params.get("ignore-response-error-level") != "non-fatal"
+            on_error == OnError.ABORT and task.params.get("ignore-response-error-level") != "non-fatal"
         )
         self.first_start: float | None = None
         self.last_end: float | None = None
