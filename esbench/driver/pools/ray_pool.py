@@ -52,7 +52,7 @@ HANDSHAKE_TIMEOUT = 30.0
 SHUTDOWN_GRACE = 5.0
 #: Seconds to wait for Ray's reason of a worker's death.
 DEATH_REASON_WAIT = 2.0
-#: Ray's token-authentication settings (Ray's docs: "Ray token authentication").
+#: Ray's token-authentication settings (https://docs.ray.io/en/latest/ray-security/token-auth.html).
 _RAY_AUTH_VARIABLES = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
 
 
