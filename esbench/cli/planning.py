@@ -370,13 +370,31 @@ def optimize_clients(start: int, max_value: int, refine_steps: int, track_params
 @click.option("--min-rate", type=click.FloatRange(min=0, min_open=True), default=0.1, show_default=True)
 @click.option(
     "--resolution",
-    type=click.FloatRange(min=0, min_open=True),
+    type=click.FloatRange(min=0, max=100, min_open=True, max_open=True),
     default=5.0,
     show_default=True,
-    help="Percent.",
+    help="Percent: the search's bracket width, and the verification's step down.",
 )
 @click.option(
-    "--repeats", type=click.IntRange(min=1), default=3, show_default=True, help="Races at the result."
+    "--repeats",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="Verification races a rate must all pass (at the result and at --margin above it).",
+)
+@click.option(
+    "--search-repeats",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Races the search's lower bound must all pass before verification.",
+)
+@click.option(
+    "--margin",
+    type=click.FloatRange(min=0, min_open=True),
+    default=20.0,
+    show_default=True,
+    help="Percent: the rate this much above the result must fail verification.",
 )
 def find_max(
     slo: str,
@@ -385,11 +403,16 @@ def find_max(
     min_rate: float,
     resolution: float,
     repeats: int,
+    search_repeats: int,
+    margin: float,
     track_params: str,
     **opts: Any,
 ) -> None:
-    """The highest target-throughput (ops/s) of --task that meets --slo, with its bounds."""
-    from esbench.planning.procedures import run_find_max
+    """The highest target-throughput (ops/s) of --task that meets --slo, verified with repeated races.
+
+    Exits 1 when no rate met the SLO in verification.
+    """
+    from esbench.planning.findmax import run_find_max
     from esbench.planning.slo import parse_slo
 
     objective = parse_slo(slo)
@@ -414,8 +437,12 @@ def find_max(
         min_rate=min_rate,
         resolution=resolution / 100.0,
         repeats=repeats,
+        search_repeats=search_repeats,
+        margin=margin / 100.0,
     )
     click.echo(result.render())
+    if result.rate is None:
+        raise SystemExit(1)
 
 
 @main.command()
