@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 import click
 
 from esbench.cli import main
-from esbench.cli._provision_options import provision_options, provision_settings
+from esbench.cli._provision_options import PROVISION_OPTION_NAMES, provision_options, provision_settings
 from esbench.cli._tags import parse_user_tags
 from esbench.cli._track_source import pop_track_source, track_source_options
 from esbench.console import Console
@@ -102,7 +102,7 @@ def _base_settings(
         challenge=opts.pop("challenge"),
         target_hosts=hosts,
         pipeline=opts.pop("pipeline"),
-        provision=provision_settings(**{k: opts.pop(k) for k in _PROVISION_KEYS}, offline=offline),
+        provision=provision_settings(**{k: opts.pop(k) for k in PROVISION_OPTION_NAMES}, offline=offline),
         client_options=parse_client_options(opts.pop("client_options")),
         driver=DriverSettings(
             workers=opts.pop("load_driver_workers"),
@@ -117,18 +117,6 @@ def _base_settings(
         task_overrides={task: override},
     )
     return settings, task, Console(quiet=opts.pop("quiet"))
-
-
-_PROVISION_KEYS = (
-    "distribution_version",
-    "distribution_repository",
-    "distribution_path",
-    "car",
-    "car_params",
-    "nodes",
-    "preserve_install",
-    "run_as_user",
-)
 
 
 def _runner(

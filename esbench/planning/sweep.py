@@ -90,7 +90,13 @@ def sweep_id(kind: str, base: RaceSettings, task: str, dimension: Dimension, *, 
         "test_mode": base.test_mode,
         "provision": None
         if base.target_hosts
-        else [prov.distribution_version, prov.car, None if dimension is Dimension.NODES else prov.nodes],
+        else [
+            prov.distribution_version,
+            prov.car,
+            None if dimension is Dimension.NODES else prov.nodes,
+            # Only another product's flavor: Elasticsearch sweeps keep the ids they had before.
+            *([prov.distribution_flavor] if prov.distribution_flavor != "elasticsearch" else []),
+        ],
         "user_tags": dict(base.user_tags),
     }
     text = json.dumps(definition, sort_keys=True, default=str)

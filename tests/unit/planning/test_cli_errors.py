@@ -6,6 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from esbench.cli import main
+from esbench.exceptions import UserError
 
 TRACK = Path(__file__).resolve().parents[2] / "resources" / "tracks" / "planning-search"
 # Nothing listens there: every error below must come before any connection.
@@ -62,3 +63,26 @@ def test_size_prints_the_seed_004_plan() -> None:
     assert "Data nodes in all: 15" in result.output
     hot = next(line for line in result.output.splitlines() if line.startswith("hot"))
     assert hot.split()[-2:] == ["5", "1"]
+
+
+def test_the_provisioning_options_reach_each_points_race(monkeypatch: pytest.MonkeyPatch) -> None:
+    # --distribution-flavor used to be accepted and dropped; every provisioning option must arrive.
+    seen = []
+
+    def fake_race(settings, console=None):
+        seen.append(settings)
+        raise UserError("stop after the first point")
+
+    monkeypatch.setattr("esbench.racecontrol.run_race", fake_race)
+    result = run(
+        "sweep",
+        f"--track-path={TRACK}",
+        "--task=infix-search",
+        "--nodes=2,3",
+        "--distribution-flavor=opensearch",
+        "--distribution-version=2.18.0",
+        "--car=defaults",
+    )
+    assert result.exit_code == 64 and "stop after the first point" in result.output, result.output
+    prov = seen[0].provision
+    assert (prov.distribution_flavor, prov.distribution_version, prov.nodes) == ("opensearch", "2.18.0", 2)
