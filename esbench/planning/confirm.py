@@ -9,15 +9,16 @@ evidence, with one rule for both directions:
 * a rate is **sustained** when it met the SLO in every one of ``repeats`` races (the search's own
   confirmation rule); a race that misses it ends the rate's check (it can no longer be sustained);
 * starting at the search's rate ``R``: if ``R`` is not sustained, step down to ``R × (1 - step)``
-  and check again; if it is, check ``R × (1 + margin)``. When that higher rate is not sustained, ``R``
-  is the answer: sustained, and ``margin`` more is not. When the higher rate is sustained too, it
-  becomes ``R`` (its check is already done) and the one ``margin`` above it is checked.
+  and check again (each further failure in a row doubles the step, up to a half); if it is, check
+  ``R × (1 + margin)``. When that higher rate is not sustained, ``R`` is the answer: sustained, and
+  ``margin`` more is not. When the higher rate is sustained too, it becomes ``R`` (its check is
+  already done) and the one ``margin`` above it is checked.
 
 Pure logic: the caller's ``evaluate(rate, repeat)`` runs one race and says whether it met the SLO;
 ``repeat`` counts the verification races at that rate (0-based). Stepped rates are rounded to 4
-significant digits. Checked rates are never measured
-again, so with noisy evidence the answer is the first rate found sustained whose ``margin``-higher
-rate was not, even if a rate in between failed earlier (every check is in :attr:`Confirmation.checks`).
+significant digits. Checked rates are never measured again, so with noisy evidence the answer is the
+first rate found sustained whose ``margin``-higher rate was not, even if a rate in between failed
+earlier (every check is in :attr:`Confirmation.checks`).
 """
 
 from __future__ import annotations
@@ -115,12 +116,16 @@ def confirm_max_rate(
         return Confirmation(rate=answer, refuted=refuted, checks=tuple(checks.values()))
 
     current = rate
+    failed_in_a_row = 0
     while True:
         at = check(current)
         if at is None:
             return done(None, None)
         if not at.sustained:
-            current = _rounded(current * (1 - step))
+            # Each further failure in a row doubles the step (capped at a half): a search that
+            # overshot by much, or a node slowed by other work, is left in a few races, not many.
+            failed_in_a_row += 1
+            current = _rounded(current * (1 - min(step * 2 ** (failed_in_a_row - 1), 0.5)))
             if current < min_rate:
                 return done(None, None)
             continue

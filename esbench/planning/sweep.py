@@ -139,6 +139,13 @@ class PointRunner:
             tags["sweep-phase"] = phase
         return tags
 
+    def group(self, label: str, phase: str = "") -> str:
+        """The ``sweep-group`` tag of a point's races (all its repeats): ``<sweep id>/<label>[/<phase>]``.
+
+        ``esbench compare --baseline=tag:sweep-group:<group>`` compares the groups of two points.
+        """
+        return "/".join(filter(None, (self.sweep, label, phase)))
+
     def measure(self, label: str, settings: RaceSettings, *, repeat: int = 0, phase: str = "") -> PointResult:
         """The point's result: from the stored race of this point, repeat and phase, else from a new race.
 
@@ -185,7 +192,8 @@ class PointRunner:
         report_dir = home_subdir("planning") / self.sweep
         settings = replace(
             settings,
-            user_tags={**settings.user_tags, **tags},
+            # The group tag is not part of the reuse lookup, so races stored before it existed are reused.
+            user_tags={**settings.user_tags, **tags, "sweep-group": self.group(label, phase)},
             report=replace(
                 settings.report,
                 fmt="text",

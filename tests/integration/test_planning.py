@@ -140,8 +140,10 @@ def test_client_sweep_rises_then_flattens_names_a_knee_and_is_resumable(
     assert all(re.fullmatch(r"\d+/\d+", r[10]) for r in rows.values()), result.stdout
     assert "load driver saturated" not in result.stdout
 
-    # Points are ordinary stored races: compare the first with the last by their id prefixes.
-    compared = esbench("compare", f"--baseline={rows['1'][11]}", f"--contender={rows['16'][11]}")
+    # Points are ordinary stored races, tagged per point: compare the first with the last by their tags.
+    command = re.search(r"^Compare two points: esbench (compare .*)$", result.stdout, re.MULTILINE)
+    assert command and "tag:sweep-group:" in command[1], result.stdout
+    compared = esbench(*command[1].split())
     assert compared.returncode == 0, compared.stderr
     assert "infix-search" in compared.stdout
 
@@ -157,7 +159,7 @@ def test_find_max_rate_meets_the_slo_and_twenty_percent_more_does_not(
     # One client: the rate is bounded by one search at a time on one core, which leaves the other
     # core to the load driver and the machine's other work (a steadier capacity than two busy cores).
     params = f"{params},search_clients:1"
-    result = esbench(
+    args = [
         "find-max",
         *common((directory, params), es_hosts),
         "--exclude-tasks=tag:setup",
@@ -168,7 +170,8 @@ def test_find_max_rate_meets_the_slo_and_twenty_percent_more_does_not(
         "--repeats=3",
         "--time-period=3",
         "--warmup-time-period=1",
-    )
+    ]
+    result = esbench(*args)
     assert result.returncode == 0, result.stdout + result.stderr
     found = re.search(r"^Highest sustainable rate: ([\d.]+) ops/s", result.stdout, re.MULTILINE)
     refuted = re.search(r"^([\d.]+) ops/s \(\+20%\) is not sustainable:", result.stdout, re.MULTILINE)
@@ -198,6 +201,21 @@ def test_find_max_rate_meets_the_slo_and_twenty_percent_more_does_not(
     assert any(missed), (verdicts(above), result.stdout)
     # Verification ran races of its own: none of them is a search race.
     assert search and not search & {r.race_id for r in (*at_rate, *above)}
+
+    # The verification races compare by their tags (three races a side at the rate: Welch's t-test).
+    command = re.search(r"^Compare the two: esbench (compare .*)$", result.stdout, re.MULTILINE)
+    assert command, result.stdout
+    compared = esbench(*command[1].split())
+    assert compared.returncode == 0, compared.stderr
+    assert "infix-search" in compared.stdout
+
+    # Resumable: the same command again reuses every stored race and ends on the same rate.
+    again = esbench(*args)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert f"Highest sustainable rate: {found[1]} ops/s" in again.stdout
+    for table in again.stdout.split("Verification:"):
+        rows = table_rows(table)
+        assert rows and all("reused" in r[-1] for r in rows.values()), again.stdout
 
 
 def test_optimize_bulk_size_ends_on_a_bulk_size_with_evidence(

@@ -57,7 +57,8 @@ def test_nodes_sweep_races_a_one_node_and_a_two_node_cluster() -> None:
 
     with ResultsStore.open() as store:
         races = {
-            point: store.find(user_tags={"sweep-param": "nodes", "sweep-point": point}) for point in ("1", "2")
+            point: store.find(user_tags={"sweep-param": "nodes", "sweep-point": point})
+            for point in ("1", "2")
         }
     for point, found in races.items():
         assert len(found) == 1, (point, found)

@@ -39,13 +39,21 @@ def test_a_miss_in_any_repeat_steps_down_until_all_repeats_meet_the_slo() -> Non
     assert all(c.sustained for c in out.checks if c.rate == out.rate)
 
 
-def test_several_step_downs_when_the_search_overshot() -> None:
+def test_failures_in_a_row_step_down_faster_and_the_climb_brings_the_rate_back_up() -> None:
     node = Node(70.0)
     out = confirm_max_rate(node, rate=100, repeats=2, min_rate=1, max_rate=1000, step=0.1)
-    # 100 -> 90 -> 81 -> 72.9 -> 65.61 (each failing rate ran one race only).
-    assert [c.rate for c in out.checks] == [100, 90, 81, 72.9, 65.61, 78.73]
-    assert out.rate == 65.61 and out.refuted == 78.73
-    assert [len(c.passed) for c in out.checks] == [1, 1, 1, 1, 2, 1]
+    # Steps of 10 %, 20 %, 40 % (each failure in a row doubles it), then up by 20 % while it holds.
+    assert [c.rate for c in out.checks] == [100, 90, 72, 43.2, 51.84, 62.21, 74.65]
+    assert out.rate == 62.21 and out.refuted == 74.65
+    # A failing rate costs one race; a sustained one all its repeats.
+    assert [len(c.passed) for c in out.checks] == [1, 1, 1, 2, 2, 2, 1]
+
+
+def test_the_step_is_capped_at_a_half() -> None:
+    node = Node(1.0)
+    out = confirm_max_rate(node, rate=100, repeats=1, min_rate=0.5, max_rate=1000, step=0.3)
+    # 30 %, then 50 % (60 % capped), then 50 % again.
+    assert [c.rate for c in out.checks][:4] == [100, 70, 35, 17.5]
 
 
 def test_a_higher_rate_that_also_holds_becomes_the_answer() -> None:
