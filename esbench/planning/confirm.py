@@ -9,7 +9,7 @@ evidence, with one rule for both directions:
 * a rate is **sustained** when it met the SLO in every one of ``repeats`` races (the search's own
   confirmation rule); a race that misses it ends the rate's check (it can no longer be sustained);
 * starting at the search's rate ``R``: if ``R`` is not sustained, step down to ``R × (1 - step)``
-  and check again (each further failure in a row doubles the step, up to a half); if it is, check
+  and check again (each further failure in a row doubles the step, up to ``margin``); if it is, check
   ``R × (1 + margin)``. When that higher rate is not sustained, ``R`` is the answer: sustained, and
   ``margin`` more is not. When the higher rate is sustained too, it becomes ``R`` (its check is
   already done) and the one ``margin`` above it is checked.
@@ -122,10 +122,11 @@ def confirm_max_rate(
         if at is None:
             return done(None, None)
         if not at.sustained:
-            # Each further failure in a row doubles the step (capped at a half): a search that
-            # overshot by much, or a node slowed by other work, is left in a few races, not many.
+            # Each further failure in a row doubles the step: a search that overshot by much, or a
+            # node slowed by other work, is left in a few races. The step stops growing at the
+            # margin: below that the way back up is by the margin, at ``repeats`` races a step.
             failed_in_a_row += 1
-            current = _rounded(current * (1 - min(step * 2 ** (failed_in_a_row - 1), 0.5)))
+            current = _rounded(current * (1 - min(step * 2 ** (failed_in_a_row - 1), margin, 0.5)))
             if current < min_rate:
                 return done(None, None)
             continue

@@ -42,18 +42,19 @@ def test_a_miss_in_any_repeat_steps_down_until_all_repeats_meet_the_slo() -> Non
 def test_failures_in_a_row_step_down_faster_and_the_climb_brings_the_rate_back_up() -> None:
     node = Node(70.0)
     out = confirm_max_rate(node, rate=100, repeats=2, min_rate=1, max_rate=1000, step=0.1)
-    # Steps of 10 %, 20 %, 40 % (each failure in a row doubles it), then up by 20 % while it holds.
-    assert [c.rate for c in out.checks] == [100, 90, 72, 43.2, 51.84, 62.21, 74.65]
-    assert out.rate == 62.21 and out.refuted == 74.65
+    # Steps of 10 %, 20 %, 20 % (each failure in a row doubles it, up to the 20 % margin), then up by
+    # 20 % while it holds.
+    assert [c.rate for c in out.checks] == [100, 90, 72, 57.6, 69.12, 82.94]
+    assert out.rate == 69.12 and out.refuted == 82.94
     # A failing rate costs one race; a sustained one all its repeats.
-    assert [len(c.passed) for c in out.checks] == [1, 1, 1, 2, 2, 2, 1]
+    assert [len(c.passed) for c in out.checks] == [1, 1, 1, 2, 2, 1]
 
 
-def test_the_step_is_capped_at_a_half() -> None:
+def test_the_step_stops_growing_at_the_margin() -> None:
     node = Node(1.0)
-    out = confirm_max_rate(node, rate=100, repeats=1, min_rate=0.5, max_rate=1000, step=0.3)
-    # 30 %, then 50 % (60 % capped), then 50 % again.
-    assert [c.rate for c in out.checks][:4] == [100, 70, 35, 17.5]
+    out = confirm_max_rate(node, rate=100, repeats=1, min_rate=0.5, max_rate=1000, step=0.15, margin=0.25)
+    # 15 %, then 25 % (30 % capped at the margin), then 25 % again.
+    assert [c.rate for c in out.checks][:4] == [100, 85, 63.75, 47.81]
 
 
 def test_a_higher_rate_that_also_holds_becomes_the_answer() -> None:
@@ -70,7 +71,8 @@ def test_budget_max_rate_and_nothing_sustained() -> None:
     capped = confirm_max_rate(Node(1e9), rate=90, repeats=2, min_rate=1, max_rate=100)
     assert capped.rate == 90 and capped.refuted is None
     nothing = confirm_max_rate(Node(0.5), rate=10, repeats=2, min_rate=5, max_rate=100, step=0.5)
-    assert nothing.rate is None and [c.rate for c in nothing.checks] == [10, 5]
+    # Steps of 50 % capped at the 20 % margin, down to the last rate above min_rate.
+    assert nothing.rate is None and [c.rate for c in nothing.checks] == [10, 8, 6.4, 5.12]
     node = Node(100.0)
     short = confirm_max_rate(node, rate=90, repeats=3, min_rate=1, max_rate=1000, max_measurements=4)
     assert len(node.races) == 4 and short.rate == 90 and short.refuted == 108
