@@ -90,7 +90,13 @@ def sweep_id(kind: str, base: RaceSettings, task: str, dimension: Dimension, *, 
         "test_mode": base.test_mode,
         "provision": None
         if base.target_hosts
-        else [prov.distribution_version, prov.car, None if dimension is Dimension.NODES else prov.nodes],
+        else [
+            prov.distribution_version,
+            prov.car,
+            None if dimension is Dimension.NODES else prov.nodes,
+            # Only another product's flavor: Elasticsearch sweeps keep the ids they had before.
+            *([prov.distribution_flavor] if prov.distribution_flavor != "elasticsearch" else []),
+        ],
         "user_tags": dict(base.user_tags),
     }
     text = json.dumps(definition, sort_keys=True, default=str)
@@ -120,29 +126,39 @@ class PointRunner:
     run_race: Callable[..., RaceResult] | None = None
     results: list[PointResult] = field(default_factory=list)
 
-    def tags(self, label: str, repeat: int) -> dict[str, str]:
-        """The user tags of a point's race."""
-        return {
+    def tags(self, label: str, repeat: int, phase: str = "") -> dict[str, str]:
+        """The user tags of a point's race (``sweep-phase`` only when ``phase`` is given)."""
+        tags = {
             "sweep": self.sweep,
             "sweep-kind": self.kind,
             "sweep-param": self.param or str(self.dimension),
             "sweep-point": label,
             "sweep-repeat": str(repeat),
         }
+        if phase:
+            tags["sweep-phase"] = phase
+        return tags
 
-    def measure(self, label: str, settings: RaceSettings, *, repeat: int = 0) -> PointResult:
-        """The point's result: from the stored race of this point and repeat, else from a new race.
+    def group(self, label: str, phase: str = "") -> str:
+        """The ``sweep-group`` tag of a point's races (all its repeats): ``<sweep id>/<label>[/<phase>]``.
+
+        ``esbench compare --baseline=tag:sweep-group:<group>`` compares the groups of two points.
+        """
+        return "/".join(filter(None, (self.sweep, label, phase)))
+
+    def measure(self, label: str, settings: RaceSettings, *, repeat: int = 0, phase: str = "") -> PointResult:
+        """The point's result: from the stored race of this point, repeat and phase, else from a new race.
+
+        ``phase`` separates the races of one procedure's stages at the same point (find-max's
+        ``search`` and ``verify``), so a verification never reuses a search race.
 
         Raises:
             EsbenchError: the race could not start (bad track, unreachable cluster, unknown task).
         """
-        tags = self.tags(label, repeat)
+        tags = self.tags(label, repeat, phase)
         stored = None if self.fresh else self._stored(tags)
         if stored is not None:
-            self.console.info(
-                f"Point {self.param or self.dimension}={label} (repeat {repeat}): "
-                f"reusing race {stored.race_id}"
-            )
+            self.console.info(f"{self._point(label, repeat, phase)}: reusing race {stored.race_id}")
             point = point_from_race(
                 stored,
                 self.task,
@@ -152,26 +168,37 @@ class PointRunner:
                 percentiles=self.percentiles,
             )
         else:
-            point = self._run(label, settings, tags, repeat)
+            point = self._run(label, settings, tags, repeat, phase)
         self.results.append(point)
         return point
+
+    def _point(self, label: str, repeat: int, phase: str) -> str:
+        stage = f", {phase}" if phase else ""
+        return f"Point {self.param or self.dimension}={label} (repeat {repeat}{stage})"
 
     def _stored(self, tags: dict[str, str]) -> RaceResult | None:
         with ResultsStore.open() as store:
             races = store.find(user_tags=tags, status=STATUS_COMPLETED, limit=1)
         return races[0] if races else None
 
-    def _run(self, label: str, settings: RaceSettings, tags: dict[str, str], repeat: int) -> PointResult:
+    def _run(
+        self, label: str, settings: RaceSettings, tags: dict[str, str], repeat: int, phase: str
+    ) -> PointResult:
         if self.run_race is None:
             from esbench.racecontrol import run_race
 
             self.run_race = run_race
-        self.console.info(f"Point {self.param or self.dimension}={label} (repeat {repeat}): running a race")
+        self.console.info(f"{self._point(label, repeat, phase)}: running a race")
         report_dir = home_subdir("planning") / self.sweep
         settings = replace(
             settings,
-            user_tags={**settings.user_tags, **tags},
-            report=replace(settings.report, fmt="text", file=report_dir / f"{_safe(label)}-{repeat}.txt"),
+            # The group tag is not part of the reuse lookup, so races stored before it existed are reused.
+            user_tags={**settings.user_tags, **tags, "sweep-group": self.group(label, phase)},
+            report=replace(
+                settings.report,
+                fmt="text",
+                file=report_dir / f"{_safe('-'.join(filter(None, (label, str(repeat), phase))))}.txt",
+            ),
         )
         console = _TaskWindowConsole(self.console, self.task)
         with DriverCpuSampler() as sampler:

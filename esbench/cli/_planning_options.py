@@ -1,0 +1,143 @@
+"""Options and settings shared by the planning commands (``sweep``, ``optimize``, ``find-max``, ``size``).
+
+:func:`race_options` adds the options of ``esbench race`` that select the track and the cluster;
+:func:`base_settings` turns them into the fixed :class:`~esbench.settings.RaceSettings` of a
+procedure; :func:`planning_runner` makes the :class:`~esbench.planning.sweep.PointRunner` that runs
+or reuses each point's race (see docs/planning.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from esbench.cli._provision_options import PROVISION_OPTION_NAMES, provision_options, provision_settings
+from esbench.cli._tags import parse_user_tags
+from esbench.cli._track_source import pop_track_source, track_source_options
+from esbench.console import Console
+from esbench.driver.client import host_urls, parse_client_options
+from esbench.driver.driver import DriverSettings
+from esbench.driver.filters import parse_task_filters
+from esbench.exceptions import UserError
+from esbench.planning.overrides import TaskOverride
+from esbench.planning.sweep import Dimension, PointRunner, sweep_id
+from esbench.settings import PIPELINES, RaceSettings
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_RACE_OPTIONS = (
+    click.option("--track", "track_name", help="Name of a built-in or user track."),
+    click.option("--track-path", type=click.Path(exists=True, path_type=Path), help="Directory of a track."),
+    click.option("--challenge", default=None, help="Challenge (default: the track's default challenge)."),
+    click.option("--task", "task", default=None, help="The task to measure (a task of the challenge)."),
+    click.option("--target-hosts", default=None, help="HOST:PORT[,HOST:PORT...] of an existing cluster."),
+    click.option("--pipeline", type=click.Choice(PIPELINES), default=None, help="As for 'esbench race'."),
+    click.option("--client-options", default="", help="Client options, as for 'esbench race'."),
+    click.option(
+        "--time-period",
+        type=click.FloatRange(min=0),
+        default=None,
+        help="Override the task's time-period (s).",
+    ),
+    click.option(
+        "--warmup-time-period",
+        type=click.FloatRange(min=0),
+        default=None,
+        help="Override the task's warmup-time-period (s).",
+    ),
+    click.option("--include-tasks", default="", help="Only these tasks: NAME, type:OPTYPE or tag:TAG, ..."),
+    click.option("--exclude-tasks", default="", help="Skip these tasks: NAME, type:OPTYPE or tag:TAG, ..."),
+    click.option("--load-driver-workers", type=click.IntRange(min=1), default=None, help="Worker processes."),
+    click.option(
+        "--test-mode", is_flag=True, help="Smoke test: -1k corpora, capped iterations/time periods."
+    ),
+    click.option("--user-tag", default="", help="key:value,... tags added to every race."),
+    click.option("--offline", is_flag=True, help="Never download anything."),
+    click.option("--fresh", is_flag=True, help="Run every point again instead of reusing stored races."),
+    click.option("--quiet", "-q", is_flag=True, help="No progress output."),
+)
+
+
+def race_options(f: F) -> F:
+    """Add the race options (track, cluster, provisioning, filters, --task, --fresh...) to a command."""
+    for option in reversed(_RACE_OPTIONS):
+        f = option(f)
+    return track_source_options(provision_options(f))
+
+
+def base_settings(opts: dict[str, Any], *, track_params: dict[str, Any]) -> tuple[RaceSettings, str, Console]:
+    """The fixed race settings of a planning command, its task name and console.
+
+    Raises:
+        UserError: no or two track options, no --task, bad hosts, tags or client options.
+    """
+    track_source = pop_track_source(opts)
+    track_name, track_path = opts.pop("track_name"), opts.pop("track_path")
+    if bool(track_name) == bool(track_path):
+        raise UserError("Give exactly one of --track=NAME or --track-path=DIR (see 'esbench list tracks').")
+    task = opts.pop("task")
+    if not task:
+        raise UserError("Give the task to measure with --task=NAME (see 'esbench info' for a track's tasks).")
+    hosts = tuple(h.strip() for h in (opts.pop("target_hosts") or "").split(",") if h.strip())
+    if hosts:
+        host_urls(hosts, use_ssl=False)
+    offline, test_mode = opts.pop("offline"), opts.pop("test_mode")
+    include, exclude = (
+        tuple(s.strip() for s in opts.pop(name).split(",") if s.strip())
+        for name in ("include_tasks", "exclude_tasks")
+    )
+    parse_task_filters(include, option="--include-tasks")
+    parse_task_filters(exclude, option="--exclude-tasks")
+    override = TaskOverride(
+        time_period=opts.pop("time_period"), warmup_time_period=opts.pop("warmup_time_period")
+    )
+    settings = RaceSettings(
+        track_name=track_name,
+        track_path=track_path,
+        track_params=track_params,
+        challenge=opts.pop("challenge"),
+        target_hosts=hosts,
+        pipeline=opts.pop("pipeline"),
+        provision=provision_settings(**{k: opts.pop(k) for k in PROVISION_OPTION_NAMES}, offline=offline),
+        client_options=parse_client_options(opts.pop("client_options")),
+        driver=DriverSettings(
+            workers=opts.pop("load_driver_workers"),
+            test_mode=test_mode,
+            include_tasks=include,
+            exclude_tasks=exclude,
+        ),
+        user_tags=parse_user_tags(opts.pop("user_tag")),
+        test_mode=test_mode,
+        offline=offline,
+        track_source=track_source,
+        task_overrides={task: override},
+    )
+    return settings, task, Console(quiet=opts.pop("quiet"))
+
+
+def planning_runner(
+    kind: str,
+    base: RaceSettings,
+    task: str,
+    dimension: Dimension,
+    console: Console,
+    fresh: bool,
+    *,
+    param: str = "",
+) -> PointRunner:
+    """The point runner of a procedure of ``kind`` over ``dimension`` (its sweep id from ``base``)."""
+    return PointRunner(
+        task=task,
+        kind=kind,
+        dimension=dimension,
+        param=param,
+        sweep=sweep_id(kind, base, task, dimension, param=param),
+        fresh=fresh,
+        console=console,
+    )
+
+
+PARAMS_OPTION = click.option("--track-params", default="", help="k:v list, inline JSON or a .json file.")
