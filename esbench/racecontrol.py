@@ -418,7 +418,12 @@ def _drive(
             challenge=challenge,
             hosts=hosts,
             client_options=settings.client_options,
-            settings=replace(settings.driver, test_mode=settings.test_mode),
+            # Rally's test mode does not pause between tasks.
+            settings=(
+                replace(settings.driver, task_pause_s=0.0)
+                if settings.test_mode and settings.driver.task_pause_s is None
+                else settings.driver
+            ),
             corpora=corpora,
             registry=registry,
             progress=progress,

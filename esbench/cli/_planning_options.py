@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -18,13 +18,15 @@ from esbench.cli._provision_options import PROVISION_OPTION_NAMES, provision_opt
 from esbench.cli._tags import parse_user_tags
 from esbench.cli._track_source import pop_track_source, track_source_options
 from esbench.console import Console
-from esbench.driver.client import host_urls, parse_client_options
-from esbench.driver.driver import DriverSettings
 from esbench.driver.filters import parse_task_filters
+from esbench.driver.settings import DriverSettings
 from esbench.exceptions import UserError
+from esbench.planning.dimensions import Dimension, sweep_id
 from esbench.planning.overrides import TaskOverride
-from esbench.planning.sweep import Dimension, PointRunner, sweep_id
 from esbench.settings import PIPELINES, RaceSettings
+
+if TYPE_CHECKING:
+    from esbench.planning.sweep import PointRunner
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -81,6 +83,8 @@ def base_settings(opts: dict[str, Any], *, track_params: dict[str, Any]) -> tupl
     task = opts.pop("task")
     if not task:
         raise UserError("Give the task to measure with --task=NAME (see 'esbench info' for a track's tasks).")
+    from esbench.driver.client import host_urls, parse_client_options
+
     hosts = tuple(h.strip() for h in (opts.pop("target_hosts") or "").split(",") if h.strip())
     if hosts:
         host_urls(hosts, use_ssl=False)
@@ -105,7 +109,6 @@ def base_settings(opts: dict[str, Any], *, track_params: dict[str, Any]) -> tupl
         client_options=parse_client_options(opts.pop("client_options")),
         driver=DriverSettings(
             workers=opts.pop("load_driver_workers"),
-            test_mode=test_mode,
             include_tasks=include,
             exclude_tasks=exclude,
         ),
@@ -129,6 +132,8 @@ def planning_runner(
     param: str = "",
 ) -> PointRunner:
     """The point runner of a procedure of ``kind`` over ``dimension`` (its sweep id from ``base``)."""
+    from esbench.planning.sweep import PointRunner
+
     return PointRunner(
         task=task,
         kind=kind,

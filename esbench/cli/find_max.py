@@ -10,7 +10,7 @@ import click
 from esbench.cli import main
 from esbench.cli._planning_options import PARAMS_OPTION, base_settings, planning_runner, race_options
 from esbench.exceptions import UserError
-from esbench.planning.sweep import Dimension
+from esbench.planning.dimensions import Dimension
 from esbench.track.params import parse_track_params
 
 

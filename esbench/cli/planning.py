@@ -8,6 +8,7 @@ docs/planning.md). ``find-max`` and ``size`` are in :mod:`esbench.cli.find_max` 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ import click
 from esbench.cli import main
 from esbench.cli._planning_options import PARAMS_OPTION, base_settings, planning_runner, race_options
 from esbench.exceptions import UserError
-from esbench.planning.sweep import Dimension, parse_values
+from esbench.planning.dimensions import Dimension, parse_values
 from esbench.track.params import parse_track_params
 
 
@@ -110,7 +111,7 @@ def sweep(
     from esbench.planning.procedures import run_sweep
 
     fixed, param, param_values = _split_sweep_params(track_params)
-    given = [
+    given: list[tuple[Dimension, str, str | None, Callable[[str], float] | None]] = [
         (Dimension.CLIENTS, "--clients", clients_list, _positive_int),
         (Dimension.TARGET_THROUGHPUT, "--target-throughput", rates_list, _positive_float),
         (Dimension.BULK_SIZE, "--bulk-size", bulk_list, _positive_int),
@@ -127,11 +128,11 @@ def sweep(
             "--track-params=NAME:V1,V2,V3."
         )
     dimension, option, text, convert = chosen[0]
-    values = (
-        param_values
-        if dimension is Dimension.TRACK_PARAM
-        else parse_values(text, option=option, convert=convert)
-    )
+    if dimension is Dimension.TRACK_PARAM:
+        values = param_values
+    else:
+        assert text is not None and convert is not None  # chosen because its option was given
+        values = parse_values(text, option=option, convert=convert)
     opts["nodes"] = 1
     base, task, console = base_settings(opts, track_params=fixed)
     if dimension is Dimension.NODES and base.target_hosts:

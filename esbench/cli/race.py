@@ -199,7 +199,6 @@ def race(
             include_tasks=include,
             exclude_tasks=exclude,
             workers=load_driver_workers,
-            test_mode=test_mode,
             load_driver=LoadDriver(load_driver) if load_driver else None,
             ray_address=ray_address,
             load_driver_hosts=driver_hosts,

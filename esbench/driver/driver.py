@@ -115,10 +115,7 @@ class _Coordinator:
         self.handles: list[WorkerHandle] = []
         self.samples = SampleTally()
         self.context: dict[str, Any] = {}
-        if settings.task_pause_s is not None:
-            self.pause = settings.task_pause_s
-        else:
-            self.pause = 0.0 if settings.test_mode else DEFAULT_TASK_PAUSE
+        self.pause = settings.task_pause_s if settings.task_pause_s is not None else DEFAULT_TASK_PAUSE
         self._progress_failed = False
 
     # ------------------------------------------------------------------------- lifecycle

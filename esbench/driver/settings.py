@@ -99,9 +99,8 @@ class DriverSettings:
         include_tasks / exclude_tasks: task filters (``name``, ``type:<op-type>``, ``tag:<tag>``).
         workers: worker processes; None = one per core. Never more than a step's clients.
             0 runs one worker in a thread of the calling process (tests, debugging).
-        test_mode: Rally's ``--test-mode`` (no pause between tasks).
-        task_pause_s: pause between a join point and the next task; None = Rally's 1 s (0 in
-            test mode).
+        task_pause_s: pause between a join point and the next task; None = Rally's 1 s (race
+            control passes 0 in test mode: test mode itself lives in ``RaceSettings``).
         progress_interval_s: seconds between progress callbacks.
         seed: seed of the random schedules (``poisson``); None = a random seed, logged and
             returned in :class:`DriverOutcome` so that a race's arrivals can be repeated.
@@ -115,7 +114,6 @@ class DriverSettings:
     include_tasks: tuple[str, ...] = ()
     exclude_tasks: tuple[str, ...] = ()
     workers: int | None = None
-    test_mode: bool = False
     task_pause_s: float | None = None
     progress_interval_s: float = 1.0
     seed: int | None = None

@@ -64,12 +64,16 @@ def find_knee(points: Sequence[CurvePoint], *, min_gain: float = DEFAULT_MIN_GAI
     if min_gain < 0:
         raise ValueError(f"min_gain must not be negative, got {min_gain}")
     for i, a in enumerate(points[:-1]):
-        later = [p for p in points[i + 1 :] if p.throughput is not None and p.latency_ms is not None]
+        later = [
+            (p, p.throughput, p.latency_ms)
+            for p in points[i + 1 :]
+            if p.throughput is not None and p.latency_ms is not None
+        ]
         if not a.throughput or a.latency_ms is None or not later:
             continue
-        gain = max(p.throughput for p in later) / a.throughput - 1
-        if gain < min_gain and all(p.latency_ms > a.latency_ms for p in later):
-            if a.driver_saturated or any(p.driver_saturated for p in later):
+        gain = max(throughput for _, throughput, _ in later) / a.throughput - 1
+        if gain < min_gain and all(latency > a.latency_ms for _, _, latency in later):
+            if a.driver_saturated or any(p.driver_saturated for p, _, _ in later):
                 return Knee(
                     index=None,
                     driver_limited=True,
@@ -83,7 +87,7 @@ def find_knee(points: Sequence[CurvePoint], *, min_gain: float = DEFAULT_MIN_GAI
                 index=i,
                 reason=(
                     f"no later point gains {min_gain:.0%} throughput over it (at most {gain:+.1%}) while "
-                    f"latency rises from {a.latency_ms:.1f} ms to {later[-1].latency_ms:.1f} ms."
+                    f"latency rises from {a.latency_ms:.1f} ms to {later[-1][2]:.1f} ms."
                 ),
             )
     return Knee(

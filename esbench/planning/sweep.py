@@ -10,97 +10,28 @@ sweep again (or with more values) reuses the completed race stored for a point i
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from esbench.console import Console
 from esbench.home import home_subdir
+from esbench.planning.dimensions import Dimension, labels, parse_values, point_settings, sweep_id
 from esbench.planning.driver_cpu import DriverCpu, DriverCpuSampler
 from esbench.planning.measure import TABLE_PERCENTILES, PointResult, find_task, point_from_race
-from esbench.planning.overrides import TaskOverride
+from esbench.reporting.formats import ReportFormat
 from esbench.results.model import STATUS_COMPLETED, RaceResult
 from esbench.results.store import ResultsStore
 from esbench.settings import RaceSettings
 
+# Re-exported: their home is planning/dimensions.py, which the CLI imports without the driver.
+__all__ = ["Dimension", "PointRunner", "labels", "parse_values", "point_settings", "sweep_id"]
+
 _CPU_FILE = "planning-driver-cpu.json"
-
-
-class Dimension(StrEnum):
-    """What a sweep varies."""
-
-    CLIENTS = "clients"
-    TARGET_THROUGHPUT = "target-throughput"
-    BULK_SIZE = "bulk-size"
-    TRACK_PARAM = "track-param"
-    NODES = "nodes"
-
-
-def point_settings(
-    base: RaceSettings, task: str, dimension: Dimension, value: Any, *, param: str = ""
-) -> RaceSettings:
-    """The settings of the race of one point: ``base`` with ``dimension`` set to ``value``.
-
-    Args:
-        base: the fixed settings (may already hold overrides of ``task``, e.g. its time period).
-        task: the swept task; dimension: what varies; value: its value at this point (int for clients,
-            bulk-size and nodes, float ops/s for target-throughput, any JSON value for a track param).
-        param: the track param's name (:attr:`Dimension.TRACK_PARAM` only).
-    """
-    override = base.task_overrides.get(task, TaskOverride())
-    if dimension is Dimension.CLIENTS:
-        override = replace(override, clients=int(value))
-    elif dimension is Dimension.TARGET_THROUGHPUT:
-        override = replace(override, target_throughput=float(value))
-    elif dimension is Dimension.BULK_SIZE:
-        override = replace(override, bulk_size=int(value))
-    elif dimension is Dimension.TRACK_PARAM:
-        base = replace(base, track_params={**base.track_params, param: value})
-    elif dimension is Dimension.NODES:
-        base = replace(base, provision=replace(base.provision, nodes=int(value)))
-    # Always an override for the task, so that race control checks the task is in the challenge
-    # before anything is measured.
-    return replace(base, task_overrides={**base.task_overrides, task: override})
-
-
-def sweep_id(kind: str, base: RaceSettings, task: str, dimension: Dimension, *, param: str = "") -> str:
-    """A stable id of a sweep definition without its values (12 hex digits of a SHA-1)."""
-    params = {
-        k: v for k, v in base.track_params.items() if not (dimension is Dimension.TRACK_PARAM and k == param)
-    }
-    overrides = {k: o.describe() for k, o in base.task_overrides.items()}
-    prov = base.provision
-    definition = {
-        "kind": kind,
-        "track": base.track_name or str(base.track_path),
-        "challenge": base.challenge,
-        "task": task,
-        "dimension": str(dimension),
-        "param": param,
-        "track_params": params,
-        "overrides": overrides,
-        "hosts": list(base.target_hosts),
-        "pipeline": base.pipeline,
-        "test_mode": base.test_mode,
-        "provision": None
-        if base.target_hosts
-        else [
-            prov.distribution_version,
-            prov.car,
-            None if dimension is Dimension.NODES else prov.nodes,
-            # Only another product's flavor: Elasticsearch sweeps keep the ids they had before.
-            *([prov.distribution_flavor] if prov.distribution_flavor != "elasticsearch" else []),
-        ],
-        "user_tags": dict(base.user_tags),
-    }
-    text = json.dumps(definition, sort_keys=True, default=str)
-    return hashlib.sha1(text.encode()).hexdigest()[:12]
 
 
 @dataclass(kw_only=True)
@@ -196,7 +127,7 @@ class PointRunner:
             user_tags={**settings.user_tags, **tags, "sweep-group": self.group(label, phase)},
             report=replace(
                 settings.report,
-                fmt="text",
+                fmt=ReportFormat.TEXT,
                 file=report_dir / f"{_safe('-'.join(filter(None, (label, str(repeat), phase))))}.txt",
             ),
         )
@@ -277,35 +208,3 @@ def _load_cpu(race_id: str) -> DriverCpu | None:
         return DriverCpu.from_dict(json.loads(_cpu_path(race_id).read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError):
         return None
-
-
-def parse_values(text: str, *, option: str, convert: Callable[[str], Any]) -> list[Any]:
-    """A sweep list: ``"1,5,10"`` -> ``[1, 5, 10]`` with ``convert`` applied to each item.
-
-    Raises:
-        UserError: an empty list, an item ``convert`` rejects, or a value given twice.
-    """
-    from esbench.exceptions import UserError
-
-    items = [i.strip() for i in text.split(",") if i.strip()]
-    if not items:
-        raise UserError(
-            f"{option} is empty: give the values to sweep, comma-separated, e.g. {option}=1,2,4,8."
-        )
-    values = []
-    for item in items:
-        try:
-            values.append(convert(item))
-        except (ValueError, UserError) as e:
-            raise UserError(
-                f"{option}: '{item}' is not a valid value ({e}); e.g. {option}=1,2,4,8."
-            ) from None
-    duplicates = sorted({str(v) for v in values if values.count(v) > 1})
-    if duplicates:
-        raise UserError(f"{option} gives {', '.join(duplicates)} more than once: list each value once.")
-    return values
-
-
-def labels(values: Iterable[Any]) -> list[str]:
-    """The point labels of ``values`` (``4``, ``100.5``, ``true``)."""
-    return [json.dumps(v) if not isinstance(v, str) else v for v in values]

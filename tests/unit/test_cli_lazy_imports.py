@@ -10,8 +10,6 @@ import json
 import subprocess
 import sys
 
-import pytest
-
 #: Modules that only running a command may import.
 HEAVY = (
     "esbench.driver.driver",
@@ -28,13 +26,6 @@ HEAVY = (
     "jsonschema",
     "hdrh",
 )
-
-#: Sub-command modules whose own top-level imports are still heavy, with the reason; they are
-#: replaced by empty modules in the strict check and covered by the expected-failure check below.
-PENDING = {
-    "esbench.cli.planning": "imports esbench.driver.driver, esbench.driver.client and "
-    "esbench.planning.sweep (psutil, hdrh) at module level; it is owned by the planning work",
-}
 
 _SCRIPT = """
 import json, sys, types
@@ -67,14 +58,4 @@ def _heavy_after_help(*left_out: str) -> list[str]:
 
 
 def test_help_of_every_command_imports_no_heavy_module() -> None:
-    assert _heavy_after_help(*PENDING) == []
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason=f"esbench.cli.planning {PENDING['esbench.cli.planning']}; remove this mark (and the "
-    "PENDING entry) once it imports them inside its commands",
-)
-def test_help_with_every_command_module_imports_no_heavy_module() -> None:
     assert _heavy_after_help() == []
-
