@@ -39,6 +39,10 @@ class PointResult:
         error_rate: failed / all measurement requests (None without samples).
         driver_cpu: the load driver's CPU during the task (None when not measured, e.g. a race
             stored by an older esbench).
+        received_kb_s / sent_kb_s: mean KB/s (1 KB = 1,024 bytes, as JMeter's "Received KB/sec" and
+            "Sent KB/sec" of seed 003) the measurement requests received and sent
+            (:attr:`esbench.results.model.TaskResult.received_bytes_per_s`); None for races stored
+            before esbench counted bytes.
     """
 
     label: str
@@ -52,6 +56,8 @@ class PointResult:
     service_time_ms: Mapping[str, float] = field(default_factory=dict)
     error_rate: float | None = None
     driver_cpu: DriverCpu | None = None
+    received_kb_s: float | None = None
+    sent_kb_s: float | None = None
 
     @property
     def completed(self) -> bool:
@@ -108,7 +114,13 @@ def point_from_race(
         service_time_ms=_percentiles(task, "service_time", task.service_time_ms, wanted),
         error_rate=(task.error_count / task.sample_count) if task.sample_count else None,
         driver_cpu=driver_cpu,
+        received_kb_s=_kb_s(task.received_bytes_per_s) if task.bytes_received else None,
+        sent_kb_s=_kb_s(task.sent_bytes_per_s) if task.bytes_sent else None,
     )
+
+
+def _kb_s(bytes_per_s: float | None) -> float | None:
+    return None if bytes_per_s is None else bytes_per_s / 1024.0
 
 
 def _percentiles(

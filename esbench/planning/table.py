@@ -1,10 +1,10 @@
 """Seed 003's evidence table: one row per point of a sweep.
 
-Columns: the swept value, samples, throughput, p50/p90/p99 latency and service time (ms), error rate,
-the load driver's CPU (percent of one core, busiest process / all processes), the race id's first 8
-characters (enough for ``esbench compare --baseline=ID``) and notes (knee, a
-saturated load driver, a reused race). Bytes/s (seed 003's KB/s) is not shown: the load driver does
-not record response sizes yet.
+Columns: the swept value, samples, throughput, p50/p90/p99 latency and service time (ms), received
+and sent KB/s (seed 003's JMeter KB/s, 1 KB = 1,024 bytes; "-" for races stored before esbench
+counted bytes), error rate, the load driver's CPU (percent of one core, busiest process / all
+processes), the race id's first 8 characters (enough for ``esbench compare --baseline=ID``) and notes
+(knee, a saturated load driver, a reused race).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def render_points(
         [param, "samples", f"throughput {unit}"]
         + [f"p{k} lat ms" for k in pcts]
         + [f"p{k} svc ms" for k in pcts]
-        + ["errors", "driver CPU %", "race", "notes"]
+        + ["recv KB/s", "sent KB/s", "errors", "driver CPU %", "race", "notes"]
     )
     rows = []
     for i, p in enumerate(points):
@@ -45,6 +45,8 @@ def render_points(
             + [_num(p.latency_ms.get(k)) for k in pcts]
             + [_num(p.service_time_ms.get(k)) for k in pcts]
             + [
+                _num(p.received_kb_s),
+                _num(p.sent_kb_s),
                 "-" if p.error_rate is None else f"{p.error_rate:.2%}",
                 "-" if cpu is None else f"{cpu.busiest_percent:.0f}/{cpu.total_percent:.0f}",
                 p.race_id[:8],

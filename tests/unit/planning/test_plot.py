@@ -33,3 +33,43 @@ def test_sweep_plot_has_throughput_and_latency_against_the_swept_value_and_marks
     assert fig.layout.annotations[0].text == "knee" and fig.layout.annotations[0].x == "2"
     page = render_sweep_html(outcome)
     assert page.startswith("<!DOCTYPE html>") and "Knee at clients=2" in page and "plotly" in page
+
+
+def test_the_table_shows_received_and_sent_kb_per_second_from_the_task_bytes() -> None:
+    import re
+
+    from esbench.planning.measure import point_from_race
+    from esbench.planning.table import render_points
+    from esbench.results.model import RaceResult, TaskResult
+
+    def race(race_id: str, received: int, sent: int) -> RaceResult:
+        task = TaskResult(
+            task="search",
+            operation="search",
+            operation_type="search",
+            sample_count=100,
+            duration_s=2.0,
+            bytes_received=received,
+            bytes_sent=sent,
+        )
+        return RaceResult(
+            race_id=race_id,
+            timestamp="2026-11-23T00:00:00Z",
+            track="t",
+            challenge="c",
+            status="completed",
+            tasks=(task,),
+        )
+
+    new = point_from_race(
+        race("new", 2 * 1024 * 300, 2 * 1024 * 50), "search", label="1", reused=False, driver_cpu=None
+    )
+    old = point_from_race(race("old", 0, 0), "search", label="2", reused=True, driver_cpu=None)
+    assert (new.received_kb_s, new.sent_kb_s) == (300.0, 50.0)
+    assert (old.received_kb_s, old.sent_kb_s) == (None, None)  # stored before bytes were counted
+    header, _, first, second = (
+        re.split(r"\s{2,}", line.strip()) for line in render_points([new, old], param="clients").splitlines()
+    )
+    recv, sent = header.index("recv KB/s"), header.index("sent KB/s")
+    assert (first[recv], first[sent]) == ("300.0", "50.0")
+    assert (second[recv], second[sent]) == ("-", "-")
