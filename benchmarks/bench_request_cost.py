@@ -54,7 +54,7 @@ def _one_run(args: argparse.Namespace) -> dict[str, float]:
     bulk_body = b""
     if args.operation == "bulk":
         doc = b'{"message":"GET /index.html HTTP/1.1","status":200,"size":1043}'
-        bulk_body = b"".join(b'{"index":{}}\n' + doc + b"\n" for _ in range(args.bulk_size))
+        bulk_body = b"".join(b'{"index":{"_index":"idx"}}\n' + doc + b"\n" for _ in range(args.bulk_size))
         operation = Operation(name="op", operation_type="bulk", params={"index": "idx", "bulk-size": 1})
     else:
         operation = Operation(
