@@ -105,6 +105,13 @@ def table_rows(output: str) -> dict[str, list[str]]:
     return rows
 
 
+def column(output: str, name: str) -> int:
+    """The index of the evidence table's column ``name`` (the header line is above the ``---`` line)."""
+    lines = output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("---"))
+    return re.split(r"\s{2,}", lines[start - 1].strip()).index(name)
+
+
 def number(cell: str) -> float:
     return float(cell.replace(",", ""))
 
@@ -137,7 +144,11 @@ def test_client_sweep_rises_then_flattens_names_a_knee_and_is_resumable(
     # Flattening: the knee is not the last point, and it is marked in its row.
     assert knee[1] != "16" and "KNEE" in rows[knee[1]][-1]
     # The load driver's CPU was measured and was not what limited the curve.
-    assert all(re.fullmatch(r"\d+/\d+", r[10]) for r in rows.values()), result.stdout
+    cpu = column(result.stdout, "driver CPU %")
+    assert all(re.fullmatch(r"\d+/\d+", r[cpu]) for r in rows.values()), result.stdout
+    # Bytes: every point's requests sent and received bytes (the driver counts them now).
+    received, sent = column(result.stdout, "recv KB/s"), column(result.stdout, "sent KB/s")
+    assert all(number(r[received]) > 0 and number(r[sent]) > 0 for r in rows.values()), result.stdout
     assert "load driver saturated" not in result.stdout
 
     # Points are ordinary stored races, tagged per point: compare the first with the last by their tags.
