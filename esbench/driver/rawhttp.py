@@ -350,7 +350,7 @@ class _Connection(asyncio.Protocol):
     # ---------------------------------------------------------------------------- client
 
     def send(
-        self, parts: tuple[bytes, ...], *, head: bool, start: float, limit: float | None
+        self, parts: tuple[bytes, ...], head: bool, start: float, limit: float | None
     ) -> asyncio.Future[RawResponse]:
         """Write one request (head and body, not concatenated) that starts at ``start``
         (``perf_counter`` s) and times out ``limit`` seconds later (None: never); the future
@@ -432,8 +432,11 @@ class RawHttpTransport:
         self._gzip_cache: dict[int, tuple[bytes, bytes]] = {}
         self._node_transports: dict[str, RawHttpTransport] = {}
         self._headers = dict(headers)
-        # (head, body, parts, bytes): the previous request's wire form, reused for the same objects.
-        self._last_request: tuple[bytes, bytes | None, tuple[bytes, ...], int] | None = None
+        # (target, headers, body, method, node, parts, bytes): the previous request and its wire
+        # form, reused when the next request hands the same objects.
+        self._last_request: (
+            tuple[str, Mapping[str, str] | None, bytes | None, str, int, tuple[bytes, ...], int] | None
+        ) = None
 
     def _request_head(self, method: str, target: str, node: int, headers: Mapping[str, str] | None) -> bytes:
         # Keyed by the identity of the headers object: prepared requests (a task's bulks and
@@ -512,15 +515,24 @@ class RawHttpTransport:
         else:
             node = self._next % nodes
             self._next += 1
-        head = self._request_head(method, target, node, headers)
-        if body is not None and self._compress:
-            # Before the request start: compression is client work, not service time.
-            body = await self._gzip(body)
         last = self._last_request
-        if last is not None and last[0] is head and last[1] is body:
-            # The same prepared request as the previous one (a task's search): same bytes.
-            parts, sent = last[2], last[3]
+        if (
+            last is not None
+            and last[0] is target
+            and last[1] is headers
+            and last[2] is body
+            and last[3] == method
+            and last[4] == node
+        ):
+            # The same prepared request as the previous one (a task's search): the same bytes
+            # (prepared requests hand the same target, headers and body objects every time).
+            parts, sent = last[5], last[6]
         else:
+            original = body
+            head = self._request_head(method, target, node, headers)
+            if body is not None and self._compress:
+                # Before the request start: compression is client work, not service time.
+                body = await self._gzip(body)
             if body is not None:
                 gz = b"content-encoding: gzip\r\n" if self._compress else b""
                 parts = (b"%s%scontent-length: %d\r\n\r\n" % (head, gz, len(body)), body)
@@ -528,8 +540,8 @@ class RawHttpTransport:
             else:
                 parts = (head + b"\r\n",)
                 sent = len(parts[0])
-            if body is None or type(body) is bytes:  # immutable: the same object has the same bytes
-                self._last_request = (head, body, parts, sent)
+            if original is None or type(original) is bytes:  # immutable: same object, same bytes
+                self._last_request = (target, headers, original, method, node, parts, sent)
         limit = self._timeout if timeout is DEFAULT else timeout
         idle = self._idle[node]
         timing = current_timing.get()
@@ -544,7 +556,7 @@ class RawHttpTransport:
                 connection = await self._connect(node, limit)
             start = perf_counter()
             try:
-                response = await connection.send(parts, head=method == "HEAD", start=start, limit=limit)
+                response = await connection.send(parts, method == "HEAD", start, limit)
             except _Stale:
                 # A pooled connection the server had closed: once more on a new connection
                 # (a new connection never raises _Stale, so this ends).
@@ -565,7 +577,8 @@ class RawHttpTransport:
             if timing is not None:
                 timing.observe(start, connection.end, sent, connection.received_bytes)
             connection.used = True
-            if connection.reusable():
+            # reusable(), inlined: this runs per request.
+            if not connection.closed and connection.keep_alive and not connection._buffer:
                 idle.append(connection)
             else:
                 connection.abort()
