@@ -246,7 +246,7 @@ def test_request_heads_are_cached_per_headers_object():
 
 
 async def test_head_and_body_are_written_without_joining_them():
-    from esbench.driver.rawhttp import _Connection
+    from esbench.driver.rawconnection import _Connection
 
     class Recording:
         def __init__(self):
