@@ -248,8 +248,7 @@ class RawHttpTransport:
             if timing is not None:
                 timing.observe(start, connection.end, sent, connection.received_bytes)
             connection.used = True
-            # reusable(), inlined: this runs per request.
-            if not connection.closed and connection.keep_alive and not connection._buffer:
+            if connection.reusable():
                 idle.append(connection)
             else:
                 connection.abort()
