@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, overload
 
 from esbench.driver.worker import ProgressReport, StartStep, StepDone
 from esbench.metrics.recorder import RecorderState
@@ -76,6 +76,12 @@ class ClockOffset:
     def to_worker(self, t: float) -> float:
         """A coordinator time (s) in the worker's clock."""
         return t + self.offset_s
+
+    @overload
+    def to_coordinator(self, t: float) -> float: ...
+
+    @overload
+    def to_coordinator(self, t: None) -> None: ...
 
     def to_coordinator(self, t: float | None) -> float | None:
         """A worker time (s) in the coordinator's clock (None stays None)."""
@@ -137,7 +143,7 @@ def to_coordinator_clock(message: Any, clock: ClockOffset) -> Any:
     if isinstance(message, StepDone):
         return replace(
             message,
-            end=message.end - clock.offset_s,
+            end=clock.to_coordinator(message.end),
             states={name: _state_to_coordinator(s, clock) for name, s in message.states.items()},
             spans={
                 name: (start - clock.offset_s, end - clock.offset_s)
