@@ -1,13 +1,20 @@
-"""Build hook: ships the top-level ``tracks/`` and ``cars/`` inside the wheel.
+"""Build hooks: ships the top-level ``tracks/`` and ``cars/`` inside the wheel, and builds the
+optional C extensions of the driver's hot path (the rest of the metadata is in pyproject.toml).
 
-They live at the top of the source tree (where users look for them), and are copied to
-``esbench/builtin/`` in a built package; ``esbench.home`` looks there first, then in the checkout.
+``tracks/`` and ``cars/`` live at the top of the source tree (where users look for them), and are
+copied to ``esbench/builtin/`` in a built package; ``esbench.home`` looks there first, then in the
+checkout.
+
+The extensions are ``optional``: on a machine without a C compiler or Python headers their build
+fails with a warning and esbench installs without them, using the pure-Python implementation of the
+same code (see esbench/metrics/accumulator.py). ``ESBENCH_PURE_PYTHON=1`` selects the Python one
+even where the extensions are built.
 """
 
 import shutil
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 
 
@@ -23,4 +30,9 @@ class BuildPyWithAssets(build_py):
                 shutil.copytree(src, dst, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
 
 
-setup(cmdclass={"build_py": BuildPyWithAssets})
+setup(
+    cmdclass={"build_py": BuildPyWithAssets},
+    ext_modules=[
+        Extension("esbench.metrics._accumulator", ["esbench/metrics/_accumulator.c"], optional=True),
+    ],
+)

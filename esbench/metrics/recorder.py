@@ -14,9 +14,10 @@ failure reasons into a table of at most ``MAX_DESCRIPTIONS`` entries (:mod:`esbe
 
 from __future__ import annotations
 
-import math
 import time
+from typing import TYPE_CHECKING
 
+from esbench.metrics.accumulator import MAX_RECORDABLE_US, PENDING_VALUES
 from esbench.metrics.errors import ErrorTable
 from esbench.metrics.state import (
     HIGHEST_TRACKABLE_US,
@@ -31,14 +32,24 @@ from esbench.metrics.state import (
     decode_histogram,
     new_histogram,
 )
-from esbench.metrics.windowed import EXACT_BITS, SERVICE_TIME_OFFSET, SUB_BITS, WindowBuckets
+from esbench.metrics.windowed import WindowBuckets
+
+if TYPE_CHECKING:  # the C classes have the same attributes and record() as the Python ones
+    from esbench.metrics.accumulator import PyPhaseCounters as PhaseCounters
+    from esbench.metrics.accumulator import PyRecorderCore as RecorderCore
+else:
+    from esbench.metrics.accumulator import PhaseCounters, RecorderCore
+
+_INF = float("inf")
 
 # Re-exported: callers import the recorder's vocabulary from this module.
 __all__ = [
     "HIGHEST_TRACKABLE_US",
     "LATENCY",
     "LOWEST_TRACKABLE_US",
+    "MAX_RECORDABLE_US",
     "METRICS",
+    "PENDING_VALUES",
     "PROCESSING_TIME",
     "SERVICE_TIME",
     "SIGNIFICANT_DIGITS",
@@ -49,82 +60,20 @@ __all__ = [
     "new_histogram",
 ]
 
-_INF = float("inf")
 
-#: Distinct values a phase keeps per metric before it adds them to its HdrHistogram (see _Phase).
-PENDING_VALUES = 4096
-
-
-def _largest_recordable_us() -> int:
-    """The largest integer µs value ``new_histogram().record_value`` accepts (the end of its counts
-    array, a little above ``HIGHEST_TRACKABLE_US``), found by bisection on a scratch histogram."""
-    scratch = new_histogram()
-    lo, hi = HIGHEST_TRACKABLE_US, HIGHEST_TRACKABLE_US * 4
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if scratch.record_value(mid):
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-#: Values in ``0..MAX_RECORDABLE_US`` are recorded; others count as overflow, exactly as
-#: ``HdrHistogram.record_value`` decides.
-MAX_RECORDABLE_US = _largest_recordable_us()
-
-
-def _spread(windows: list[float], origin: float, start: float, end: float, weight: float) -> None:
-    """Add ``weight`` to the windows that ``[start, end]`` (perf_counter s) overlaps, in proportion
-    to the overlap; time before ``origin`` counts for window 0. Grows ``windows`` as needed."""
-    lo = start - origin
-    hi = end - origin
-    last = max(int(hi), 0)
-    if len(windows) <= last:
-        windows.extend([0.0] * (last + 1 - len(windows)))
-    span = hi - lo
-    if span <= 0.0:
-        windows[last] += weight
-        return
-    if lo < 0.0:
-        windows[0] += weight * (min(hi, 0.0) - lo) / span
-    for j in range(max(math.floor(lo), 0), last + 1):
-        overlap = min(hi, j + 1.0) - max(lo, float(j))
-        if overlap > 0.0:
-            windows[j] += weight * overlap / span
-
-
-class _Phase:
+class _Phase(PhaseCounters):
     """Histograms and counters of one phase (warmup or measurement) of a task.
 
-    Durations are counted per distinct µs value in small dicts first (``pending``) and added to the
-    HdrHistograms with one ``record_value(value, count)`` per distinct value when a dict reaches
-    :data:`PENDING_VALUES` entries or the state is taken. The histograms end up with exactly the
-    counts (and min/max) that recording each value would give, at a fraction of the cost: the
-    pure-Python ``record_value`` takes ~0.5 µs, a dict increment ~0.06 µs, and request durations
-    repeat (a search's service times span a few hundred distinct µs values).
+    The counters written per request are those of :class:`esbench.metrics.accumulator.PhaseCounters`
+    (C or Python). Durations are counted per distinct µs value in small dicts first (``pending``)
+    and added to the HdrHistograms with one ``record_value(value, count)`` per distinct value when a
+    dict reaches :data:`PENDING_VALUES` entries or the state is taken. The histograms end up with
+    exactly the counts (and min/max) that recording each value would give, at a fraction of the
+    cost: the pure-Python ``record_value`` takes ~0.5 µs, a dict increment ~0.06 µs, and request
+    durations repeat (a search's service times span a few hundred distinct µs values).
     """
 
-    __slots__ = (
-        "buckets",
-        "bytes_received",
-        "bytes_sent",
-        "count",
-        "described",
-        "error_count",
-        "errors",
-        "first_end",
-        "last_end",
-        "latency",
-        "live",
-        "overflow",
-        "pending",
-        "processing_time",
-        "service_sum",
-        "service_time",
-        "weight",
-        "windows",
-    )
+    __slots__ = ("described", "latency", "processing_time", "service_time")
 
     def __init__(self) -> None:
         self.latency = new_histogram()
@@ -132,11 +81,11 @@ class _Phase:
         self.processing_time = new_histogram()
         self.count = 0
         self.error_count = 0
-        self.errors: dict[str, int] = {}
+        self.errors = {}
         self.weight = 0.0
         self.service_sum = 0.0
         self.overflow = 0
-        self.windows: list[float] = []
+        self.windows = []
         self.buckets = WindowBuckets()
         # The hot path writes the current window's bucket dict through this alias.
         self.live = self.buckets.live
@@ -147,7 +96,7 @@ class _Phase:
         self.bytes_sent = 0
         self.bytes_received = 0
         # latency, service time, processing time: µs value -> samples not yet in the histogram
-        self.pending: tuple[dict[int, int], dict[int, int], dict[int, int]] = ({}, {}, {})
+        self.pending = ({}, {}, {})
 
     def flush(self) -> None:
         """Add the pending counts to the histograms."""
@@ -170,7 +119,7 @@ class _Phase:
         }
 
 
-class TaskRecorder:
+class TaskRecorder(RecorderCore):
     """Records the samples of one task in one process; cheap enough to call per request.
 
     Args:
@@ -187,19 +136,7 @@ class TaskRecorder:
     ``count`` (samples), ``error_count`` (failed samples), ``total_weight`` (sum of weights).
     """
 
-    __slots__ = (
-        "_epoch_offset",
-        "_measurement",
-        "_origin",
-        "_warmup",
-        "count",
-        "error_count",
-        "operation",
-        "operation_type",
-        "task",
-        "throughput_unit",
-        "total_weight",
-    )
+    __slots__ = ("_epoch_offset", "operation", "operation_type", "task", "throughput_unit")
 
     def __init__(
         self,
@@ -234,115 +171,6 @@ class TaskRecorder:
             raise ValueError("cannot move the origin of a recorder that already has samples")
         self._origin = origin
 
-    def record(
-        self,
-        *,
-        warmup: bool,
-        end: float,
-        service_time: float,
-        latency: float,
-        processing_time: float,
-        weight: float = 1.0,
-        success: bool = True,
-        error_type: str | None = None,
-        sent: int = 0,
-        received: int = 0,
-    ) -> None:
-        """Record one request (hot path: call once per request).
-
-        Args:
-            warmup: True for samples taken during the task's warmup (recorded, not reported).
-            end: ``time.perf_counter()`` at response end, seconds; selects the throughput window.
-            service_time / latency / processing_time: seconds (see docs/metrics.md); stored as
-                integer microseconds. ``latency`` must already include the wait since the scheduled
-                start, so it is recorded as is (no coordinated-omission correction here).
-            weight: the request's contribution to throughput (1 op, or the documents of a bulk).
-            success: False for a failed request; failed requests count in the error rate and their
-                timings and weight are recorded like any other sample (as Rally does).
-            error_type: short error class (HTTP status or exception name) of a failed request.
-            sent / received: bytes the request sent and received (see
-                :class:`esbench.driver.timing.RequestTiming`).
-        """
-        self.count += 1
-        self.total_weight += weight
-        phase = self._warmup if warmup else self._measurement
-        phase.count += 1
-        phase.weight += weight
-        phase.service_sum += service_time
-        if end < phase.first_end:
-            phase.first_end = end
-        if end > phase.last_end:
-            phase.last_end = end
-        origin = self._origin
-        if origin is None:
-            origin = self._origin = end
-        phase.bytes_sent += sent
-        phase.bytes_received += received
-        latency_us = int(latency * 1e6)
-        service_us = int(service_time * 1e6)
-        processing_us = int(processing_time * 1e6)
-        pending_latency, pending_service, pending_processing = phase.pending
-        latency_ok = 0 <= latency_us <= MAX_RECORDABLE_US
-        if latency_ok:
-            pending_latency[latency_us] = pending_latency.get(latency_us, 0) + 1
-        else:
-            phase.overflow += 1
-        service_ok = 0 <= service_us <= MAX_RECORDABLE_US
-        if service_ok:
-            pending_service[service_us] = pending_service.get(service_us, 0) + 1
-        else:
-            phase.overflow += 1
-        if 0 <= processing_us <= MAX_RECORDABLE_US:
-            pending_processing[processing_us] = pending_processing.get(processing_us, 0) + 1
-        else:
-            phase.overflow += 1
-        if (
-            len(pending_latency) >= PENDING_VALUES
-            or len(pending_service) >= PENDING_VALUES
-            or len(pending_processing) >= PENDING_VALUES
-        ):
-            phase.flush()
-        k = int(end - origin)
-        if k < 0:
-            # Only possible when a sample ends before the given origin (or before the first sample of
-            # another client): it belongs to the first window.
-            k = 0
-        windows = phase.windows
-        if int(end - service_time - origin) == k:
-            # The common case: the request was in flight within one window.
-            try:
-                windows[k] += weight
-            except IndexError:
-                windows.extend([0.0] * (k + 1 - len(windows)))
-                windows[k] += weight
-        else:
-            _spread(windows, origin, end - service_time, end, weight)
-        if not warmup:
-            # Per-window percentiles: log-linear bucket index inlined from windowed.bucket_index.
-            live = phase.live
-            bucket = live.get(k)
-            if bucket is None:
-                phase.buckets.freeze_before(k - 1)
-                bucket = live[k] = {}
-            if latency_ok:
-                bits = latency_us.bit_length()
-                if bits > EXACT_BITS:
-                    bits -= EXACT_BITS
-                    latency_us = (bits << SUB_BITS) + (latency_us >> bits)
-                bucket[latency_us] = bucket.get(latency_us, 0) + 1
-            if service_ok:
-                bits = service_us.bit_length()
-                if bits > EXACT_BITS:
-                    bits -= EXACT_BITS
-                    service_us = (bits << SUB_BITS) + (service_us >> bits)
-                service_us += SERVICE_TIME_OFFSET
-                bucket[service_us] = bucket.get(service_us, 0) + 1
-        if not success:
-            self.error_count += 1
-            phase.error_count += 1
-            key = error_type or UNKNOWN_ERROR
-            phase.errors[key] = phase.errors.get(key, 0) + 1
-
     def describe_error(
         self, *, warmup: bool, error_type: str, http_status: int | None, es_type: str | None, reason: str
     ) -> bool:
@@ -356,7 +184,7 @@ class TaskRecorder:
         Returns:
             True the first time this description is seen in this phase (callers log it once).
         """
-        phase = self._warmup if warmup else self._measurement
+        phase: _Phase = self._warmup if warmup else self._measurement
         return phase.described.add(error_type, http_status, es_type, reason)
 
     def state(self) -> RecorderState:
