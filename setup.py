@@ -33,6 +33,18 @@ class BuildPyWithAssets(build_py):
 setup(
     cmdclass={"build_py": BuildPyWithAssets},
     ext_modules=[
-        Extension("esbench.metrics._accumulator", ["esbench/metrics/_accumulator.c"], optional=True),
+        Extension(
+            "esbench.metrics._accumulator",
+            [f"esbench/metrics/{name}.c" for name in ("_accumulator", "_phase", "_record")],
+            depends=["esbench/metrics/_accumulator.h"],
+            optional=True,
+        ),
+        Extension(
+            "esbench.driver._connection",
+            [f"esbench/driver/{name}.c" for name in ("_connection", "_received", "_prepared", "_response")],
+            depends=["esbench/driver/_connection.h"],
+            optional=True,
+        ),
+        Extension("esbench.driver._timing", ["esbench/driver/_timing.c"], optional=True),
     ],
 )

@@ -67,7 +67,7 @@ def _one_run(args: argparse.Namespace) -> dict[str, float]:
     )
     settings = ConnectionSettings.create([args.host], ClientOptions(timeout=30))
 
-    async def main() -> tuple[float, float, float, int]:
+    async def main() -> tuple[float, float, float, int, int, int]:
         if args.operation == "bulk":
             # The bulk runner with a new body per request, as BulkClientSource hands it (no corpus
             # files needed: the body is built here once and copied per request).
@@ -117,6 +117,8 @@ def _one_run(args: argparse.Namespace) -> dict[str, float]:
         usage1 = resource.getrusage(resource.RUSAGE_SELF)
         user = usage1.ru_utime - usage0.ru_utime
         system = usage1.ru_stime - usage0.ru_stime
+        faults = usage1.ru_minflt - usage0.ru_minflt
+        switches = usage1.ru_nvcsw - usage0.ru_nvcsw + usage1.ru_nivcsw - usage0.ru_nivcsw
         count = runs[task.name].recorder.count
         errors = runs[task.name].recorder.error_count
         if errors:
@@ -124,15 +126,17 @@ def _one_run(args: argparse.Namespace) -> dict[str, float]:
         for client in clients:
             await client.http.close()
             await client.close()
-        return user, system, wall, count
+        return user, system, wall, count, faults, switches
 
-    user, system, wall, count = uvloop.run(main())
+    user, system, wall, count, faults, switches = uvloop.run(main())
     return {
         "cpu_us": (user + system) / count * 1e6,
         "user_us": user / count * 1e6,
         "system_us": system / count * 1e6,
         "rps": count / wall,
         "requests": float(count),
+        "page_faults_per_1k": faults / count * 1000,
+        "context_switches_per_1k": switches / count * 1000,
     }
 
 

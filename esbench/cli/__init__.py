@@ -32,8 +32,24 @@ class _EsbenchGroup(click.Group):
             ctx.exit(e.exit_code)
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from esbench import _compiled
+
+    click.echo(f"esbench, version {__version__}\n{_compiled.status()}")
+    ctx.exit()
+
+
 @click.group(cls=_EsbenchGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="esbench")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and whether the hot path runs compiled, and exit.",
+)
 @click.option("--verbose", "-v", is_flag=True, help="Log debug output to stderr.")
 def main(verbose: bool) -> None:
     """esbench: benchmark Elasticsearch with Rally-format tracks."""

@@ -24,11 +24,12 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from elastic_transport import AiohttpHttpNode
 from elastic_transport.client_utils import DEFAULT, DefaultType
 
+from esbench._compiled import load
 from esbench.driver.timing import current_timing
 
 perf_counter = time.perf_counter
@@ -44,8 +45,9 @@ def parse_head_fields(head: bytes) -> dict[str, str]:
     return headers
 
 
-class RawResponse:
-    """An HTTP response whose body has not been parsed.
+class PyRawResponse:
+    """An HTTP response whose body has not been parsed (:data:`RawResponse` is this class or its C
+    twin in ``_connection.c``, see :mod:`esbench._compiled`).
 
     Attributes:
         status: HTTP status code.
@@ -78,6 +80,15 @@ class RawResponse:
 
     def __repr__(self) -> str:
         return f"RawResponse(status={self.status}, body={len(self.body)} bytes)"
+
+
+_C = load("esbench.driver._connection")
+if _C is not None:
+    _C.configure_response(parse_head_fields=parse_head_fields)
+if TYPE_CHECKING:  # the C class has the same attributes
+    RawResponse = PyRawResponse
+else:
+    RawResponse = _C.RawResponse if _C is not None else PyRawResponse
 
 
 class HttpTransport(Protocol):

@@ -13,10 +13,17 @@ import contextlib
 import gzip
 import socket
 import time
+from typing import TYPE_CHECKING
 
 import elastic_transport
 
+from esbench.driver import connectioncore
 from esbench.driver.http import RawResponse
+
+if TYPE_CHECKING:  # the C class has the same fields and methods as the Python one
+    from esbench.driver.connectioncore import PyConnectionCore as ConnectionCore
+else:
+    from esbench.driver.connectioncore import ConnectionCore
 
 perf_counter = time.perf_counter
 
@@ -34,6 +41,7 @@ _INF = float("inf")
 #: most responses skip the header scan.
 _HEAD_FIELDS: dict[bytes, tuple[int, int, bool, bool, bool]] = {}
 _HEAD_FIELDS_SIZE = 1024
+connectioncore.configure(head_fields=_HEAD_FIELDS)
 
 
 def _header_value(lower_head: bytes, name: bytes) -> bytes | None:
@@ -77,7 +85,7 @@ def _framing(head: bytes) -> tuple[int, int, bool, bool, bool]:
     return status, expected, chunked, keep_alive, encoding is not None and b"gzip" in encoding
 
 
-class _Connection(asyncio.Protocol):
+class _Connection(ConnectionCore, asyncio.Protocol):
     """One keep-alive connection; at most one request in flight.
 
     The request timeout is a lazy timer: a request only stores its deadline; the connection's
@@ -85,55 +93,27 @@ class _Connection(asyncio.Protocol):
     request's deadline. Back-to-back requests therefore cost no timer operation (an event-loop
     timer armed and cancelled per request was ~10 % of a search's client CPU), and a request still
     times out exactly at its deadline.
+
+    The fields, ``send`` and ``data_received`` are those of
+    :class:`esbench.driver.connectioncore.PyConnectionCore` or its C twin; ``_on_data`` here is the
+    full response parser both use.
     """
 
-    __slots__ = (
-        "_body",
-        "_buffer",
-        "_chunked",
-        "_deadline",
-        "_expected",
-        "_future",
-        "_gzip",
-        "_head",
-        "_loop",
-        "_raw_head",
-        "_received",
-        "_status",
-        "_timer",
-        "_timer_due",
-        "closed",
-        "end",
-        "keep_alive",
-        "received_bytes",
-        "transport",
-        "used",
-    )
+    __slots__ = ()
 
     def __init__(self) -> None:
-        self.transport: asyncio.Transport | None = None
+        self.transport = None
         self.closed = False
         self.used = False
-        self._future: asyncio.Future[RawResponse] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._timer: asyncio.TimerHandle | None = None
+        self._future = None
+        self._loop = None
+        self._timer = None
         self._timer_due = _INF
         self._deadline = _INF
         self._buffer = bytearray()
+        self._start = 0.0
+        self._sent = 0
         self._reset()
-
-    def _reset(self) -> None:
-        self._status = 0
-        self._raw_head = b""
-        self._expected = -1  # body bytes expected; -1 = until close
-        self._chunked = False
-        self._gzip = False
-        self._head = False
-        self._received = False
-        self._body = bytearray()
-        self.keep_alive = True
-        self.end = 0.0
-        self.received_bytes = 0
 
     # ------------------------------------------------------------------------- protocol
 
@@ -165,9 +145,9 @@ class _Connection(asyncio.Protocol):
             reason = str(exc) if exc else "the server closed the connection"
             future.set_exception(elastic_transport.ConnectionError(f"Connection lost: {reason}"))
 
-    def data_received(self, data: bytes) -> None:
-        # Taken first: if these bytes complete the response, this is its end (parsing excluded).
-        arrived = perf_counter()
+    def _on_data(self, data: bytes, arrived: float) -> None:
+        """Parse ``data`` read at ``arrived`` (``perf_counter`` s, taken on entry of
+        ``data_received``); completes the request's future when the response is whole."""
         self._received = True
         self.received_bytes += len(data)
         buffer = self._buffer
@@ -274,7 +254,24 @@ class _Connection(asyncio.Protocol):
                     elastic_transport.ConnectionError(f"Cannot decompress the response: {exc}")
                 )
                 return
-        future.set_result(RawResponse(self._status, body, raw_head=self._raw_head))
+        response = RawResponse(self._status, body, raw_head=self._raw_head)
+        if self._pool is not None:
+            self._complete()
+        future.set_result(response)
+
+    def _complete(self) -> None:
+        """The response of a request sent by ``connectioncore.send_prepared`` is whole: report it to
+        the client's timing holder, mark the connection used, return it to the idle pool or close
+        it (what ``RawHttpTransport._request`` does after its ``await``)."""
+        pool, timing = self._pool, self._timing
+        self._pool = self._timing = None
+        if timing is not None:
+            timing.observe(self._start, self.end, self._sent, self.received_bytes)
+        self.used = True
+        if self.reusable():
+            pool.append(self)  # type: ignore[union-attr]  # set with _pool
+        else:
+            self.abort()
 
     def _fail(self, exc: Exception) -> None:
         if self._future is not None and not self._future.done():
@@ -309,34 +306,6 @@ class _Connection(asyncio.Protocol):
             self._timer_due = _INF
 
     # ---------------------------------------------------------------------------- client
-
-    def send(
-        self, parts: tuple[bytes, ...], head: bool, start: float, limit: float | None
-    ) -> asyncio.Future[RawResponse]:
-        """Write one request (head and body, not concatenated) that starts at ``start``
-        (``perf_counter`` s) and times out ``limit`` seconds later (None: never); the future
-        completes with its response or fails with TimeoutError."""
-        self._reset()
-        self._head = head
-        assert self.transport is not None
-        loop = self._loop
-        if loop is None:
-            loop = self._loop = asyncio.get_running_loop()
-        future: asyncio.Future[RawResponse] = loop.create_future()
-        self._future = future
-        if limit:
-            deadline = self._deadline = start + limit
-            if deadline < self._timer_due:
-                # No timer, or one due after this deadline (a shorter timeout than before).
-                self._disarm()
-                self._arm(limit)
-        else:
-            self._deadline = _INF
-        if len(parts) == 1:
-            self.transport.write(parts[0])
-        else:
-            self.transport.writelines(parts)
-        return future
 
     def reusable(self) -> bool:
         return not self.closed and self.keep_alive and not self._buffer

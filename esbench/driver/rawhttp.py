@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 import elastic_transport
 from elastic_transport.client_utils import DEFAULT
 
+from esbench.driver.connectioncore import send_prepared
 from esbench.driver.http import RawResponse
 from esbench.driver.rawconnection import _Connection, _Stale
 from esbench.driver.timing import current_timing
@@ -103,11 +104,11 @@ class RawHttpTransport:
         self._gzip_cache: dict[int, tuple[bytes, bytes]] = {}
         self._node_transports: dict[str, RawHttpTransport] = {}
         self._headers = dict(headers)
-        # (target, headers, body, method, node, parts, bytes): the previous request and its wire
-        # form, reused when the next request hands the same objects.
-        self._last_request: (
+        # Per node, (target, headers, body, method, node, parts, bytes): the previous request to that
+        # node and its wire form, reused when the next request hands the same objects.
+        self._last_request: list[
             tuple[str, Mapping[str, str] | None, bytes | None, str, int, tuple[bytes, ...], int] | None
-        ) = None
+        ] = [None for _ in self._nodes]
 
     def _request_head(self, method: str, target: str, node: int, headers: Mapping[str, str] | None) -> bytes:
         # Keyed by the identity of the headers object: prepared requests (a task's bulks and
@@ -180,13 +181,64 @@ class RawHttpTransport:
         headers: Mapping[str, str] | None = None,
         timeout: Any = DEFAULT,
     ) -> RawResponse:
+        # The same request as the previous one on an idle connection: sent without building
+        # anything, and the connection does the bookkeeping below when the response is whole.
+        connection: _Connection | None = send_prepared(self, method, target, body, headers, timeout)
+        if connection is None:
+            return await self._request(method, target, body, headers, timeout)
+        try:
+            return await connection._future  # type: ignore[misc,no-any-return]  # set by send_prepared
+        except BaseException as exc:
+            return await self._prepared_failed(connection, exc, method, target, body, headers, timeout)
+
+    async def _prepared_failed(
+        self,
+        connection: _Connection,
+        exc: BaseException,
+        method: str,
+        target: str,
+        body: bytes | None,
+        headers: Mapping[str, str] | None,
+        timeout: Any,
+    ) -> RawResponse:
+        """What :meth:`_request` does when a request fails, for one sent by ``send_prepared``."""
+        pool = connection._pool
+        connection._pool = connection._timing = None
+        if isinstance(exc, _Stale):
+            node = next(i for i, idle in enumerate(self._idle) if idle is pool)
+            return await self._request(method, target, body, headers, timeout, retry_node=node)
+        connection.abort()
+        timing = current_timing.get()
+        if timing is not None:
+            timing.observe(connection._start, perf_counter(), connection._sent, connection.received_bytes)
+        if isinstance(exc, TimeoutError):
+            limit = self._timeout if timeout is DEFAULT else timeout
+            raise elastic_transport.ConnectionTimeout(
+                f"The request timed out after {limit} s (client-side timeout)"
+            ) from None
+        raise exc
+
+    async def _request(
+        self,
+        method: str,
+        target: str,
+        body: bytes | None,
+        headers: Mapping[str, str] | None,
+        timeout: Any,
+        *,
+        retry_node: int | None = None,
+    ) -> RawResponse:
+        """Send one request and wait for its response; ``retry_node``: the node of a pooled
+        connection the server had closed (sent once more on a new connection to it)."""
         nodes = len(self._nodes)
-        if nodes == 1:
+        if retry_node is not None:
+            node = retry_node
+        elif nodes == 1:
             node = 0
         else:
             node = self._next % nodes
             self._next += 1
-        last = self._last_request
+        last = self._last_request[node]
         if (
             last is not None
             and last[0] is target
@@ -212,12 +264,12 @@ class RawHttpTransport:
                 parts = (head + b"\r\n",)
                 sent = len(parts[0])
             if original is None or type(original) is bytes:  # immutable: same object, same bytes
-                self._last_request = (target, headers, original, method, node, parts, sent)
+                self._last_request[node] = (target, headers, original, method, node, parts, sent)
         limit = self._timeout if timeout is DEFAULT else timeout
         idle = self._idle[node]
         timing = current_timing.get()
         connection = None
-        while idle:
+        while idle and retry_node is None:
             candidate = idle.pop()
             if not candidate.closed:
                 connection = candidate

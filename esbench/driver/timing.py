@@ -13,9 +13,12 @@ requests sent and received (for the bytes/s columns of reports).
 from __future__ import annotations
 
 from contextvars import ContextVar
+from typing import TYPE_CHECKING
+
+from esbench._compiled import load
 
 
-class RequestTiming:
+class PyRequestTiming:
     """Earliest request start and latest response end (``perf_counter`` seconds; 0.0 = none yet),
     and the bytes sent and received by the requests since the last reset.
 
@@ -56,6 +59,15 @@ class RequestTiming:
         """True if at least one request was recorded since the last reset."""
         return self.end != 0.0
 
+
+_C = load("esbench.driver._timing")
+#: True if the C implementation is in use.
+COMPILED = _C is not None
+if TYPE_CHECKING:  # the C class has the same fields and methods
+    RequestTiming = PyRequestTiming
+else:
+    #: :class:`PyRequestTiming` or its C twin (``_timing.c``; see :mod:`esbench._compiled`).
+    RequestTiming = _C.RequestTiming if _C is not None else PyRequestTiming
 
 #: The timing holder of the current client (None outside a client's task).
 current_timing: ContextVar[RequestTiming | None] = ContextVar("esbench_request_timing", default=None)

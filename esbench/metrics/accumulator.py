@@ -8,18 +8,18 @@ Two implementations with the same behaviour:
   request (``python benchmarks/bench_recorder.py``); it calls back into Python only for the rare
   steps (a pending-dict flush, a request that spans windows, a new per-second bucket).
 
-:data:`PhaseCounters` and :data:`RecorderCore` are the implementation in use: the compiled one if it
-imports, unless the environment variable ``ESBENCH_PURE_PYTHON`` is set to a non-empty value other
-than ``0``. ``tests/unit/metrics/test_accumulator_equivalence.py`` feeds both the same samples and
-requires identical states.
+:data:`PhaseCounters` and :data:`RecorderCore` are the implementation in use: the compiled one if
+it imports, unless the environment variable ``ESBENCH_PURE_PYTHON`` asks for Python (see
+:mod:`esbench._compiled`). ``tests/unit/metrics/test_accumulator_equivalence.py`` feeds both the
+same samples and requires identical states.
 """
 
 from __future__ import annotations
 
 import math
-import os
 from typing import Any
 
+from esbench._compiled import load
 from esbench.metrics.state import HIGHEST_TRACKABLE_US as _HIGHEST_TRACKABLE_US
 from esbench.metrics.state import UNKNOWN_ERROR, new_histogram
 from esbench.metrics.windowed import EXACT_BITS, SERVICE_TIME_OFFSET, SUB_BITS
@@ -243,11 +243,8 @@ class PyRecorderCore:
 
 def _compiled() -> tuple[type[Any], type[Any]] | None:
     """The C classes, configured with this module's constants, or None if not built or disabled."""
-    if os.environ.get("ESBENCH_PURE_PYTHON", "") not in ("", "0"):
-        return None
-    try:
-        from esbench.metrics import _accumulator  # type: ignore[attr-defined]
-    except ImportError:
+    _accumulator = load("esbench.metrics._accumulator")
+    if _accumulator is None:
         return None
     _accumulator.configure(
         max_recordable_us=MAX_RECORDABLE_US,

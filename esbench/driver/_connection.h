@@ -1,0 +1,72 @@
+/*
+ * Declarations shared by the C files of esbench.driver._connection (see _connection.c).
+ */
+#ifndef ESBENCH_DRIVER_CONNECTION_H
+#define ESBENCH_DRIVER_CONNECTION_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+/* Shared by the files of this one extension module only. */
+#define ESB_HIDDEN __attribute__((visibility("hidden")))
+
+/* Set by configure() (_connection.c). */
+ESB_HIDDEN extern PyObject *head_fields;      /* dict: head bytes -> 5-tuple */
+ESB_HIDDEN extern PyObject *perf_counter;     /* time.perf_counter */
+ESB_HIDDEN extern PyObject *get_running_loop; /* asyncio.get_running_loop */
+ESB_HIDDEN extern PyObject *raw_response;     /* esbench.driver.http.RawResponse */
+ESB_HIDDEN extern PyObject *raw_head_kwnames; /* ("raw_head",) */
+ESB_HIDDEN extern PyObject *default_sentinel; /* elastic_transport's DEFAULT */
+ESB_HIDDEN extern PyObject *current_timing;   /* ContextVar of the client's RequestTiming */
+ESB_HIDDEN extern PyObject *one;              /* 1 */
+
+/* Interned names (module init). */
+ESB_HIDDEN extern PyObject *str_on_data, *str_arm, *str_disarm, *str_create_future, *str_done,
+    *str_set_result, *str_write, *str_writelines, *str_observe, *str_abort, *str_last_request,
+    *str_nodes, *str_next, *str_idle, *str_timeout;
+ESB_HIDDEN extern PyObject *send_names[4];
+
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *body;     /* bytearray */
+    PyObject *buffer;   /* bytearray */
+    PyObject *future;
+    PyObject *loop;
+    PyObject *raw_head; /* bytes */
+    PyObject *timer;
+    PyObject *transport;
+    PyObject *pool;   /* the idle list of a request sent by send_prepared, else NULL */
+    PyObject *timing; /* its RequestTiming (or None) */
+    double start;
+    long long sent;
+    char chunked, gzip, head, received, closed, keep_alive, used;
+    long long expected, status, received_bytes;
+    double deadline, timer_due, end;
+} ConnObject;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *status;
+    PyObject *body;
+    PyObject *headers;  /* None until read (with raw_head) */
+    PyObject *raw_head; /* bytes */
+} ResponseObject;
+
+ESB_HIDDEN extern PyTypeObject ConnType;     /* _connection.c */
+ESB_HIDDEN extern PyTypeObject ResponseType; /* _response.c */
+
+/* _response.c */
+ESB_HIDDEN PyObject *new_response(long long status, PyObject *body, PyObject *head);
+ESB_HIDDEN PyObject *configure_response(PyObject *module, PyObject *args, PyObject *kwds);
+/* _connection.c */
+ESB_HIDDEN int reset(ConnObject *self);
+ESB_HIDDEN PyObject *conn_send(ConnObject *self, PyObject *const *given, Py_ssize_t nargs,
+                               PyObject *kwnames);
+/* _received.c */
+ESB_HIDDEN PyObject *conn_data_received(ConnObject *self, PyObject *data);
+/* _prepared.c */
+ESB_HIDDEN PyObject *send_prepared(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
+#endif

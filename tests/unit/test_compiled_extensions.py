@@ -1,0 +1,58 @@
+"""The optional C extensions of the hot path: built where a C compiler is, selectable off."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+
+import pytest
+
+from esbench import _compiled
+
+
+def test_every_extension_is_built_where_a_c_compiler_is() -> None:
+    """``pip install`` builds the extensions wherever it can; a silent fallback would cost every
+    user several µs of CPU per request without a word."""
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        pytest.skip(f"no C compiler ({compiler}) on this machine: the pure-Python core is expected")
+    if _compiled.pure_python_requested():
+        pytest.skip("ESBENCH_PURE_PYTHON is set: the pure-Python core was asked for")
+    missing = [name for name in _compiled.EXTENSIONS if _compiled.load(name) is None]
+    assert missing == [], (
+        f"a C compiler is here but {missing} did not import: reinstall with `pip install -e .` "
+        "and read the build output"
+    )
+    assert _compiled.status() == "hot path: C extensions"
+
+
+def test_esbench_version_says_which_hot_path_is_in_use() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "esbench", "--version"], capture_output=True, text=True, check=True
+    )
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("esbench, version ")
+    assert lines[1] == _compiled.status()
+
+
+def test_pure_python_is_selected_by_the_environment_and_reported() -> None:
+    script = (
+        "from esbench import _compiled\n"
+        "print(_compiled.status())\n"
+        "print(_compiled.load('esbench.driver._timing') is None)\n"
+    )
+
+    def run(value: str) -> list[str]:
+        env = {**os.environ, "ESBENCH_PURE_PYTHON": value}
+        out = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+        )
+        return out.stdout.splitlines()
+
+    for value in ("1", "yes"):
+        assert run(value) == ["hot path: pure Python (ESBENCH_PURE_PYTHON is set)", "True"]
+    # "0" (like unset) means the extensions wherever they are built.
+    assert run("0")[0] == _compiled.status()
