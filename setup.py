@@ -41,10 +41,9 @@ setup(
         ),
         Extension(
             "esbench.driver._connection",
-            [f"esbench/driver/{name}.c" for name in ("_connection", "_received", "_prepared", "_response")],
+            [f"esbench/driver/{name}.c" for name in ("_connection", "_received", "_prepared", "_response", "_timing")],
             depends=["esbench/driver/_connection.h"],
             optional=True,
         ),
-        Extension("esbench.driver._timing", ["esbench/driver/_timing.c"], optional=True),
     ],
 )

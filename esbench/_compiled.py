@@ -15,8 +15,7 @@ from types import ModuleType
 #: The extensions and their Python twins (module -> twin module).
 EXTENSIONS = {
     "esbench.metrics._accumulator": "esbench.metrics.accumulator",
-    "esbench.driver._connection": "esbench.driver.connectioncore",
-    "esbench.driver._timing": "esbench.driver.timing",
+    "esbench.driver._connection": "esbench.driver.connectioncore, esbench.driver.http, esbench.driver.timing",
 }
 
 

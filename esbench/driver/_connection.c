@@ -11,7 +11,8 @@
  * a plain copy of the Python one.
  *
  * The module's C files: this one (the type, send(), configure(), the module), _received.c
- * (data_received), _prepared.c (send_prepared), _response.c (RawResponse); _connection.h.
+ * (data_received), _prepared.c (send_prepared), _response.c (RawResponse), _timing.c
+ * (RequestTiming); _connection.h.
  *
  * tests/unit/driver/test_connection_equivalence.py runs the transport's tests on both cores.
  */
@@ -26,7 +27,7 @@ PyObject *default_sentinel = NULL;
 PyObject *current_timing = NULL;
 PyObject *one = NULL;
 PyObject *str_on_data, *str_arm, *str_disarm, *str_create_future, *str_done, *str_set_result,
-    *str_write, *str_writelines, *str_observe, *str_abort, *str_last_request, *str_nodes, *str_next,
+    *str_write, *str_writelines, *str_observe, *str_abort, *str_last_request, *str_next,
     *str_idle, *str_timeout;
 PyObject *send_names[4];
 
@@ -42,6 +43,13 @@ conn_traverse(ConnObject *self, visitproc visit, void *arg)
     Py_VISIT(self->transport);
     Py_VISIT(self->pool);
     Py_VISIT(self->timing);
+    Py_VISIT(self->methods_loop);
+    Py_VISIT(self->create_future);
+    Py_VISIT(self->methods_transport);
+    Py_VISIT(self->write);
+    Py_VISIT(self->writelines);
+    Py_VISIT(self->last_head);
+    Py_VISIT(self->last_fields);
     return 0;
 }
 
@@ -57,6 +65,13 @@ conn_clear(ConnObject *self)
     Py_CLEAR(self->transport);
     Py_CLEAR(self->pool);
     Py_CLEAR(self->timing);
+    Py_CLEAR(self->methods_loop);
+    Py_CLEAR(self->create_future);
+    Py_CLEAR(self->methods_transport);
+    Py_CLEAR(self->write);
+    Py_CLEAR(self->writelines);
+    Py_CLEAR(self->last_head);
+    Py_CLEAR(self->last_fields);
     return 0;
 }
 
@@ -170,7 +185,16 @@ conn_send(ConnObject *self, PyObject *const *given, Py_ssize_t nargs, PyObject *
             return NULL;
         Py_XSETREF(self->loop, loop);
     }
-    PyObject *future = PyObject_CallMethodNoArgs(self->loop, str_create_future);
+    if (self->methods_loop != self->loop) {
+        /* Bound once per loop: a method lookup per request is measurable here. */
+        PyObject *create = PyObject_GetAttr(self->loop, str_create_future);
+        if (create == NULL)
+            return NULL;
+        Py_XSETREF(self->create_future, create);
+        Py_INCREF(self->loop);
+        Py_XSETREF(self->methods_loop, self->loop);
+    }
+    PyObject *future = PyObject_CallNoArgs(self->create_future);
     if (future == NULL)
         return NULL;
     Py_INCREF(future);
@@ -199,14 +223,24 @@ conn_send(ConnObject *self, PyObject *const *given, Py_ssize_t nargs, PyObject *
     else {
         self->deadline = Py_HUGE_VAL;
     }
-    PyObject *transport = self->transport;
-    Py_INCREF(transport);
-    PyObject *r;
-    if (PyTuple_GET_SIZE(parts) == 1)
-        r = PyObject_CallMethodOneArg(transport, str_write, PyTuple_GET_ITEM(parts, 0));
-    else
-        r = PyObject_CallMethodOneArg(transport, str_writelines, parts);
-    Py_DECREF(transport);
+    if (self->methods_transport != self->transport) {
+        PyObject *write = PyObject_GetAttr(self->transport, str_write);
+        if (write == NULL)
+            goto error;
+        PyObject *writelines = PyObject_GetAttr(self->transport, str_writelines);
+        if (writelines == NULL) {
+            Py_DECREF(write);
+            goto error;
+        }
+        Py_XSETREF(self->write, write);
+        Py_XSETREF(self->writelines, writelines);
+        Py_INCREF(self->transport);
+        Py_XSETREF(self->methods_transport, self->transport);
+    }
+    PyObject *method = PyTuple_GET_SIZE(parts) == 1 ? self->write : self->writelines;
+    Py_INCREF(method);
+    PyObject *r = PyObject_CallOneArg(method, PyTuple_GET_SIZE(parts) == 1 ? PyTuple_GET_ITEM(parts, 0) : parts);
+    Py_DECREF(method);
     if (r == NULL)
         goto error;
     Py_DECREF(r);
@@ -329,7 +363,7 @@ PyInit__connection(void)
         intern(&str_done, "done") < 0 || intern(&str_set_result, "set_result") < 0 ||
         intern(&str_write, "write") < 0 || intern(&str_writelines, "writelines") < 0 ||
         intern(&str_observe, "observe") < 0 || intern(&str_abort, "abort") < 0 ||
-        intern(&str_last_request, "_last_request") < 0 || intern(&str_nodes, "_nodes") < 0 ||
+        intern(&str_last_request, "_last_request") < 0 ||
         intern(&str_next, "_next") < 0 || intern(&str_idle, "_idle") < 0 ||
         intern(&str_timeout, "_timeout") < 0)
         return NULL;
@@ -346,7 +380,9 @@ PyInit__connection(void)
     Py_DECREF(name);
     if (raw_head_kwnames == NULL)
         return NULL;
-    if (PyType_Ready(&ConnType) < 0 || PyType_Ready(&ResponseType) < 0)
+    if (timing_init_names() < 0)
+        return NULL;
+    if (PyType_Ready(&ConnType) < 0 || PyType_Ready(&ResponseType) < 0 || PyType_Ready(&TimingType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
@@ -360,6 +396,12 @@ PyInit__connection(void)
     Py_INCREF(&ResponseType);
     if (PyModule_AddObject(m, "RawResponse", (PyObject *)&ResponseType) < 0) {
         Py_DECREF(&ResponseType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&TimingType);
+    if (PyModule_AddObject(m, "RequestTiming", (PyObject *)&TimingType) < 0) {
+        Py_DECREF(&TimingType);
         Py_DECREF(m);
         return NULL;
     }

@@ -19,15 +19,16 @@ send_prepared(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     PyObject *transport = args[0], *method = args[1], *target = args[2], *body = args[3],
              *headers = args[4], *timeout = args[5];
-    PyObject *last = NULL, *nodes = NULL, *idle_lists = NULL, *next = NULL, *limit = NULL,
+    PyObject *last = NULL, *idle_lists = NULL, *next = NULL, *limit = NULL,
              *timing = NULL, *future = NULL, *result = NULL;
     ConnObject *connection = NULL;
-    nodes = PyObject_GetAttr(transport, str_nodes);
-    if (nodes == NULL)
+    /* One idle list per node: its length is the node count (one attribute read fewer). */
+    idle_lists = PyObject_GetAttr(transport, str_idle);
+    if (idle_lists == NULL)
         goto end;
-    Py_ssize_t node_count = PyObject_Length(nodes);
-    if (node_count < 1)
-        goto end_or_none;
+    if (!PyList_Check(idle_lists) || PyList_GET_SIZE(idle_lists) < 1)
+        goto none;
+    Py_ssize_t node_count = PyList_GET_SIZE(idle_lists);
     long long node = 0;
     if (node_count != 1) {
         next = PyObject_GetAttr(transport, str_next);
@@ -70,11 +71,7 @@ send_prepared(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     long long sent = PyLong_AsLongLong(PyTuple_GET_ITEM(last, 6));
     if (sent == -1 && PyErr_Occurred())
         goto end;
-    idle_lists = PyObject_GetAttr(transport, str_idle);
-    if (idle_lists == NULL)
-        goto end;
-    if (!PyList_Check(idle_lists) || PyList_GET_SIZE(idle_lists) <= node)
-        goto none;
+
     PyObject *idle = PyList_GET_ITEM(idle_lists, node); /* borrowed from idle_lists */
     if (!PyList_Check(idle))
         goto none;
@@ -153,15 +150,11 @@ send_prepared(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     result = (PyObject *)connection;
     Py_INCREF(result);
     goto end;
-end_or_none:
-    if (PyErr_Occurred())
-        goto end;
 none:
     result = Py_None;
     Py_INCREF(result);
 end:
     Py_XDECREF(last);
-    Py_XDECREF(nodes);
     Py_XDECREF(idle_lists);
     Py_XDECREF(next);
     Py_XDECREF(limit);

@@ -6,6 +6,30 @@
 #include "_connection.h"
 #include <string.h>
 
+/* The methods of the futures the loop makes (asyncio's C Future), looked up once per type. */
+static PyTypeObject *future_type = NULL;
+static PyObject *future_done = NULL, *future_set_result = NULL;
+
+static int
+future_methods(PyObject *future)
+{
+    if (Py_TYPE(future) == future_type)
+        return 0;
+    PyObject *done = PyObject_GetAttr((PyObject *)Py_TYPE(future), str_done);
+    if (done == NULL)
+        return -1;
+    PyObject *set_result = PyObject_GetAttr((PyObject *)Py_TYPE(future), str_set_result);
+    if (set_result == NULL) {
+        Py_DECREF(done);
+        return -1;
+    }
+    Py_XSETREF(future_done, done);
+    Py_XSETREF(future_set_result, set_result);
+    Py_INCREF(Py_TYPE(future));
+    Py_XSETREF(future_type, Py_TYPE(future));
+    return 0;
+}
+
 /* The fields of a cached head, or 0 if the response is not one the C path handles. */
 static int
 fast_fields(ConnObject *self, PyObject *fields, long long *status, long long *expected, int *keep_alive)
@@ -38,7 +62,10 @@ complete(ConnObject *self)
     self->pool = NULL;
     self->timing = NULL;
     int rc = 0;
-    if (timing != NULL && timing != Py_None) {
+    if (timing != NULL && Py_TYPE(timing) == &TimingType) {
+        timing_add((TimingObject *)timing, self->start, self->end, self->sent, self->received_bytes);
+    }
+    else if (timing != NULL && timing != Py_None) {
         PyObject *args[5] = {timing, PyFloat_FromDouble(self->start), PyFloat_FromDouble(self->end),
                              PyLong_FromLongLong(self->sent), PyLong_FromLongLong(self->received_bytes)};
         if (args[1] == NULL || args[2] == NULL || args[3] == NULL || args[4] == NULL)
@@ -93,14 +120,28 @@ conn_data_received(ConnObject *self, PyObject *data)
     if (found == NULL)
         goto python;
     Py_ssize_t head_len = found - bytes;
-    head = PyBytes_FromStringAndSize(bytes, head_len);
-    if (head == NULL)
-        goto error;
-    PyObject *fields = PyDict_GetItemWithError(head_fields, head); /* borrowed */
-    if (fields == NULL) {
-        if (PyErr_Occurred())
+    PyObject *fields;
+    if (self->last_head != NULL && PyBytes_GET_SIZE(self->last_head) == head_len &&
+        memcmp(PyBytes_AS_STRING(self->last_head), bytes, (size_t)head_len) == 0) {
+        /* The previous response's head again: its bytes object and fields (no hash, no copy). */
+        head = self->last_head;
+        Py_INCREF(head);
+        fields = self->last_fields;
+    }
+    else {
+        head = PyBytes_FromStringAndSize(bytes, head_len);
+        if (head == NULL)
             goto error;
-        goto python; /* a new head: parsed and cached by the Python parser */
+        fields = PyDict_GetItemWithError(head_fields, head); /* borrowed */
+        if (fields == NULL) {
+            if (PyErr_Occurred())
+                goto error;
+            goto python; /* a new head: parsed and cached by the Python parser */
+        }
+        Py_INCREF(head);
+        Py_XSETREF(self->last_head, head);
+        Py_INCREF(fields);
+        Py_XSETREF(self->last_fields, fields);
     }
     long long status, expected;
     int keep_alive;
@@ -111,7 +152,9 @@ conn_data_received(ConnObject *self, PyObject *data)
         goto python; /* the body continues in later reads */
     future = self->future;
     Py_INCREF(future); /* a strong reference: Python code runs below (complete, set_result) */
-    PyObject *done = PyObject_CallMethodNoArgs(future, str_done);
+    if (future_methods(future) < 0)
+        goto error;
+    PyObject *done = PyObject_CallOneArg(future_done, future);
     if (done == NULL)
         goto error;
     int is_done = PyObject_IsTrue(done);
@@ -158,7 +201,8 @@ conn_data_received(ConnObject *self, PyObject *data)
         goto error;
     if (self->pool != NULL && self->pool != Py_None && complete(self) < 0)
         goto error;
-    PyObject *r = PyObject_CallMethodOneArg(future, str_set_result, response);
+    PyObject *set_args[2] = {future, response};
+    PyObject *r = PyObject_Vectorcall(future_set_result, set_args, 2, NULL);
     if (r == NULL)
         goto error;
     Py_DECREF(r);

@@ -1,20 +1,21 @@
 /*
- * esbench.driver._timing: the C twin of esbench.driver.timing.PyRequestTiming, the holder of a
- * client's earliest request start, latest response end and bytes. Same fields, same arithmetic
- * (the earliest start, the latest end, sums of bytes); the connection and the executor call it
- * once or twice per request.
+ * RequestTiming in C: the twin of esbench.driver.timing.PyRequestTiming, the holder of a client's
+ * earliest request start, latest response end and bytes. Same fields, same arithmetic (the
+ * earliest start, the latest end, sums of bytes); the executor resets it per request and the
+ * connection adds each request to it. Part of esbench.driver._connection (see _connection.c).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <structmember.h>
+#include "_connection.h"
 
-typedef struct {
-    PyObject_HEAD
-    double start;
-    double end;
-    long long sent;
-    long long received;
-} TimingObject;
+void
+timing_add(TimingObject *self, double start, double end, long long sent, long long received)
+{
+    if (self->start == 0.0 || start < self->start)
+        self->start = start;
+    if (end > self->end)
+        self->end = end;
+    self->sent += sent;
+    self->received += received;
+}
 
 static PyObject *
 timing_reset(TimingObject *self, PyObject *unused)
@@ -73,12 +74,7 @@ timing_observe(TimingObject *self, PyObject *const *given, Py_ssize_t nargs, PyO
         return NULL;
     if (args[3] != NULL && (received = PyLong_AsLongLong(args[3])) == -1 && PyErr_Occurred())
         return NULL;
-    if (self->start == 0.0 || start < self->start)
-        self->start = start;
-    if (end > self->end)
-        self->end = end;
-    self->sent += sent;
-    self->received += received;
+    timing_add(self, start, end, sent, received);
     Py_RETURN_NONE;
 }
 
@@ -106,8 +102,8 @@ static PyMethodDef timing_methods[] = {
      PyDoc_STR("observe(start, end, sent=0, received=0): one request.")},
     {NULL}};
 
-static PyTypeObject TimingType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "esbench.driver._timing.RequestTiming",
+PyTypeObject TimingType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "esbench.driver._connection.RequestTiming",
     .tp_doc = PyDoc_STR("Earliest request start, latest response end and bytes of a client's "
                         "requests (see esbench/driver/timing.py)."),
     .tp_basicsize = sizeof(TimingObject),
@@ -118,32 +114,14 @@ static PyTypeObject TimingType = {
     .tp_methods = timing_methods,
 };
 
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT,
-    .m_name = "esbench.driver._timing",
-    .m_doc = PyDoc_STR("C implementation of esbench.driver.timing.PyRequestTiming."),
-    .m_size = -1,
-};
-
-PyMODINIT_FUNC
-PyInit__timing(void)
+int
+timing_init_names(void)
 {
     const char *names[4] = {"start", "end", "sent", "received"};
     for (int i = 0; i < 4; i++) {
         observe_names[i] = PyUnicode_InternFromString(names[i]);
         if (observe_names[i] == NULL)
-            return NULL;
+            return -1;
     }
-    if (PyType_Ready(&TimingType) < 0)
-        return NULL;
-    PyObject *m = PyModule_Create(&module_def);
-    if (m == NULL)
-        return NULL;
-    Py_INCREF(&TimingType);
-    if (PyModule_AddObject(m, "RequestTiming", (PyObject *)&TimingType) < 0) {
-        Py_DECREF(&TimingType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    return 0;
 }

@@ -177,7 +177,7 @@ def py_send_prepared(
     Returns None, having changed nothing but dropping closed connections from the idle pool (as
     ``_request`` would), when the request is not the previous one or no connection is idle.
     """
-    nodes = len(transport._nodes)
+    nodes = len(transport._idle)  # one idle list per node
     node = 0 if nodes == 1 else transport._next % nodes
     last = transport._last_request[node]
     if (

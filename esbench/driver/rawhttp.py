@@ -51,6 +51,9 @@ GZIP_LEVEL = 1
 THREAD_COMPRESS_BYTES = 32 * 1024
 #: Small bodies sent again and again (a task's prepared search) are compressed once.
 _GZIP_CACHE_SIZE = 256
+#: Bodies up to this size are sent joined to their head, in one ``write``: the copy costs less than
+#: the kernel's ``writev`` of two buffers on the loopback (a prepared search is joined once).
+JOIN_BODY_BYTES = 4096
 #: Request heads kept per transport (by method, target, node and headers object).
 _HEAD_CACHE_SIZE = 4096
 
@@ -258,8 +261,9 @@ class RawHttpTransport:
                 body = await self._gzip(body)
             if body is not None:
                 gz = b"content-encoding: gzip\r\n" if self._compress else b""
-                parts = (b"%s%scontent-length: %d\r\n\r\n" % (head, gz, len(body)), body)
-                sent = len(parts[0]) + len(body)
+                first = b"%s%scontent-length: %d\r\n\r\n" % (head, gz, len(body))
+                parts = (first + body,) if len(body) <= JOIN_BODY_BYTES else (first, body)
+                sent = len(first) + len(body)
             else:
                 parts = (head + b"\r\n",)
                 sent = len(parts[0])

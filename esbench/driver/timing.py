@@ -60,13 +60,14 @@ class PyRequestTiming:
         return self.end != 0.0
 
 
-_C = load("esbench.driver._timing")
+_C = load("esbench.driver._connection")
 #: True if the C implementation is in use.
 COMPILED = _C is not None
 if TYPE_CHECKING:  # the C class has the same fields and methods
     RequestTiming = PyRequestTiming
 else:
-    #: :class:`PyRequestTiming` or its C twin (``_timing.c``; see :mod:`esbench._compiled`).
+    #: :class:`PyRequestTiming` or its C twin (``_timing.c`` in ``esbench.driver._connection``;
+    #: see :mod:`esbench._compiled`).
     RequestTiming = _C.RequestTiming if _C is not None else PyRequestTiming
 
 #: The timing holder of the current client (None outside a client's task).

@@ -190,3 +190,19 @@ async def test_repeated_requests_to_several_nodes_stay_round_robin(serve):
     # From the third request on, each node's previous request is the same: the prepared path.
     assert connectioncore.send_prepared(transport, "POST", TARGET, BODY, HEADERS, DEFAULT) is not None
     await transport.close()
+
+
+async def test_small_bodies_go_out_joined_to_their_head_and_large_ones_uncopied(serve):
+    from esbench.driver.rawhttp import JOIN_BODY_BYTES
+
+    server = await serve(lambda req: ok(b"{}"))
+    transport = RawHttpTransport([server.url], {})
+    await _send(transport)
+    (parts,) = [transport._last_request[0][5]]
+    assert len(parts) == 1 and parts[0].endswith(b"\r\n\r\n" + BODY)  # one write() of the whole request
+    large = b"x" * (JOIN_BODY_BYTES + 1)
+    await transport.request("POST", "/_bulk", body=large)
+    parts = transport._last_request[0][5]
+    assert len(parts) == 2 and parts[1] is large  # the body is not copied
+    assert server.requests[-1] == parts[0] + large
+    await transport.close()
