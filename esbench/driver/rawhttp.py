@@ -189,9 +189,15 @@ class RawHttpTransport:
         connection: _Connection | None = send_prepared(self, method, target, body, headers, timeout)
         if connection is None:
             return await self._request(method, target, body, headers, timeout)
+        future = connection._future
+        assert future is not None  # set by send_prepared
         try:
-            return await connection._future  # type: ignore[misc,no-any-return]  # set by send_prepared
+            return await future
         except BaseException as exc:
+            if future.done() and not future.cancelled() and future.exception() is None:
+                # The response was whole and the connection already back in the pool (maybe in
+                # another request's hands) when this task was cancelled: leave it alone.
+                raise
             return await self._prepared_failed(connection, exc, method, target, body, headers, timeout)
 
     async def _prepared_failed(

@@ -206,3 +206,32 @@ async def test_small_bodies_go_out_joined_to_their_head_and_large_ones_uncopied(
     assert len(parts) == 2 and parts[1] is large  # the body is not copied
     assert server.requests[-1] == parts[0] + large
     await transport.close()
+
+
+async def test_a_request_cancelled_after_its_response_leaves_the_pooled_connection_alone(serve):
+    # The response is whole and the connection back in the pool, then the task is cancelled before
+    # it resumes: the connection must stay usable (another request may already hold it).
+    server = await serve(lambda req: ok(b"{}"))
+    transport = RawHttpTransport([server.url], {})
+    await _send(transport)
+    loop = asyncio.get_running_loop()
+    holder: dict[str, asyncio.Task] = {}
+
+    class CancelOnCompletion:
+        """A timing holder whose observe() (called when the response is whole, before the
+        awaiting task can resume) has that task cancelled first thing in the next loop step."""
+
+        def observe(self, start, end, sent=0, received=0):
+            loop.call_soon(holder["a"].cancel)
+
+    async def request_a():
+        current_timing.set(CancelOnCompletion())
+        return await _send(transport)
+
+    holder["a"] = asyncio.ensure_future(request_a())
+    with pytest.raises(asyncio.CancelledError):
+        await holder["a"]
+    assert len(transport._idle[0]) == 1 and not transport._idle[0][0].closed
+    assert await _send(transport) == b"{}"
+    assert server.connections == 1
+    await transport.close()
