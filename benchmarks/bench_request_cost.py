@@ -13,7 +13,8 @@ runner → :class:`esbench.driver.rawhttp.RawHttpTransport` → :class:`esbench.
 ``--operation bulk`` sends bulks of ``--bulk-size`` small documents instead.
 
 Prints, per run, the process CPU time per request (µs: user + system, so the socket system calls
-are in it) and requests per wall-clock second; then the median per source over ``--repetitions``
+are in it) and requests per wall-clock second (``--one-run`` also prints page faults and context
+switches per 1,000 requests); then the median per source over ``--repetitions``
 runs. CPU per request is the figure to compare: it moves much less than throughput when other
 processes share the two cores (wall-clock throughput is printed for orientation only). With several
 ``--source`` trees, each run is a subprocess with ``PYTHONPATH`` set to that tree, and the sources

@@ -124,8 +124,14 @@ async def test_a_connection_lost_mid_response_fails_the_prepared_request(serve):
 
 
 async def test_a_cancelled_prepared_request_does_not_return_its_connection(serve):
-    server = await serve(lambda req: [b""] if calls.append(req) or len(calls) > 1 else ok(b"{}"))
-    calls: list[bytes] = []
+    answered = 0
+
+    def handler(request: bytes) -> object:
+        nonlocal answered
+        answered += 1
+        return ok(b"{}") if answered == 1 else [b""]  # the second request hangs
+
+    server = await serve(handler)
     transport = RawHttpTransport([server.url], {})
     await _send(transport)
     pending = asyncio.ensure_future(_send(transport))
