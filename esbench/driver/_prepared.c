@@ -19,7 +19,7 @@ send_prepared(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     PyObject *transport = args[0], *method = args[1], *target = args[2], *body = args[3],
              *headers = args[4], *timeout = args[5];
-    PyObject *last = NULL, *idle_lists = NULL, *next = NULL, *limit = NULL,
+    PyObject *last = NULL, *idle_lists = NULL, *idle = NULL, *next = NULL, *limit = NULL,
              *timing = NULL, *future = NULL, *result = NULL;
     ConnObject *connection = NULL;
     /* One idle list per node: its length is the node count (one attribute read fewer). */
@@ -72,9 +72,12 @@ send_prepared(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (sent == -1 && PyErr_Occurred())
         goto end;
 
-    PyObject *idle = PyList_GET_ITEM(idle_lists, node); /* borrowed from idle_lists */
-    if (!PyList_Check(idle))
+    idle = PyList_GET_ITEM(idle_lists, node);
+    if (!PyList_Check(idle)) {
+        idle = NULL;
         goto none;
+    }
+    Py_INCREF(idle); /* Python code runs below (the timer): keep it whatever the transport does */
     while (PyList_GET_SIZE(idle) > 0) {
         Py_ssize_t at = PyList_GET_SIZE(idle) - 1;
         PyObject *candidate = PyList_GET_ITEM(idle, at);
@@ -139,8 +142,29 @@ send_prepared(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *send_args[4] = {parts, head_flag, start, limit};
     future = conn_send(connection, send_args, 4, NULL);
     Py_DECREF(start);
-    if (future == NULL)
+    if (future == NULL) {
+        /* What RawHttpTransport._request does when send() raises: close, report, raise. */
+        PyObject *type, *value, *traceback;
+        PyErr_Fetch(&type, &value, &traceback);
+        PyObject *r = PyObject_CallMethodNoArgs((PyObject *)connection, str_abort);
+        Py_XDECREF(r);
+        PyErr_Clear();
+        PyObject *now = PyObject_CallNoArgs(perf_counter);
+        if (now != NULL && timing != Py_None) {
+            double end_s = PyFloat_AsDouble(now);
+            if (Py_TYPE(timing) == &TimingType)
+                timing_add((TimingObject *)timing, start_s, end_s, sent, connection->received_bytes);
+            else {
+                r = PyObject_CallMethod(timing, "observe", "ddLL", start_s, end_s, sent,
+                                        connection->received_bytes);
+                Py_XDECREF(r);
+            }
+        }
+        Py_XDECREF(now);
+        PyErr_Clear();
+        PyErr_Restore(type, value, traceback);
         goto end;
+    }
     Py_INCREF(idle);
     Py_XSETREF(connection->pool, idle);
     Py_INCREF(timing);
@@ -156,6 +180,7 @@ none:
 end:
     Py_XDECREF(last);
     Py_XDECREF(idle_lists);
+    Py_XDECREF(idle);
     Py_XDECREF(next);
     Py_XDECREF(limit);
     Py_XDECREF(timing);

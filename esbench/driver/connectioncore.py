@@ -202,7 +202,14 @@ def py_send_prepared(
     limit = transport._timeout if timeout is DEFAULT else timeout
     timing = current_timing.get()
     start = perf_counter()
-    connection.send(last[5], method == "HEAD", start, limit)
+    try:
+        connection.send(last[5], method == "HEAD", start, limit)
+    except BaseException:
+        # What RawHttpTransport._request does when send() raises: close, report, raise.
+        connection.abort()
+        if timing is not None:
+            timing.observe(start, perf_counter(), last[6], connection.received_bytes)
+        raise
     connection._pool = idle
     connection._timing = timing
     connection._start = start

@@ -241,3 +241,31 @@ async def test_a_request_cancelled_after_its_response_leaves_the_pooled_connecti
     assert await _send(transport) == b"{}"
     assert server.connections == 1
     await transport.close()
+
+
+async def test_a_prepared_request_whose_write_fails_closes_the_connection_and_reports_it(serve):
+    server = await serve(lambda req: ok(b"{}"))
+    transport = RawHttpTransport([server.url], {})
+    await _send(transport)
+    connection = transport._idle[0][0]
+    real = connection.transport
+
+    class Broken:
+        def write(self, data):
+            raise ConnectionResetError("write failed")
+
+        writelines = write
+
+        def close(self):
+            real.close()
+
+    connection.transport = Broken()
+    timing = RequestTiming()
+    current_timing.set(timing)
+    with pytest.raises(ConnectionResetError):
+        await _send(transport)
+    assert connection.closed and transport._idle[0] == []
+    assert timing.observed and timing.sent == len(server.requests[0])
+    assert await _send(transport) == b"{}"  # a new connection
+    assert server.connections == 2
+    await transport.close()
