@@ -4,17 +4,16 @@ bundle in a second esbench home with --offline after the server is gone."""
 from __future__ import annotations
 
 import bz2
-import functools
-import http.server
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tarfile
-import threading
 import uuid
 from pathlib import Path
+
+from loopback_http import directory_handler, serving
 
 from esbench.results.store import ResultsStore
 
@@ -53,11 +52,8 @@ def make_download_track(base: Path, url: str, index: str) -> Path:
 
 def test_prefetch_bundle_and_offline_race_from_the_bundle(es_hosts, tmp_path) -> None:
     index = f"esbench-it-bundle-{uuid.uuid4().hex[:8]}"
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path / "served"))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        track = make_download_track(tmp_path, f"http://127.0.0.1:{httpd.server_address[1]}", index)
+    with serving(directory_handler(tmp_path / "served")) as host:
+        track = make_download_track(tmp_path, f"http://{host}", index)
         home_a, home_b = tmp_path / "home-a", tmp_path / "home-b"
 
         fetched = esbench(home_a, "download", f"--track-path={track}", "--test-mode")
@@ -66,9 +62,6 @@ def test_prefetch_bundle_and_offline_race_from_the_bundle(es_hosts, tmp_path) ->
         bundle = tmp_path / "tiny.tar"
         made = esbench(home_a, "bundle", f"--track-path={track}", f"--output={bundle}", "--quiet")
         assert made.returncode == 0, made.stderr
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
     with tarfile.open(bundle) as tar:
         names = set(tar.getnames())

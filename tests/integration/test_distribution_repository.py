@@ -8,17 +8,16 @@ closed loopback port plays the unreachable server.
 
 from __future__ import annotations
 
-import http.server
 import os
 import socket
 import subprocess
 import sys
 import tarfile
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from loopback_http import directory_handler, serving
 
 from esbench.provision.archives import COMPLETE_MARKER, unpack
 from esbench.provision.distributions import download_archive, elastic_url
@@ -60,25 +59,8 @@ def full_distribution_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def download_server(full_distribution_dir: Path) -> Iterator[tuple[str, list[tuple[str, str]]]]:
     seen: list[tuple[str, str]] = []
-
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def __init__(self, *a, **kw):  # type: ignore[no-untyped-def]
-            super().__init__(*a, directory=str(full_distribution_dir), **kw)
-
-        def send_head(self):  # type: ignore[no-untyped-def]
-            seen.append((self.command, self.path))
-            return super().send_head()
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", seen
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(directory_handler(full_distribution_dir, seen=seen)) as host:
+        yield f"http://{host}", seen
 
 
 def _race(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

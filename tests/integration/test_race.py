@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from elasticsearch import Elasticsearch
+from loopback_http import QuietHandler, serving
 
 from esbench.results.store import ResultsStore
 
@@ -143,7 +142,7 @@ def test_unreachable_host_is_a_clear_error():
     no_traceback(proc)
 
 
-class _Unauthorized(http.server.BaseHTTPRequestHandler):
+class _Unauthorized(QuietHandler):
     def do_GET(self) -> None:
         body = b'{"error":{"type":"security_exception","reason":"missing credentials"},"status":401}'
         self.send_response(401)
@@ -154,26 +153,17 @@ class _Unauthorized(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, *args: object) -> None:
-        pass
-
 
 def test_401_names_the_credential_options():
     # A stand-in for a secured cluster: the claim under test is esbench's error handling of a 401.
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Unauthorized)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        port = server.server_address[1]
+    with serving(_Unauthorized) as host:
         proc = esbench(
             "race",
             "--track=eventdata",
             "--test-mode",
-            f"--target-hosts=127.0.0.1:{port}",
+            f"--target-hosts={host}",
             "--client-options=basic_auth_user:'alice',basic_auth_password:'s3cret-pw'",
         )
-    finally:
-        server.shutdown()
     assert proc.returncode == 64
     assert "HTTP 401" in proc.stderr and "ESBENCH_PASSWORD" in proc.stderr
     assert "s3cret-pw" not in proc.stderr + proc.stdout

@@ -4,12 +4,12 @@ probe (GET / only) is reused by the race's connection."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
+from loopback_http import serving
 
 from esbench import racecontrol
 from esbench.settings import PIPELINE_BENCHMARK_ONLY, RaceSettings
@@ -42,14 +42,8 @@ def stub() -> Iterator[tuple[str, list[str]]]:
     """A loopback HTTP server answering like a one-node Elasticsearch 8.17.0; yields (host, paths)."""
     seen: list[str] = []
     handler = type("Handler", (_Handler,), {"seen": seen})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"127.0.0.1:{server.server_address[1]}", seen
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(handler) as host:
+        yield host, seen
 
 
 class _RepositorySource:

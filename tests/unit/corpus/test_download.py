@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from loopback_http import QuietHandler, serving
 
 from esbench.corpus.download import RetryPolicy, download, partial_path
 from esbench.exceptions import DownloadError
@@ -31,10 +30,7 @@ class Behaviour:
 def server() -> Iterator[tuple[str, Behaviour]]:
     behaviour = Behaviour()
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
+    class Handler(QuietHandler):
         def do_GET(self) -> None:
             behaviour.ranges_seen.append(self.headers.get("Range"))
             if behaviour.status != 200:
@@ -64,14 +60,8 @@ def server() -> Iterator[tuple[str, Behaviour]]:
                 return
             self.wfile.write(body)
 
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/docs.json", behaviour
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(Handler) as host:
+        yield f"http://{host}/docs.json", behaviour
 
 
 NO_WAIT = RetryPolicy(attempts=3, backoff_s=0.0)

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import bz2
-import functools
-import http.server
 import json
-import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 from corpus_helpers import corpus, make_track, write_docs
+from loopback_http import directory_handler, serving
 
 from esbench.corpus import BulkSource, prepare_corpora, register_generator
 from esbench.corpus.cache import corpora_home, corpus_dir
@@ -128,16 +126,8 @@ def http_dir(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """A loopback HTTP server serving a directory."""
     root = tmp_path / "served"
     root.mkdir()
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
-    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/corpora", root
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(directory_handler(root)) as host:
+        yield f"http://{host}/corpora", root
 
 
 def test_download_then_decompress_then_reuse(tmp_path: Path, http_dir: tuple[str, Path]) -> None:

@@ -1,11 +1,10 @@
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from loopback_http import directory_handler, serving
 from provfakes import distribution_files, write_tar, write_zip
 
 from esbench.exceptions import SupplyError, UserError
@@ -127,22 +126,8 @@ def test_elastic_offline_without_cache() -> None:
 def http_dir(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     root = tmp_path / "www"
     root.mkdir()
-
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def __init__(self, *a, **kw):  # type: ignore[no-untyped-def]
-            super().__init__(*a, directory=str(root), **kw)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", root
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(directory_handler(root)) as host:
+        yield f"http://{host}", root
 
 
 def test_elastic_download_then_cache_and_404(http_dir: tuple[str, Path]) -> None:

@@ -6,15 +6,14 @@ closed loopback port and an unresolvable ``.invalid`` host (RFC 6761) stand in f
 
 from __future__ import annotations
 
-import http.server
 import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from loopback_http import directory_handler, serving
 from provfakes import distribution_files, write_tar, write_zip
 
 from esbench.cli import main
@@ -34,26 +33,12 @@ TEMPLATE = "/elasticsearch-{version}-{os}-{arch}.tar.gz"
 class _Server:
     def __init__(self, root: Path) -> None:
         self.requests: list[tuple[str, str]] = []
-        seen = self.requests
-
-        class Handler(http.server.SimpleHTTPRequestHandler):
-            def __init__(self, *a, **kw):  # type: ignore[no-untyped-def]
-                super().__init__(*a, directory=str(root), **kw)
-
-            def send_head(self):  # type: ignore[no-untyped-def]
-                seen.append((self.command, self.path))
-                return super().send_head()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self._serving = serving(directory_handler(root, seen=self.requests))
+        self.base = "http://" + self._serving.__enter__()
 
     def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        """Shut the server down (again: a no-op)."""
+        self._serving.__exit__(None, None, None)
 
 
 @pytest.fixture(autouse=True)
