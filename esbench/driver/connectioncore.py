@@ -176,6 +176,10 @@ def py_send_prepared(
     request to ``current_timing``, marked itself used, and gone back to the idle pool (or closed).
     Returns None, having changed nothing but dropping closed connections from the idle pool (as
     ``_request`` would), when the request is not the previous one or no connection is idle.
+
+    Raises:
+        whatever the connection's ``send`` raises, after closing the connection and reporting the
+        request to ``current_timing`` (as ``_request`` does).
     """
     nodes = len(transport._idle)  # one idle list per node
     node = 0 if nodes == 1 else transport._next % nodes
