@@ -47,7 +47,9 @@ def _scatter(line: Line, *, several_sides: bool, index: int, legendgroup: str = 
         y=list(line.y),
         name=line.name,
         mode="lines+markers" if len(line.x) < 3 else "lines",
-        line={"color": color, "dash": dash, "width": 1.6},
+        # simplify off: plotly otherwise drops points it finds collinear at the drawn size, and
+        # a benchmark report draws every window it stored.
+        line={"color": color, "dash": dash, "width": 1.6, "simplify": False},
         legendgroup=legendgroup or None,
         **hover,
     )

@@ -171,3 +171,24 @@ def test_zooming_one_time_chart_zooms_the_others(tmp_path: Path) -> None:
     probe = re.search(r'data-probe="([^"]*)"', dump_dom(page))
     assert probe is not None, "the probe script did not run"
     assert json.loads(html.unescape(probe.group(1))) == [[5, 10], [5, 10]]
+
+
+def test_every_stored_window_is_drawn_even_on_a_straight_line(tmp_path: Path) -> None:
+    """Plotly drops points it finds collinear at the drawn size unless told not to; a benchmark
+    report must draw every window it stored (a steady throughput is a straight line)."""
+    sys.path.append(str(Path(__file__).resolve().parents[1] / "unit" / "reporting"))
+    import dataclasses
+
+    import plotfactory
+
+    from esbench.reporting.html import render_race_html
+
+    race = plotfactory.race()
+    steady = tuple(100.0 + 10.0 * k for k in range(10))  # exactly collinear
+    term = dataclasses.replace(race.tasks[1], throughput_windows=steady)
+    race = dataclasses.replace(race, tasks=(race.tasks[0], term))
+    page = tmp_path / "steady.html"
+    page.write_text(render_race_html(race), encoding="utf-8")
+    t = task_index(page.read_text(encoding="utf-8"), "term")
+    throughput, *_ = drawn_lines(dump_dom(page))[f"chart-task-{t}-time"]
+    assert len(throughput.points) == len(steady)
