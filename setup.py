@@ -36,13 +36,13 @@ setup(
         Extension(
             "esbench.metrics._accumulator",
             [f"esbench/metrics/{name}.c" for name in ("_accumulator", "_phase", "_record")],
-            depends=["esbench/metrics/_accumulator.h"],
+            depends=["esbench/_capi.h", "esbench/metrics/_accumulator.h"],
             optional=True,
         ),
         Extension(
             "esbench.driver._connection",
             [f"esbench/driver/{name}.c" for name in ("_connection", "_received", "_prepared", "_response", "_timing")],
-            depends=["esbench/driver/_connection.h"],
+            depends=["esbench/_capi.h", "esbench/driver/_connection.h"],
             optional=True,
         ),
     ],

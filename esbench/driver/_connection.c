@@ -134,33 +134,9 @@ PyObject *
 conn_send(ConnObject *self, PyObject *const *given, Py_ssize_t nargs, PyObject *kwnames)
 {
     /* send(parts, head, start, limit), positionally or by name. */
-    PyObject *args[4] = {NULL, NULL, NULL, NULL};
-    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
-    if (nargs > 4) {
-        PyErr_Format(PyExc_TypeError, "send() takes 4 arguments, %zd given", nargs + nkw);
+    PyObject *args[4];
+    if (esb_bind("send", given, nargs, kwnames, send_names, 4, 4, 4, args) < 0)
         return NULL;
-    }
-    for (Py_ssize_t i = 0; i < nargs; i++)
-        args[i] = given[i];
-    for (Py_ssize_t i = 0; i < nkw; i++) {
-        PyObject *name = PyTuple_GET_ITEM(kwnames, i);
-        int j = 0;
-        for (; j < 4; j++) {
-            if (name == send_names[j] || PyUnicode_Compare(name, send_names[j]) == 0)
-                break;
-        }
-        if (PyErr_Occurred())
-            return NULL;
-        if (j == 4 || args[j] != NULL) {
-            PyErr_Format(PyExc_TypeError, "send() got an unexpected or repeated argument '%U'", name);
-            return NULL;
-        }
-        args[j] = given[nargs + i];
-    }
-    if (args[0] == NULL || args[1] == NULL || args[2] == NULL || args[3] == NULL) {
-        PyErr_SetString(PyExc_TypeError, "send() missing an argument (parts, head, start, limit)");
-        return NULL;
-    }
     PyObject *parts = args[0], *limit = args[3];
     if (!PyTuple_Check(parts) || PyTuple_GET_SIZE(parts) < 1) {
         PyErr_SetString(PyExc_TypeError, "send(): parts must be a non-empty tuple of bytes");
@@ -348,33 +324,25 @@ static struct PyModuleDef module_def = {
     .m_methods = module_methods,
 };
 
-static int
-intern(PyObject **slot, const char *name)
-{
-    *slot = PyUnicode_InternFromString(name);
-    return *slot == NULL ? -1 : 0;
-}
-
 PyMODINIT_FUNC
 PyInit__connection(void)
 {
-    if (intern(&str_on_data, "_on_data") < 0 || intern(&str_arm, "_arm") < 0 ||
-        intern(&str_disarm, "_disarm") < 0 || intern(&str_create_future, "create_future") < 0 ||
-        intern(&str_done, "done") < 0 || intern(&str_set_result, "set_result") < 0 ||
-        intern(&str_write, "write") < 0 || intern(&str_writelines, "writelines") < 0 ||
-        intern(&str_observe, "observe") < 0 || intern(&str_abort, "abort") < 0 ||
-        intern(&str_last_request, "_last_request") < 0 ||
-        intern(&str_next, "_next") < 0 || intern(&str_idle, "_idle") < 0 ||
-        intern(&str_timeout, "_timeout") < 0)
+    if (esb_intern(&str_on_data, "_on_data") < 0 || esb_intern(&str_arm, "_arm") < 0 ||
+        esb_intern(&str_disarm, "_disarm") < 0 || esb_intern(&str_create_future, "create_future") < 0 ||
+        esb_intern(&str_done, "done") < 0 || esb_intern(&str_set_result, "set_result") < 0 ||
+        esb_intern(&str_write, "write") < 0 || esb_intern(&str_writelines, "writelines") < 0 ||
+        esb_intern(&str_observe, "observe") < 0 || esb_intern(&str_abort, "abort") < 0 ||
+        esb_intern(&str_last_request, "_last_request") < 0 || esb_intern(&str_next, "_next") < 0 ||
+        esb_intern(&str_idle, "_idle") < 0 || esb_intern(&str_timeout, "_timeout") < 0)
         return NULL;
-    if (intern(&send_names[0], "parts") < 0 || intern(&send_names[1], "head") < 0 ||
-        intern(&send_names[2], "start") < 0 || intern(&send_names[3], "limit") < 0)
+    const char *send_texts[] = {"parts", "head", "start", "limit"};
+    if (esb_intern_all(send_names, send_texts, 4) < 0)
         return NULL;
     one = PyLong_FromLong(1);
     if (one == NULL)
         return NULL;
-    PyObject *name = PyUnicode_InternFromString("raw_head");
-    if (name == NULL)
+    PyObject *name;
+    if (esb_intern(&name, "raw_head") < 0)
         return NULL;
     raw_head_kwnames = PyTuple_Pack(1, name);
     Py_DECREF(name);
@@ -382,26 +350,12 @@ PyInit__connection(void)
         return NULL;
     if (timing_init_names() < 0)
         return NULL;
-    if (PyType_Ready(&ConnType) < 0 || PyType_Ready(&ResponseType) < 0 || PyType_Ready(&TimingType) < 0)
-        return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
         return NULL;
-    Py_INCREF(&ConnType);
-    if (PyModule_AddObject(m, "ConnectionCore", (PyObject *)&ConnType) < 0) {
-        Py_DECREF(&ConnType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&ResponseType);
-    if (PyModule_AddObject(m, "RawResponse", (PyObject *)&ResponseType) < 0) {
-        Py_DECREF(&ResponseType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&TimingType);
-    if (PyModule_AddObject(m, "RequestTiming", (PyObject *)&TimingType) < 0) {
-        Py_DECREF(&TimingType);
+    /* Readies each type and adds it under the last part of its tp_name. */
+    if (PyModule_AddType(m, &ConnType) < 0 || PyModule_AddType(m, &ResponseType) < 0 ||
+        PyModule_AddType(m, &TimingType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

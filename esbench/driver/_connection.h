@@ -4,12 +4,7 @@
 #ifndef ESBENCH_DRIVER_CONNECTION_H
 #define ESBENCH_DRIVER_CONNECTION_H
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <structmember.h>
-
-/* Shared by the files of this one extension module only. */
-#define ESB_HIDDEN __attribute__((visibility("hidden")))
+#include "../_capi.h"
 
 /* Set by configure() (_connection.c). */
 ESB_HIDDEN extern PyObject *head_fields;      /* dict: head bytes -> 5-tuple */

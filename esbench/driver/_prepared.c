@@ -62,11 +62,6 @@ send_prepared(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (!eq)
             goto none;
     }
-    long long last_node = PyLong_AsLongLong(PyTuple_GET_ITEM(last, 4));
-    if (last_node == -1 && PyErr_Occurred())
-        goto end;
-    if (last_node != node)
-        goto none;
     PyObject *parts = PyTuple_GET_ITEM(last, 5);
     long long sent = PyLong_AsLongLong(PyTuple_GET_ITEM(last, 6));
     if (sent == -1 && PyErr_Occurred())

@@ -33,36 +33,9 @@ static PyObject *
 timing_observe(TimingObject *self, PyObject *const *given, Py_ssize_t nargs, PyObject *kwnames)
 {
     /* observe(start, end, sent=0, received=0), positionally or by name */
-    PyObject *args[4] = {NULL, NULL, NULL, NULL};
-    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
-    if (nargs > 4) {
-        PyErr_Format(PyExc_TypeError, "observe() takes at most 4 arguments (%zd given)", nargs);
+    PyObject *args[4];
+    if (esb_bind("observe", given, nargs, kwnames, observe_names, 4, 4, 2, args) < 0)
         return NULL;
-    }
-    for (Py_ssize_t i = 0; i < nargs; i++)
-        args[i] = given[i];
-    for (Py_ssize_t i = 0; i < nkw; i++) {
-        PyObject *name = PyTuple_GET_ITEM(kwnames, i);
-        int j = 0;
-        for (; j < 4; j++) {
-            if (name == observe_names[j])
-                break;
-            int eq = PyUnicode_Compare(name, observe_names[j]);
-            if (eq == -1 && PyErr_Occurred())
-                return NULL;
-            if (eq == 0)
-                break;
-        }
-        if (j == 4 || args[j] != NULL) {
-            PyErr_Format(PyExc_TypeError, "observe() got an unexpected or repeated argument '%U'", name);
-            return NULL;
-        }
-        args[j] = given[nargs + i];
-    }
-    if (args[0] == NULL || args[1] == NULL) {
-        PyErr_SetString(PyExc_TypeError, "observe() missing start or end");
-        return NULL;
-    }
     double start = PyFloat_AsDouble(args[0]);
     if (start == -1.0 && PyErr_Occurred())
         return NULL;
@@ -118,10 +91,5 @@ int
 timing_init_names(void)
 {
     const char *names[4] = {"start", "end", "sent", "received"};
-    for (int i = 0; i < 4; i++) {
-        observe_names[i] = PyUnicode_InternFromString(names[i]);
-        if (observe_names[i] == NULL)
-            return -1;
-    }
-    return 0;
+    return esb_intern_all(observe_names, names, 4);
 }

@@ -23,8 +23,6 @@ long long service_time_offset = 4096;
 PyObject *unknown_error = NULL;
 PyObject *spread_fn = NULL;
 PyObject *str_flush, *str_freeze_before;
-PyObject *kw_warmup, *kw_end, *kw_service_time, *kw_latency, *kw_processing_time, *kw_weight,
-    *kw_success, *kw_error_type, *kw_sent, *kw_received;
 
 static int
 core_traverse(CoreObject *self, visitproc visit, void *arg)
@@ -154,37 +152,17 @@ static struct PyModuleDef module_def = {
     .m_methods = module_methods,
 };
 
-static int
-intern(PyObject **slot, const char *name)
-{
-    *slot = PyUnicode_InternFromString(name);
-    return *slot == NULL ? -1 : 0;
-}
-
 PyMODINIT_FUNC
 PyInit__accumulator(void)
 {
-    if (intern(&str_flush, "flush") < 0 || intern(&str_freeze_before, "freeze_before") < 0 ||
-        intern(&kw_warmup, "warmup") < 0 || intern(&kw_end, "end") < 0 ||
-        intern(&kw_service_time, "service_time") < 0 || intern(&kw_latency, "latency") < 0 ||
-        intern(&kw_processing_time, "processing_time") < 0 || intern(&kw_weight, "weight") < 0 ||
-        intern(&kw_success, "success") < 0 || intern(&kw_error_type, "error_type") < 0 ||
-        intern(&kw_sent, "sent") < 0 || intern(&kw_received, "received") < 0)
-        return NULL;
-    if (PyType_Ready(&PhaseType) < 0 || PyType_Ready(&CoreType) < 0)
+    if (esb_intern(&str_flush, "flush") < 0 || esb_intern(&str_freeze_before, "freeze_before") < 0 ||
+        record_init_names() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
         return NULL;
-    Py_INCREF(&PhaseType);
-    if (PyModule_AddObject(m, "PhaseCounters", (PyObject *)&PhaseType) < 0) {
-        Py_DECREF(&PhaseType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&CoreType);
-    if (PyModule_AddObject(m, "RecorderCore", (PyObject *)&CoreType) < 0) {
-        Py_DECREF(&CoreType);
+    /* Readies each type and adds it under the last part of its tp_name. */
+    if (PyModule_AddType(m, &PhaseType) < 0 || PyModule_AddType(m, &CoreType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

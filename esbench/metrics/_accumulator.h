@@ -4,11 +4,7 @@
 #ifndef ESBENCH_METRICS_ACCUMULATOR_H
 #define ESBENCH_METRICS_ACCUMULATOR_H
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <structmember.h>
-
-#define ESB_HIDDEN __attribute__((visibility("hidden")))
+#include "../_capi.h"
 
 /* accumulator.py's constants and spread(), set by configure() (_accumulator.c). */
 ESB_HIDDEN extern long long max_recordable_us; /* -1: configure() not called yet */
@@ -21,8 +17,6 @@ ESB_HIDDEN extern PyObject *spread_fn;     /* accumulator.spread */
 
 /* Interned names (module init). */
 ESB_HIDDEN extern PyObject *str_flush, *str_freeze_before;
-ESB_HIDDEN extern PyObject *kw_warmup, *kw_end, *kw_service_time, *kw_latency, *kw_processing_time,
-    *kw_weight, *kw_success, *kw_error_type, *kw_sent, *kw_received;
 
 typedef struct {
     PyObject_HEAD
@@ -63,6 +57,7 @@ ESB_HIDDEN long long bucket_of(long long us);
 ESB_HIDDEN int add_to_window(PyObject *windows, long long k, double weight);
 ESB_HIDDEN int check_phase(PyObject *phase);
 /* _record.c */
+ESB_HIDDEN int record_init_names(void);
 ESB_HIDDEN PyObject *core_record(CoreObject *self, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames);
 

@@ -4,64 +4,30 @@
  */
 #include "_accumulator.h"
 
+/* record()'s parameters, keyword-only; the first five are required. */
+static PyObject *record_names[10];
+
+int
+record_init_names(void)
+{
+    const char *names[10] = {"warmup", "end", "service_time", "latency", "processing_time",
+                             "weight", "success", "error_type", "sent", "received"};
+    return esb_intern_all(record_names, names, 10);
+}
+
 PyObject *
 core_record(CoreObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    PyObject *o_warmup = NULL, *o_end = NULL, *o_service = NULL, *o_latency = NULL,
-             *o_processing = NULL, *o_weight = NULL, *o_success = NULL, *o_error_type = NULL,
-             *o_sent = NULL, *o_received = NULL;
-    if (nargs != 0) {
-        PyErr_Format(PyExc_TypeError, "record() takes keyword arguments only (%zd positional given)",
-                     nargs);
-        return NULL;
-    }
     if (max_recordable_us < 0) {
         PyErr_SetString(PyExc_RuntimeError, "esbench.metrics._accumulator.configure() was not called");
         return NULL;
     }
-    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
-    for (Py_ssize_t i = 0; i < nkw; i++) {
-        PyObject *name = PyTuple_GET_ITEM(kwnames, i);
-        PyObject *value = args[i];
-        PyObject **slot = NULL;
-        /* Interned names first (the caller's code object interns them), then by value. */
-        PyObject *names[] = {kw_warmup, kw_end, kw_service_time, kw_latency, kw_processing_time,
-                             kw_weight, kw_success, kw_error_type, kw_sent, kw_received};
-        PyObject **slots[] = {&o_warmup, &o_end, &o_service, &o_latency, &o_processing,
-                              &o_weight, &o_success, &o_error_type, &o_sent, &o_received};
-        for (int j = 0; j < 10; j++) {
-            if (name == names[j]) {
-                slot = slots[j];
-                break;
-            }
-        }
-        if (slot == NULL) {
-            for (int j = 0; j < 10; j++) {
-                int eq = PyUnicode_Compare(name, names[j]);
-                if (eq == -1 && PyErr_Occurred())
-                    return NULL;
-                if (eq == 0) {
-                    slot = slots[j];
-                    break;
-                }
-            }
-        }
-        if (slot == NULL) {
-            PyErr_Format(PyExc_TypeError, "record() got an unexpected keyword argument '%U'", name);
-            return NULL;
-        }
-        if (*slot != NULL) {
-            PyErr_Format(PyExc_TypeError, "record() got multiple values for argument '%U'", name);
-            return NULL;
-        }
-        *slot = value;
-    }
-    if (o_warmup == NULL || o_end == NULL || o_service == NULL || o_latency == NULL ||
-        o_processing == NULL) {
-        PyErr_SetString(PyExc_TypeError, "record() missing a required keyword argument (warmup, end, "
-                                         "service_time, latency, processing_time)");
+    PyObject *given[10];
+    if (esb_bind("record", args, nargs, kwnames, record_names, 10, 0, 5, given) < 0)
         return NULL;
-    }
+    PyObject *o_warmup = given[0], *o_end = given[1], *o_service = given[2], *o_latency = given[3],
+             *o_processing = given[4], *o_weight = given[5], *o_success = given[6],
+             *o_error_type = given[7], *o_sent = given[8], *o_received = given[9];
     int warmup = PyObject_IsTrue(o_warmup);
     if (warmup < 0)
         return NULL;
