@@ -12,11 +12,10 @@ import importlib
 import os
 from types import ModuleType
 
-#: The extensions and their Python twins (module -> twin module).
-EXTENSIONS = {
-    "esbench.metrics._accumulator": "esbench.metrics.accumulator",
-    "esbench.driver._connection": "esbench.driver.connectioncore, esbench.driver.http, esbench.driver.timing",
-}
+#: The extension modules. Their Python twins: ``esbench.metrics.accumulator`` for
+#: ``_accumulator``; ``esbench.driver.connectioncore``, ``http.PyRawResponse`` and
+#: ``timing.PyRequestTiming`` for ``_connection``.
+EXTENSIONS = ("esbench.metrics._accumulator", "esbench.driver._connection")
 
 
 def pure_python_requested() -> bool:

@@ -221,29 +221,20 @@ def py_send_prepared(
     return connection
 
 
-def _compiled() -> tuple[type[Any], Any] | None:
-    """The C class and send_prepared, or None if not built or disabled."""
-    _connection = load("esbench.driver._connection")
-    if _connection is None:
-        return None
-    return _connection.ConnectionCore, _connection.send_prepared
-
-
-_C = _compiled()
+_C = load("esbench.driver._connection")
 #: True if the C implementation is in use.
 COMPILED = _C is not None
 #: The connection core in use (C if built, else Python).
-ConnectionCore: type[PyConnectionCore] = _C[0] if _C is not None else PyConnectionCore
+ConnectionCore: type[PyConnectionCore] = _C.ConnectionCore if _C is not None else PyConnectionCore
 #: :func:`py_send_prepared` or its C twin.
-send_prepared: Callable[..., Any] = _C[1] if _C is not None else py_send_prepared
+send_prepared: Callable[..., Any] = _C.send_prepared if _C is not None else py_send_prepared
 
 
 def configure(*, head_fields: dict[bytes, tuple[int, int, bool, bool, bool]]) -> None:
     """Hand the C core the shared cache of response heads (head bytes -> ``(status,
     content_length or -1, chunked, keep_alive, gzip)``) and what it calls; no-op for Python."""
-    _connection = load("esbench.driver._connection")
-    if _connection is not None:
-        _connection.configure(
+    if _C is not None:
+        _C.configure(
             head_fields=head_fields,
             perf_counter=perf_counter,
             get_running_loop=asyncio.get_running_loop,

@@ -241,12 +241,9 @@ class PyRecorderCore:
             phase.errors[key] = phase.errors.get(key, 0) + 1
 
 
-def _compiled() -> tuple[type[Any], type[Any]] | None:
-    """The C classes, configured with this module's constants, or None if not built or disabled."""
-    _accumulator = load("esbench.metrics._accumulator")
-    if _accumulator is None:
-        return None
-    _accumulator.configure(
+_C = load("esbench.metrics._accumulator")
+if _C is not None:
+    _C.configure(
         max_recordable_us=MAX_RECORDABLE_US,
         pending_values=PENDING_VALUES,
         exact_bits=EXACT_BITS,
@@ -255,12 +252,8 @@ def _compiled() -> tuple[type[Any], type[Any]] | None:
         unknown_error=UNKNOWN_ERROR,
         spread=spread,
     )
-    return _accumulator.PhaseCounters, _accumulator.RecorderCore
-
-
-_C = _compiled()
 #: True if the C implementation is in use.
 COMPILED = _C is not None
 #: The phase-counter and recorder-core base classes in use (C if built, else Python).
-PhaseCounters: type[PyPhaseCounters] = _C[0] if _C is not None else PyPhaseCounters
-RecorderCore: type[PyRecorderCore] = _C[1] if _C is not None else PyRecorderCore
+PhaseCounters: type[PyPhaseCounters] = _C.PhaseCounters if _C is not None else PyPhaseCounters
+RecorderCore: type[PyRecorderCore] = _C.RecorderCore if _C is not None else PyRecorderCore
