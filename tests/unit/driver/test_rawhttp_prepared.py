@@ -78,14 +78,8 @@ async def test_a_pooled_connection_closed_by_the_server_is_retried_once_on_a_new
 
 
 async def test_a_prepared_request_times_out_at_its_deadline_and_drops_the_connection(serve):
-    calls = 0
-
-    def handler(request: bytes) -> object:
-        nonlocal calls
-        calls += 1
-        return ok(b"{}") if calls < 3 else [b""]  # the third one hangs
-
-    server = await serve(handler)
+    answers = iter([ok(b"{}"), ok(b"{}"), [b""]])  # the third one hangs
+    server = await serve(lambda req: next(answers))
     transport = RawHttpTransport([server.url], {}, timeout=0.3)
     await _send(transport)
     await _send(transport)
@@ -101,16 +95,8 @@ async def test_a_prepared_request_times_out_at_its_deadline_and_drops_the_connec
 
 
 async def test_a_connection_lost_mid_response_fails_the_prepared_request(serve):
-    calls = 0
-
-    def handler(request: bytes) -> object:
-        nonlocal calls
-        calls += 1
-        if calls == 1:
-            return ok(b"{}")
-        return (b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nabc", "close")
-
-    server = await serve(handler)
+    answers = iter([ok(b"{}"), (b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nabc", "close")])
+    server = await serve(lambda req: next(answers))
     transport = RawHttpTransport([server.url], {})
     await _send(transport)
     timing = RequestTiming()
@@ -124,14 +110,8 @@ async def test_a_connection_lost_mid_response_fails_the_prepared_request(serve):
 
 
 async def test_a_cancelled_prepared_request_does_not_return_its_connection(serve):
-    answered = 0
-
-    def handler(request: bytes) -> object:
-        nonlocal answered
-        answered += 1
-        return ok(b"{}") if answered == 1 else [b""]  # the second request hangs
-
-    server = await serve(handler)
+    answers = iter([ok(b"{}"), [b""]])  # the second request hangs
+    server = await serve(lambda req: next(answers))
     transport = RawHttpTransport([server.url], {})
     await _send(transport)
     pending = asyncio.ensure_future(_send(transport))
