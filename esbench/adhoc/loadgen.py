@@ -1,4 +1,5 @@
-"""INFINI Loadgen's YAML configuration (``loadgen.yml``) as ``templated-request`` streams.
+"""INFINI Loadgen's configuration (``loadgen.yml``, or a ``.dsl`` file read by
+:mod:`esbench.adhoc.loadgen_dsl`) as ``templated-request`` streams.
 
 The keys are those of Loadgen's ``AppConfig``/``LoaderConfig``/``RequestItem``/``Request``
 structs (``domain.go``); the subset esbench runs is listed in :data:`TOP_KEYS`,
@@ -8,11 +9,13 @@ credentials is resolved from the environment, else from the ``env`` section (Loa
 
 Credentials (``basic_auth``, ``runner.default_basic_auth``) become the race's client options, or
 an ``Authorization`` header of the requests they differ for (:func:`with_credentials`); they are
-never printed.
+never printed. A DSL file starts from the ``env``, ``runner`` and ``variables`` of a YAML
+configuration when one is given (Loadgen reads ``loadgen.yml`` before the DSL, ``main.go``).
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -21,6 +24,8 @@ from typing import Any
 
 import yaml
 
+from esbench.adhoc.loadgen_dsl import parse_dsl
+from esbench.adhoc.loadgen_runner import RunnerOptions, runner_options
 from esbench.adhoc.track import Endpoint, Stream, split_url
 from esbench.driver.params.template_assert import compile_assertion
 from esbench.driver.params.template_source import basic_auth_header
@@ -28,6 +33,7 @@ from esbench.driver.params.template_vars import env_value, parse_variable
 from esbench.exceptions import ConfigError
 
 TOP_KEYS = frozenset({"env", "variables", "requests", "runner", "statsd"})
+#: Loadgen's ``RequestItem`` keys esbench runs (``register``, ``sleep`` and ``assert_dsl`` are not).
 REQUEST_ITEM_KEYS = frozenset({"request", "assert"})
 REQUEST_KEYS = frozenset(
     {
@@ -40,17 +46,40 @@ REQUEST_KEYS = frozenset(
         "runtime_variables",
         "runtime_body_line_variables",
         "disable_header_names_normalizing",
+        "simple_mode",
+        "execute_repeat_times",
     }
 )
+#: Every key of Loadgen's ``RunnerConfig`` (``domain.go``); :class:`RunnerOptions` says what each does.
 RUNNER_KEYS = frozenset(
-    {"total_rounds", "no_warm", "default_endpoint", "default_basic_auth", "disable_header_names_normalizing"}
+    {
+        "total_rounds",
+        "no_warm",
+        "valid_status_codes_during_warmup",
+        "assert_invalid",
+        "continue_on_assert_invalid",
+        "skip_invalid_assert",
+        "assert_error",
+        "log_requests",
+        "log_status_codes",
+        "benchmark_only",
+        "duration_in_us",
+        "no_stats",
+        "no_size_stats",
+        "metric_sample_size",
+        "reset_context",
+        "default_endpoint",
+        "default_basic_auth",
+        "disable_header_names_normalizing",
+    }
 )
+logger = logging.getLogger(__name__)
 _ENV = re.compile(r"\$\[\[\s*env\.([^\]\s]+)\s*\]\]")
 
 
 @dataclass(frozen=True, kw_only=True)
 class LoadgenConfig:
-    """A parsed ``loadgen.yml``.
+    """A parsed Loadgen configuration (``loadgen.yml`` or a ``.dsl`` file).
 
     Attributes:
         path: the file.
@@ -58,14 +87,21 @@ class LoadgenConfig:
         endpoints: the URL of each request.
         auths: the ``basic_auth`` of each request (``runner.default_basic_auth`` if it has none),
             or None; see :func:`with_credentials`.
-        total_rounds: ``runner.total_rounds`` (requests per client), or None.
+        repeats: ``execute_repeat_times`` of each request (1 when unset).
+        runner: the ``runner`` section (:mod:`esbench.adhoc.loadgen_runner`).
     """
 
     path: Path
     streams: tuple[Stream, ...]
     endpoints: tuple[Endpoint, ...]
     auths: tuple[tuple[str, str] | None, ...]
-    total_rounds: int | None
+    repeats: tuple[int, ...]
+    runner: RunnerOptions
+
+    @property
+    def total_rounds(self) -> int | None:
+        """``runner.total_rounds`` (rounds per client), or None."""
+        return self.runner.total_rounds
 
 
 def _line(node: yaml.Node) -> int:
@@ -76,13 +112,15 @@ def _check_keys(node: yaml.Node, allowed: frozenset[str], what: str, path: Path)
     if not isinstance(node, yaml.MappingNode):
         raise ConfigError(f"{path} line {_line(node)}: {what} must be a mapping.")
     for key_node, _ in node.value:
-        key = key_node.value
-        if key not in allowed:
-            raise ConfigError(
-                f"{path} line {_line(key_node)}: '{key}' in {what} is not supported by esbench load. "
-                f"Supported keys there: {', '.join(sorted(allowed))}. Remove it (esbench never ignores a "
-                f"key it does not run)."
-            )
+        _check_key(key_node.value, allowed, what, f"{path} line {_line(key_node)}")
+
+
+def _check_key(key: Any, allowed: frozenset[str], what: str, where: str) -> None:
+    if key not in allowed:
+        raise ConfigError(
+            f"{where}: '{key}' in {what} is not a Loadgen key esbench runs. Keys there: "
+            f"{', '.join(sorted(allowed))}. Remove it (esbench never ignores a key it does not run)."
+        )
 
 
 def _child(node: yaml.MappingNode, key: str) -> yaml.Node | None:
@@ -107,13 +145,17 @@ def _auth(raw: Any, env: Mapping[str, str], where: str) -> tuple[str, str] | Non
     return user, _env(raw.get("password", ""), env, where)
 
 
-def load_config(path: Path) -> LoadgenConfig:
-    """Read and check a Loadgen YAML file.
+@dataclass(frozen=True)
+class _Source:
+    """A configuration's data with where each request and variable was written."""
 
-    Raises:
-        ConfigError: unreadable or not YAML, not Loadgen's layout (no ``requests``), an unsupported
-            key (with its line), a URL that is not http(s), a bad variable.
-    """
+    path: Path
+    data: Mapping[str, Any]
+    request_where: tuple[str, ...]
+    variable_where: tuple[str, ...]
+
+
+def _read_yaml(path: Path) -> _Source:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -136,85 +178,191 @@ def load_config(path: Path) -> LoadgenConfig:
             f"{path} line {_line(node) if node else '?'}: statsd output (statsd.enabled: true) is not "
             f"supported: esbench reports and stores the race itself. Set enabled: false or remove 'statsd'."
         )
-    env = {str(k): str(v) for k, v in (data.get("env") or {}).items()}
     runner_node = _child(root, "runner")
-    runner = data.get("runner") or {}
-    if runner_node is not None and runner:
+    if runner_node is not None and data.get("runner"):
         _check_keys(runner_node, RUNNER_KEYS, "'runner'", path)
-    default_endpoint = (
-        _env(runner["default_endpoint"], env, "runner.default_endpoint")
-        if runner.get("default_endpoint")
-        else None
-    )
-    default_auth = _auth(runner.get("default_basic_auth"), env, f"{path}: runner.default_basic_auth")
-
     variables_node = _child(root, "variables")
-    if variables_node is not None:
+    variable_where: list[str] = []
+    if variables_node is not None and data.get("variables") is not None:
         if not isinstance(variables_node, yaml.SequenceNode):
             raise ConfigError(f"{path} line {_line(variables_node)}: 'variables' must be a list.")
-        # Checked here too, so that a bad variable is reported with its line.
-        for node, raw in zip(variables_node.value, data["variables"], strict=True):
-            parse_variable(raw, where=f"{path} line {_line(node)}", base_dir=path.parent, env=env)
+        variable_where = [f"{path} line {_line(n)}" for n in variables_node.value]
     requests_node = _child(root, "requests")
-    if not isinstance(requests_node, yaml.SequenceNode) or not requests_node.value:
+    request_where: list[str] = []
+    if isinstance(requests_node, yaml.SequenceNode):
+        for item_node in requests_node.value:
+            _check_keys(item_node, REQUEST_ITEM_KEYS, "a requests item", path)
+            request_node = _child(item_node, "request")
+            if request_node is None:
+                raise ConfigError(f"{path} line {_line(item_node)}: a requests item needs 'request'.")
+            _check_keys(request_node, REQUEST_KEYS, "'request'", path)
+            request_where.append(f"{path} line {_line(request_node)}")
+    return _Source(path, data, tuple(request_where), tuple(variable_where))
+
+
+def _read_dsl(path: Path) -> _Source:
+    doc = parse_dsl(path)
+    request_where = tuple(f"{path} line {n}" for n in doc.request_lines)
+    for where, item in zip(request_where, doc.data["requests"], strict=True):
+        for key in item["request"]:
+            _check_key(key, REQUEST_KEYS, "'request'", where)
+    runner = doc.data.get("runner")
+    if runner is not None:
+        if not isinstance(runner, Mapping):
+            raise ConfigError(f"{path}: 'runner' takes an object of runner options.")
+        for key in runner:
+            _check_key(key, RUNNER_KEYS, "'runner'", f"{path}")
+    variables = doc.data.get("variables")
+    if variables is not None and not isinstance(variables, list):
+        raise ConfigError(f"{path}: 'variables' takes a list of variables.")
+    return _Source(path, doc.data, request_where, tuple(f"{path}" for _ in variables or ()))
+
+
+def _absolute_paths(variables: list[Any], base_dir: Path) -> list[Any]:
+    out = []
+    for raw in variables:
+        if isinstance(raw, Mapping) and raw.get("path") and not Path(str(raw["path"])).is_absolute():
+            raw = {**raw, "path": str(base_dir / str(raw["path"]))}
+        out.append(raw)
+    return out
+
+
+def _merged(dsl: _Source, base: _Source) -> _Source:
+    """A DSL file run with the YAML configuration's env, runner and variables (Loadgen's
+    ``parseDSL`` starts from the app configuration, ``loadgen.yml``; the DSL's own values win
+    and its requests replace the YAML's)."""
+    env = {**(base.data.get("env") or {}), **(dsl.data.get("env") or {})}
+    runner = {**(base.data.get("runner") or {}), **(dsl.data.get("runner") or {})}
+    own = list(dsl.data.get("variables") or [])
+    names = {v.get("name") for v in own if isinstance(v, Mapping)}
+    inherited = [
+        v
+        for v in _absolute_paths(list(base.data.get("variables") or []), base.path.parent)
+        if not (isinstance(v, Mapping) and v.get("name") in names)
+    ]
+    where = tuple(
+        w
+        for v, w in zip(base.data.get("variables") or [], base.variable_where, strict=False)
+        if not (isinstance(v, Mapping) and v.get("name") in names)
+    )
+    data = {"env": env, "runner": runner, "variables": inherited + own, "requests": dsl.data["requests"]}
+    return _Source(dsl.path, data, dsl.request_where, where + dsl.variable_where)
+
+
+def is_dsl(path: Path) -> bool:
+    """Whether ``path`` is read as Loadgen's DSL (its name ends in ``.dsl``)."""
+    return path.suffix.lower() == ".dsl"
+
+
+def load_config(
+    path: Path, *, base: Path | None = None, dsl: bool | None = None, default_endpoint: str | None = None
+) -> LoadgenConfig:
+    """Read and check a Loadgen YAML or DSL file.
+
+    Args:
+        path: the file.
+        base: for a DSL file, the YAML configuration whose ``env``, ``runner`` and ``variables``
+            it starts from (Loadgen's ``loadgen.yml``), or None.
+        dsl: read as DSL (True) or YAML (False); None = by the name (:func:`is_dsl`).
+        default_endpoint: ``scheme://host:port`` for URLs without a host when the file has no
+            ``runner.default_endpoint`` (the first ``--target-hosts``), or None.
+
+    Raises:
+        ConfigError: unreadable file, not YAML / a DSL syntax error, not Loadgen's layout, a key
+            Loadgen does not have (with its line), a URL that is not http(s), a bad variable or
+            assertion.
+    """
+    source = _read_dsl(path) if (is_dsl(path) if dsl is None else dsl) else _read_yaml(path)
+    if base is not None:
+        source = _merged(source, _read_yaml(base))
+    data = source.data
+    env = {str(k): str(v) for k, v in (data.get("env") or {}).items()}
+    runner = data.get("runner") or {}
+    options = runner_options(runner, where=str(path))
+    if runner.get("default_endpoint"):
+        default_endpoint = _env(runner["default_endpoint"], env, f"{path}: runner.default_endpoint")
+    default_auth = _auth(runner.get("default_basic_auth"), env, f"{path}: runner.default_basic_auth")
+    variables = list(data.get("variables") or [])
+    # Checked here too, so that a bad variable is reported with its line.
+    for where, raw in zip(source.variable_where, variables, strict=False):
+        parse_variable(raw, where=where, base_dir=path.parent, env=env)
+    requests = data.get("requests")
+    if not isinstance(requests, list) or not requests:
         raise ConfigError(f"{path}: 'requests' must be a non-empty list of {{request: ...}} items.")
 
     streams: list[Stream] = []
     endpoints: list[Endpoint] = []
     auths: list[tuple[str, str] | None] = []
+    repeats: list[int] = []
     names: dict[str, int] = {}
-    for item_node, item in zip(requests_node.value, data["requests"], strict=True):
-        _check_keys(item_node, REQUEST_ITEM_KEYS, "a requests item", path)
-        request_node = _child(item_node, "request")
-        if request_node is None:
-            raise ConfigError(f"{path} line {_line(item_node)}: a requests item needs 'request'.")
-        _check_keys(request_node, REQUEST_KEYS, "'request'", path)
+    for where, item in zip(source.request_where, requests, strict=True):
         req = item["request"]
-        where = f"{path} line {_line(request_node)}"
         if "url" not in req:
             raise ConfigError(f"{where}: the request has no 'url'.")
         endpoint = split_url(_env(req["url"], env, where), where=where, default_base=default_endpoint)
         endpoints.append(endpoint)
         auths.append(_auth(req.get("basic_auth"), env, where) or default_auth)
-        params: dict[str, Any] = {
-            "path": endpoint.target,
-            "variables": list(data.get("variables") or []),
-            "env": env,
-        }
-        body = req.get("body")
-        if body is not None and body != "":
-            params["body"] = str(body)
-        if req.get("method"):
-            params["method"] = str(req["method"]).upper()
-        if req.get("body_repeat_times"):
-            params["body-repeat-times"] = req["body_repeat_times"]
-        for key in ("runtime_variables", "runtime_body_line_variables"):
-            if req.get(key):
-                params[key.replace("_", "-")] = req[key]
-        headers: dict[str, str] = {}
-        for entry in req.get("headers") or []:
-            if not isinstance(entry, Mapping):
-                raise ConfigError(f"{where}: 'headers' is a list of {{Name: value}} mappings.")
-            headers.update({str(k): str(v) for k, v in entry.items()})
-        if headers:
-            params["headers"] = headers
-        if item.get("assert") is not None:
-            assert_node = _child(item_node, "assert")
-            compile_assertion(item["assert"], where=f"{path} line {_line(assert_node or item_node)}: assert")
-            params["assert"] = item["assert"]
-        method = params.get("method") or ("POST" if body else "GET")
+        repeat = req.get("execute_repeat_times") or 1
+        if not isinstance(repeat, int) or isinstance(repeat, bool):
+            raise ConfigError(f"{where}: 'execute_repeat_times' must be a whole number, got {repeat!r}.")
+        repeats.append(max(repeat, 1))
+        params = _request_params(req, item, endpoint, variables, env, options, where)
+        method = params.get("method") or ("POST" if params.get("body") else "GET")
         name = f"{method} {endpoint.target.split('?', 1)[0]}"
         names[name] = names.get(name, 0) + 1
         streams.append(Stream(name=name if names[name] == 1 else f"{name} #{names[name]}", params=params))
-
-    rounds = runner.get("total_rounds")
     return LoadgenConfig(
         path=path,
         streams=tuple(streams),
         endpoints=tuple(endpoints),
         auths=tuple(auths),
-        total_rounds=int(rounds) if rounds and int(rounds) > 0 else None,
+        repeats=tuple(repeats),
+        runner=options,
     )
+
+
+def _request_params(
+    req: Mapping[str, Any],
+    item: Mapping[str, Any],
+    endpoint: Endpoint,
+    variables: list[Any],
+    env: Mapping[str, str],
+    options: RunnerOptions,
+    where: str,
+) -> dict[str, Any]:
+    """The ``templated-request`` params of one request item."""
+    params: dict[str, Any] = {"path": endpoint.target, "variables": variables, "env": dict(env)}
+    if req.get("method"):
+        params["method"] = str(req["method"]).upper()
+    if req.get("simple_mode"):
+        # Loadgen's simple mode sends the method and the URL only: no body, headers or templates.
+        return {**params, "method": params.get("method") or "GET"}
+    body = req.get("body")
+    if body is not None and body != "":
+        params["body"] = str(body)
+    if req.get("body_repeat_times"):
+        params["body-repeat-times"] = req["body_repeat_times"]
+    for key in ("runtime_variables", "runtime_body_line_variables"):
+        if req.get(key):
+            params[key.replace("_", "-")] = req[key]
+    headers: dict[str, str] = {}
+    for entry in req.get("headers") or []:
+        if not isinstance(entry, Mapping):
+            raise ConfigError(f"{where}: 'headers' is a list of {{Name: value}} mappings.")
+        headers.update({str(k): str(v) for k, v in entry.items()})
+    if headers:
+        params["headers"] = headers
+    if item.get("assert") is not None and not options.benchmark_only:
+        try:
+            compile_assertion(item["assert"], where=f"{where}: assert")
+            params["assert"] = item["assert"]
+        except ConfigError as exc:
+            if not options.skip_invalid_assert:
+                raise
+            logger.warning("%s (skipped: runner.skip_invalid_assert is true)", exc)
+    if options.log_requests or options.log_statuses:
+        params["log-requests"] = True if options.log_requests else sorted(options.log_statuses)
+    return params
 
 
 def with_credentials(

@@ -94,8 +94,15 @@ class LoadShape:
         iterations: requests per client (iteration based), or None.
         warmup_iterations: warmup requests per client.
         request_limit: total requests over all streams and clients, or None.
+        limits: the request limit of each stream (over its clients), instead of sharing out
+            ``request_limit``; empty = share.
         clients_per_stream: True = every stream gets ``clients`` clients (esperf's threads per
             URL); False = ``clients`` are divided among the streams (Loadgen's ``-c``).
+        sequential: the streams run one after the other in their order, each with ``clients``
+            clients and the whole ``request_limit`` share of its own (Loadgen's order of requests
+            within a round); else together in one ``parallel`` block.
+        warm_round: before everything, each stream once, by one client, not measured and not
+            reported (Loadgen's warm-up round), with these ``templated-request`` params added.
     """
 
     clients: int = 1
@@ -105,7 +112,10 @@ class LoadShape:
     iterations: int | None = None
     warmup_iterations: int | None = None
     request_limit: int | None = None
+    limits: tuple[int, ...] = ()
     clients_per_stream: bool = False
+    sequential: bool = False
+    warm_round: Mapping[str, Any] | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -126,30 +136,55 @@ def build_track(
     if shape.rate is not None and shape.rate <= 0:
         raise ConfigError(f"The rate must be positive (requests per second), got {shape.rate:g}.")
     k = len(streams)
-    if shape.request_limit is not None and shape.request_limit < k:
+    if shape.request_limit is not None and shape.request_limit < k and not shape.limits:
         raise ConfigError(
             f"A request limit of {shape.request_limit} cannot cover the {k} requests of the configuration."
         )
+    limits = shape.limits if shape.limits else None
     tasks = []
     for i, stream in enumerate(streams):
-        clients = shape.clients if shape.clients_per_stream else max(1, _share(shape.clients, k, i))
+        own = shape.clients_per_stream or shape.sequential
+        clients = shape.clients if own else max(1, _share(shape.clients, k, i))
         params = dict(stream.params)
-        if shape.request_limit is not None:
+        if limits is not None:
+            params["request-limit"] = limits[i]
+        elif shape.request_limit is not None:
             params["request-limit"] = _share(shape.request_limit, k, i)
         op = Operation(name=stream.name, operation_type=OPERATION_TYPE, params=params)
+        if shape.iterations is not None:
+            warmup_time = None
+        elif shape.duration is not None:
+            warmup_time = shape.warmup
+        else:  # ends when the request limit is reached; esperf's -o omits the first seconds
+            warmup_time = shape.warmup or None
         tasks.append(
             Task(
                 name=stream.name,
                 operation=op,
                 clients=clients,
-                warmup_time_period=shape.warmup if shape.duration is not None else None,
+                warmup_time_period=warmup_time,
                 time_period=shape.duration,
                 warmup_iterations=shape.warmup_iterations if shape.iterations is not None else None,
                 iterations=shape.iterations,
-                target_throughput=Throughput(value=shape.rate / k) if shape.rate is not None else None,
+                target_throughput=Throughput(value=shape.rate / (1 if shape.sequential else k))
+                if shape.rate is not None
+                else None,
             )
         )
-    schedule: tuple[Task | Parallel, ...] = (tasks[0],) if k == 1 else (Parallel(tasks=tuple(tasks)),)
+    warm: list[Task] = []
+    if shape.warm_round is not None:
+        for stream in streams:
+            params = {**stream.params, **shape.warm_round, "include-in-reporting": False}
+            params.pop("request-limit", None)
+            name = f"warm-up {stream.name}"
+            op = Operation(
+                name=name, operation_type=OPERATION_TYPE, params=params, include_in_reporting=False
+            )
+            warm.append(Task(name=name, operation=op, clients=1, warmup_iterations=1, iterations=0))
+    if shape.sequential or k == 1:
+        schedule: tuple[Task | Parallel, ...] = (*warm, *tasks)
+    else:
+        schedule = (*warm, Parallel(tasks=tuple(tasks)))
     return Track(
         name=name,
         root=root,

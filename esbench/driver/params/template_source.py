@@ -18,7 +18,14 @@ What seeds 001 (esperf, ``$RDICT``) and 002 (INFINI Loadgen, ``$[[name]]`` and
 ``request-limit``              requests over all clients before the task ends (Loadgen ``-l``)
 ``bulk``                       account the response per item like ``bulk`` (default: the path
                                ends in ``/_bulk``)
-``assert``                     a Loadgen response assertion (:mod:`.template_assert`)
+``assert``                     a Loadgen response assertion (:mod:`.template_assert`), checked
+                               on every response; when it holds, the status is not judged
+``assert-ends-race``           a failed assertion ends the race (Loadgen's ``assert_invalid``
+                               without ``continue_on_assert_invalid``)
+``log-requests``               log requests and responses to the race log: true for all, or
+                               a list of statuses (Loadgen's ``log_requests``/``log_status_codes``)
+``warmup-round``               this task is Loadgen's warm-up round: a list of the statuses of
+                               400 or more it accepts; any other ends the race
 ``ignore``                     HTTP statuses that are not errors (a number or list)
 ``request-timeout``            client-side timeout, seconds
 =============================  ===========================================================
@@ -74,6 +81,9 @@ _KEYS = frozenset(
         "request-limit",
         "bulk",
         "assert",
+        "assert-ends-race",
+        "log-requests",
+        "warmup-round",
         "ignore",
         "request-timeout",
         "request-params",
@@ -98,6 +108,11 @@ class TemplatedCall:
         bulk_size: documents in a bulk body (responses accounted per item), None otherwise.
         assertion: the response check, or None.
         ignore: statuses that are not errors.
+        label: ``METHOD path`` of the task's request (for messages and logs).
+        assertion_ends_race: a failed assertion raises instead of being counted.
+        log_all / log_statuses: log this request and its response (all, or these statuses).
+        warmup_accepts: for Loadgen's warm-up round, the statuses of 400 or more it accepts
+            (None: not a warm-up round).
     """
 
     method: str
@@ -108,6 +123,11 @@ class TemplatedCall:
     bulk_size: int | None
     assertion: Assertion | None
     ignore: frozenset[int]
+    label: str = ""
+    assertion_ends_race: bool = False
+    log_all: bool = False
+    log_statuses: frozenset[int] = frozenset()
+    warmup_accepts: frozenset[int] | None = None
 
 
 def _mapping(params: Mapping[str, Any], key: str, op: str) -> dict[str, str]:
@@ -221,6 +241,13 @@ class TemplatedRequestParamSource(ParamSource):
             raise ConfigError(f"{where}: put query parameters into 'path' rather than 'request-params'.")
         self.static_headers = dict(extra_headers or {})
         self.assertion = compile_assertion(params.get("assert"), where=f"{where}, assert")
+        self.assertion_ends_race = bool(params.get("assert-ends-race", False))
+        logged = params.get("log-requests", False)
+        self.log_all = logged is True
+        self.log_statuses = frozenset(int(s) for s in logged) if isinstance(logged, list) else frozenset()
+        accepts = params.get("warmup-round")
+        self.warmup_accepts = frozenset(int(s) for s in accepts) if accepts is not None else None
+        self.label = op
         ignore = params.get("ignore", ())
         self.ignore = frozenset(int(s) for s in ([ignore] if isinstance(ignore, int | str) else ignore))
         bulk = params.get("bulk")
@@ -348,5 +375,10 @@ class _ClientSource:
             bulk_size=task.docs_per_line * task.times if task.bulk else None,
             assertion=task.assertion,
             ignore=task.ignore,
+            label=task.label,
+            assertion_ends_race=task.assertion_ends_race,
+            log_all=task.log_all,
+            log_statuses=task.log_statuses,
+            warmup_accepts=task.warmup_accepts,
         )
         return {PREPARED: call}

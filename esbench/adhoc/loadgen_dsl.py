@@ -1,0 +1,263 @@
+"""INFINI Loadgen's DSL (``loadgen -run FILE.dsl``) read into the structure of its YAML.
+
+The layout, as Loadgen's files show it (``loadgen.dsl``, ``bulk-testing-example.dsl`` and
+``api-testing-example.dsl`` at the root of github ``infinilabs/loadgen``; Loadgen compiles the DSL
+to its YAML with ``plugins/loadgen_dsl.wasm`` and runs that, ``main.go`` ``parseDSL``):
+
+* a request is a line ``METHOD URL`` (``URL`` a path under ``runner.default_endpoint``, or a full
+  URL); the lines under it, up to a blank line or a ``#`` line, are its body;
+* ``#`` lines form blocks (blank lines between them do not end a block). A block before the
+  first request holds top-level options, ``key: value`` separated by commas (``runner``,
+  ``variables``, ``env``). A block after a request either holds options of that request
+  (``request: {...}`` merged into it, ``assert``, ``sleep``, ``register``, ``assert_dsl``) or is
+  an assertion: an HTTP status (``# 200``) and/or a response body subset (``# {"count": 2}``,
+  every leaf compared for equality; ``gt(n)``, ``gte(n)``, ``lt(n)``, ``lte(n)`` compare numbers;
+  array items by position);
+* ``//`` starts a comment inside a block, so ``# // text`` is a comment line.
+
+:func:`parse_dsl` returns Loadgen's YAML structure (what its compiler prints) and the line of
+each request; :mod:`esbench.adhoc.loadgen` then treats it exactly like a YAML file. Errors name
+the file, the line and what was expected.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from esbench.adhoc.dsl_values import Comparison, DslSyntaxError, Reader
+from esbench.exceptions import ConfigError
+
+#: Options a block before the first request may set (Loadgen's top-level YAML keys it merges).
+TOP_BLOCK_KEYS = frozenset({"runner", "variables", "env"})
+#: Options a block after a request may set (keys of Loadgen's ``RequestItem``).
+REQUEST_BLOCK_KEYS = frozenset({"request", "assert", "sleep", "register", "assert_dsl"})
+_FROM_REQUEST_LINE = ("method", "url", "body")
+_METHOD = re.compile(r"[A-Za-z]+")
+_BODY_JSON = "_ctx.response.body_json"
+
+
+@dataclass(frozen=True, slots=True)
+class DslDocument:
+    """A parsed ``.dsl`` file.
+
+    Attributes:
+        data: Loadgen's YAML structure: ``{"runner"?, "variables"?, "env"?, "requests": [...]}``.
+        request_lines: the line of each request's ``METHOD URL``.
+    """
+
+    data: dict[str, Any]
+    request_lines: tuple[int, ...]
+
+
+@dataclass
+class _Block:
+    lines: list[tuple[int, str]]
+
+    def text(self) -> str:
+        return "\n".join(t for _, t in self.lines)
+
+    def line_at(self, offset: int) -> int:
+        start = 0
+        for number, text in self.lines:
+            if offset <= start + len(text):
+                return number
+            start += len(text) + 1
+        return self.lines[-1][0]
+
+
+def _error(path: Path, line: int, message: str) -> ConfigError:
+    return ConfigError(
+        f"{path} line {line}: {message}. (Loadgen DSL: a request is 'METHOD /path' followed by its "
+        f"body lines; '# 200' and '# {{...}}' after it assert the status and a body subset; "
+        f"'# key: {{...}}' blocks carry options, separated by commas.)"
+    )
+
+
+def _syntax(path: Path, block: _Block, exc: DslSyntaxError) -> ConfigError:
+    return _error(path, block.line_at(exc.offset), f"expected {exc.expected}, found {exc.found}")
+
+
+def _options(
+    path: Path, block: _Block, reader: Reader, allowed: frozenset[str], where: str
+) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    while True:
+        token = reader.peek
+        try:
+            key = reader.key()
+            if key not in allowed:
+                raise _error(
+                    path,
+                    block.line_at(token.offset),
+                    f"'{key}' is not an option {where}; the options there are {', '.join(sorted(allowed))}",
+                )
+            reader.expect(":", "':' after the option name")
+            options[key] = reader.value()
+            if reader.at(","):
+                reader.take()
+            if reader.peek.kind == "end":
+                return options
+        except DslSyntaxError as exc:
+            raise _syntax(path, block, exc) from None
+
+
+def _leaves(value: Any, prefix: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves(item, f"{prefix}.{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _leaves(item, f"{prefix}.{index}")
+    else:
+        yield prefix, value
+
+
+def assertion_of(status: int | None, body: Any) -> dict[str, Any] | None:
+    """Loadgen's ``assert`` condition for ``# STATUS`` and ``# BODY``: ``equals`` on the status and
+    on every leaf of the body subset (``range`` for ``gt``/``gte``/``lt``/``lte``), under ``and``;
+    None when there is nothing to check."""
+    conditions: list[dict[str, Any]] = []
+    if status is not None:
+        conditions.append({"equals": {"_ctx.response.status": status}})
+    for field, leaf in _leaves(body, _BODY_JSON) if body is not None else ():
+        if isinstance(leaf, Comparison):
+            conditions.append({"range": {field: {leaf.op: leaf.value}}})
+        else:
+            conditions.append({"equals": {field: leaf}})
+    if not conditions:
+        return None
+    return conditions[0] if len(conditions) == 1 else {"and": conditions}
+
+
+def _assertion(path: Path, block: _Block, reader: Reader) -> dict[str, Any] | None:
+    try:
+        status = None
+        token = reader.peek
+        if token.kind == "number":
+            reader.take()
+            if not token.text.isdigit():
+                raise _error(
+                    path, block.line_at(token.offset), f"expected an HTTP status, found {token.text}"
+                )
+            status = int(token.text)
+        body = None
+        if reader.at("{") or reader.at("["):
+            body = reader.value(calls=True)
+        elif status is None:
+            raise DslSyntaxError(
+                reader.peek.offset,
+                "an HTTP status, a '{...}' body subset or 'key: value' options",
+                repr(token.text),
+            )
+        reader.end()
+    except DslSyntaxError as exc:
+        raise _syntax(path, block, exc) from None
+    return assertion_of(status, body)
+
+
+def _is_options(reader: Reader) -> bool:
+    first, second = reader.tokens[0], reader.tokens[1] if len(reader.tokens) > 1 else None
+    return first.kind in ("word", "string") and second is not None and second.text == ":"
+
+
+def _apply(path: Path, block: _Block, items: list[dict[str, Any]], top: dict[str, Any]) -> None:
+    try:
+        reader = Reader(block.text())
+    except DslSyntaxError as exc:
+        raise _syntax(path, block, exc) from None
+    if reader.peek.kind == "end":
+        return  # only // comments
+    if not items:
+        if not _is_options(reader):
+            raise _error(
+                path,
+                block.line_at(reader.peek.offset),
+                "an assertion must follow a request ('METHOD /path' line)",
+            )
+        top.update(_options(path, block, reader, TOP_BLOCK_KEYS, "before the first request"))
+        return
+    item = items[-1]
+    if not _is_options(reader):
+        condition = _assertion(path, block, reader)
+        if condition is not None:
+            item["assert"] = condition
+        return
+    options = _options(path, block, reader, REQUEST_BLOCK_KEYS, "after a request")
+    extra = options.pop("request", None)
+    if extra is not None:
+        if not isinstance(extra, dict):
+            raise _error(path, block.lines[0][0], "'request' takes an object of request options")
+        clash = [k for k in _FROM_REQUEST_LINE if k in extra]
+        if clash:
+            raise _error(
+                path,
+                block.lines[0][0],
+                f"'{clash[0]}' comes from the request line and the lines under it, "
+                f"not from 'request: {{...}}'",
+            )
+        item["request"].update(extra)
+    item.update(options)
+
+
+def parse_dsl(path: Path) -> DslDocument:
+    """Read a Loadgen ``.dsl`` file (see module doc).
+
+    Raises:
+        ConfigError: unreadable file, a request line without a URL, a block that is neither
+            options nor an assertion, an unknown option, a syntax error in a block (each with
+            the file, the line and what was expected), or no request at all.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"Cannot read the Loadgen DSL file {path}: {exc}.") from None
+    top: dict[str, Any] = {}
+    items: list[dict[str, Any]] = []
+    lines: list[int] = []
+    block: _Block | None = None
+    body: list[str] | None = None  # the body lines of the last request while they may continue
+
+    def close_body() -> None:
+        if body is not None and items:
+            items[-1]["request"]["body"] = "\n".join(body) + "\n" if body else ""
+
+    for number, raw in enumerate(text.splitlines(), start=1):
+        stripped = raw.strip()
+        if stripped.startswith("#"):
+            close_body()
+            body = None
+            if block is None:
+                block = _Block([])
+            block.lines.append((number, stripped[1:]))
+            continue
+        if not stripped:
+            close_body()
+            body = None
+            continue
+        if block is not None:
+            _apply(path, block, items, top)
+            block = None
+        if body is not None:
+            body.append(raw)
+            continue
+        method, _, url = stripped.partition(" ")
+        if not _METHOD.fullmatch(method):
+            raise _error(path, number, f"expected a request line 'METHOD /path', found {stripped[:40]!r}")
+        if not url.strip():
+            raise _error(path, number, f"expected a URL after the method '{method}'")
+        items.append({"request": {"method": method.upper(), "url": url.strip(), "body": ""}})
+        lines.append(number)
+        body = []
+    close_body()
+    if block is not None:
+        _apply(path, block, items, top)
+    if not items:
+        raise ConfigError(
+            f"{path} has no request: a Loadgen DSL file needs at least one 'METHOD /path' line "
+            f"(e.g. 'GET /_cluster/health')."
+        )
+    return DslDocument(data={**top, "requests": items}, request_lines=tuple(lines))
