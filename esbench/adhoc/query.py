@@ -7,7 +7,7 @@ evict the page cache as seed 001 did) run at the same time as separate tasks of 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +30,19 @@ def query_track(
     iterations: int | None,
     duration: float | None,
     warmup: float,
+    recurrence: int | None = None,
+    credentials: tuple[str, str] | None = None,
+    timeout: float | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> RaceSettings:
     """The race settings of a query run (see module doc).
 
-    ``iterations`` are per client (esperf's ``-r``); ``rate`` is over all clients and URLs;
-    ``warmup`` is seconds with ``duration``, requests per client with ``iterations``.
+    ``recurrence`` is esperf's ``-r``: requests per URL over all its clients (esperf's worker
+    threads share one request counter, ``Worker.cpp``/``Stats.cpp``; its README says "per
+    thread", its code counts them together). ``iterations`` are per client; ``rate`` is over
+    all clients and URLs; ``warmup`` is seconds omitted from the statistics (esperf's ``-o``),
+    requests per client with ``iterations``. ``credentials`` (esperf's ``-u``) become the race's
+    basic authentication unless the client options have some; ``timeout`` is seconds per request.
 
     Raises:
         ConfigError: a URL that is not http(s), a missing or empty dictionary, an unknown variable,
@@ -55,6 +63,10 @@ def query_track(
             params["method"] = method.upper()
         if dictionary is not None:
             params["dictionary"] = str(dictionary)
+        if timeout is not None:
+            params["request-timeout"] = timeout
+        if headers:
+            params["headers"] = dict(headers)
         name = f"query {endpoint.target.split('?', 1)[0]}"
         seen[name] = seen.get(name, 0) + 1
         streams.append(Stream(name=name if seen[name] == 1 else f"{name} #{seen[name]}", params=params))
@@ -65,6 +77,7 @@ def query_track(
         warmup=warmup if iterations is None else None,
         iterations=iterations,
         warmup_iterations=int(warmup) if iterations is not None else None,
+        limits=(recurrence,) * len(streams) if recurrence is not None else (),
         clients_per_stream=True,
     )
     track = build_track(
@@ -75,4 +88,4 @@ def query_track(
         shape=shape,
         description=f"esbench query: {', '.join(urls)}",
     )
-    return adhoc_settings(base, track=track, endpoints=endpoints)
+    return adhoc_settings(base, track=track, endpoints=endpoints, credentials=credentials)

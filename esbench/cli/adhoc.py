@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from esbench.cli._tags import parse_user_tags
 from esbench.cli.race import EXIT_RACE_FAILED, _split_hosts
 from esbench.cli.race import race as race_command
 from esbench.console import Console
+from esbench.driver.outcome import CONNECTION, TIMEOUT, TLS, TRANSPORT
 from esbench.driver.settings import DriverSettings, OnError
 from esbench.exceptions import ConfigError, UserError, UserInterrupted
 from esbench.reporting.formats import ReportFormat
@@ -78,7 +80,8 @@ def _base_settings(options: dict[str, Any]) -> RaceSettings:
     )
 
 
-def _run(settings: RaceSettings, quiet: bool) -> None:
+def _run(settings: RaceSettings, quiet: bool) -> Any:
+    """Run the race; its stored result when it completed, else exit with EXIT_RACE_FAILED."""
     from esbench.racecontrol import run_race
 
     result = run_race(settings, console=Console(quiet=quiet))
@@ -87,11 +90,7 @@ def _run(settings: RaceSettings, quiet: bool) -> None:
     if result.status != STATUS_COMPLETED:
         click.echo(f"[ERROR] Race {result.race_id} did not complete: {result.error}", err=True)
         raise SystemExit(EXIT_RACE_FAILED)
-
-
-def _positive(value: float | None, option: str) -> None:
-    if value is not None and value <= 0:
-        raise UserError(f"{option} must be positive, got {value:g}.")
+    return result
 
 
 def _read_variables(path: Path | None) -> list[Any]:
@@ -120,7 +119,7 @@ def _read_variables(path: Path | None) -> list[Any]:
     default=None,
     help="Read the body template from a file.",
 )
-@click.option("--method", "-X", default=None, help="HTTP method (default POST with a body, else GET).")
+@click.option("--method", "-X", default="GET", show_default=True, help="HTTP method (esperf's -X).")
 @click.option(
     "--dictionary",
     "-d",
@@ -138,47 +137,81 @@ def _read_variables(path: Path | None) -> list[Any]:
 @click.option(
     "--clients",
     "-c",
+    "-t",
     type=click.IntRange(min=1),
     default=1,
     show_default=True,
-    help="Clients per URL (esperf's threads).",
+    help="Clients per URL (esperf's -t threads).",
 )
 @click.option(
-    "--rate",
+    "--recurrence",
     "-r",
-    type=float,
+    type=click.IntRange(min=1),
     default=None,
-    help="Target throughput in requests/s over all clients (open loop); default: unthrottled.",
+    help="Requests per URL over all its clients (esperf's -r: its threads share one counter).",
 )
 @click.option("--iterations", "-n", type=click.IntRange(min=1), default=None, help="Requests per client.")
 @click.option(
-    "--duration", "-t", type=float, default=None, help="Seconds to measure (default 30 without -n)."
+    "--rate",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Target throughput in requests/s over all clients (open loop); default: unthrottled.",
+)
+@click.option(
+    "--duration",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Seconds to measure (default 30 without -r or -n).",
 )
 @click.option(
     "--warmup",
-    type=float,
+    "-o",
+    "-w",
+    type=click.FloatRange(min=0),
     default=0.0,
     show_default=True,
-    help="Warmup: seconds with -t, requests per client with -n.",
+    help="Seconds omitted from the statistics (esperf's -o/-w); requests per client with -n.",
+)
+@click.option(
+    "--user",
+    "-u",
+    "user",
+    default=None,
+    metavar="USER:PASSWORD",
+    help="HTTP basic authentication (esperf's -u); never printed.",
+)
+@click.option(
+    "--timeout",
+    "-T",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Client-side request timeout in seconds (esperf's -T).",
+)
+@click.option(
+    "--header", "-H", "headers", multiple=True, metavar="'NAME: VALUE'", help="Extra header (esperf's -H)."
 )
 def query(
     urls: tuple[str, ...],
     body: str | None,
     body_file: Path | None,
-    method: str | None,
+    method: str,
     dictionary: Path | None,
     variables_file: Path | None,
     clients: int,
-    rate: float | None,
+    recurrence: int | None,
     iterations: int | None,
+    rate: float | None,
     duration: float | None,
     warmup: float,
+    user: str | None,
+    timeout: float | None,
+    headers: tuple[str, ...],
     **options: Any,
 ) -> None:
-    """Send a templated query to one or more URLs, esperf style, as a race.
+    """Send a templated query to one or more URLs, esperf's command line, as a race.
 
-    The body comes from --body, --body-file or stdin. Example (seed 001):
-    echo '{"query": ... [$RDICT] ...}' | esbench query -d location.txt -c 4 -t 60 http://127.0.0.1:9200/idx/_search
+    The body comes from --body, --body-file or stdin. Example (seed 001, unchanged from esperf):
+    echo '{"query": ... [$RDICT] ...}' | esbench query -r 50 -t 1 -d location.txt http://127.0.0.1:9200/idx/_search
     """
     from esbench.adhoc.query import query_track
 
@@ -191,12 +224,8 @@ def query(
             raise UserError(f"Cannot read --body-file {body_file}: {exc}.") from None
     elif body is None and not sys.stdin.isatty():
         body = sys.stdin.read()
-    _positive(rate, "--rate")
-    _positive(duration, "--duration")
-    if iterations is not None and duration is not None:
-        raise UserError("Give either -n/--iterations or -t/--duration, not both.")
-    if warmup < 0:
-        raise UserError(f"--warmup must not be negative, got {warmup:g}.")
+    if iterations is not None and (duration is not None or recurrence is not None):
+        raise UserError("Give -n/--iterations alone: not with --duration or -r/--recurrence.")
     quiet = options.pop("quiet")
     base = _base_settings(options)
     settings = query_track(
@@ -209,10 +238,41 @@ def query(
         clients=clients,
         rate=rate,
         iterations=iterations,
-        duration=duration if iterations is not None or duration is not None else 30.0,
+        recurrence=recurrence,
+        duration=duration if (iterations, duration, recurrence) != (None, None, None) else 30.0,
         warmup=warmup,
+        credentials=_user(user),
+        timeout=timeout,
+        headers=_headers(headers),
     )
     _run(settings, quiet)
+
+
+def _user(value: str | None) -> tuple[str, str] | None:
+    """esperf's ``-u user:password`` (curl's CURLOPT_USERPWD: no colon = empty password)."""
+    if value is None:
+        return None
+    name, _, password = value.partition(":")
+    if not name:
+        raise UserError("-u/--user takes USER:PASSWORD (e.g. -u elastic:changeme); the user name is empty.")
+    return name, password
+
+
+def _headers(values: tuple[str, ...]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for value in values:
+        name, sep, text = value.partition(":")
+        if not sep or not name.strip():
+            raise UserError(f"-H/--header takes 'NAME: VALUE' (e.g. -H 'X-Opaque-Id: run1'), got {value!r}.")
+        headers[name.strip()] = text.strip()
+    return headers
+
+
+class ConfigFormat(StrEnum):
+    """How ``esbench load`` reads its file: Loadgen's YAML or its DSL."""
+
+    YAML = "yaml"
+    DSL = "dsl"
 
 
 @click.command()
@@ -220,9 +280,24 @@ def query(
     "--config",
     "config_file",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=Path("loadgen.yml"),
-    show_default=True,
-    help="INFINI Loadgen YAML configuration.",
+    default=None,
+    help="INFINI Loadgen configuration: YAML, or DSL when the name ends in .dsl "
+    "[default: loadgen.yml; with -run, the YAML the DSL starts from if it exists].",
+)
+@click.option(
+    "-run",
+    "--run",
+    "run_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="A Loadgen DSL file to run (Loadgen's -run).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice([f.value for f in ConfigFormat]),
+    default=None,
+    help="Read the file as this format instead of choosing by its extension.",
 )
 @click.option(
     "-c",
@@ -232,13 +307,34 @@ def query(
     show_default=True,
     help="Clients (Loadgen's concurrency), shared out among the requests.",
 )
-@click.option("-d", "duration", type=float, default=5.0, show_default=True, help="Duration in seconds.")
-@click.option("-r", "rate", type=float, default=None, help="Requests per second over all clients.")
+@click.option(
+    "-d",
+    "duration",
+    type=click.FloatRange(min=0, min_open=True),
+    default=5.0,
+    show_default=True,
+    help="Duration in seconds.",
+)
+@click.option(
+    "-r",
+    "rate",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Requests per second over all clients.",
+)
 @click.option("-l", "limit", type=click.IntRange(min=1), default=None, help="Total requests (Loadgen -l).")
 @click.option("--compress", is_flag=True, help="gzip request bodies (Loadgen --compress).")
-@click.option("--warmup", type=float, default=0.0, show_default=True, help="Warmup seconds before measuring.")
+@click.option(
+    "--warmup",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    show_default=True,
+    help="Warmup seconds before measuring.",
+)
 def load(
-    config_file: Path,
+    config_file: Path | None,
+    run_file: Path | None,
+    fmt: str | None,
     clients: int,
     duration: float,
     rate: float | None,
@@ -247,21 +343,31 @@ def load(
     warmup: float,
     **options: Any,
 ) -> None:
-    """Run an INFINI Loadgen YAML configuration as a race.
+    """Run an INFINI Loadgen YAML configuration or DSL file as a race.
 
-    Example (seed 002): esbench load --config loadgen.yml -c 4 -d 60 --compress
+    Examples: esbench load --config loadgen.yml -c 4 -d 60 --compress (seed 002);
+    esbench load -run api-testing-example.dsl (exits 1 when an assertion fails and the file
+    sets runner.assert_invalid, 2 on request errors with runner.assert_error, like Loadgen).
     """
     from esbench.adhoc.load import load_track
 
-    _positive(rate, "-r (rate)")
-    _positive(duration, "-d (duration)")
-    if warmup < 0:
-        raise UserError(f"--warmup must not be negative, got {warmup:g}.")
+    if run_file is not None:
+        if config_file is not None and ConfigFormat.DSL in (fmt, config_file.suffix.lower().lstrip(".")):
+            raise UserError("Give the DSL file once: -run FILE.dsl, or --config FILE.dsl.")
+        target, base_config = run_file, config_file
+        if base_config is None and Path("loadgen.yml").is_file():
+            base_config = Path("loadgen.yml")
+        dsl: bool | None = fmt != ConfigFormat.YAML
+    else:
+        target, base_config = config_file or Path("loadgen.yml"), None
+        dsl = None if fmt is None else fmt == ConfigFormat.DSL
     quiet = options.pop("quiet")
     base = _base_settings(options)
-    settings = load_track(
+    plan = load_track(
         base,
-        config=config_file,
+        config=target,
+        base_config=base_config,
+        dsl=dsl,
         clients=clients,
         duration=duration,
         rate=rate,
@@ -269,7 +375,39 @@ def load(
         compress=compress,
         warmup=warmup,
     )
-    _run(settings, quiet)
+    result = _run(plan.settings, quiet)
+    _loadgen_exit(result, assert_invalid=plan.runner.assert_invalid, assert_error=plan.runner.assert_error)
+
+
+#: Loadgen's exit statuses (main.go runLoaderConfig): 1 = a failed assertion, 2 = a request error.
+EXIT_ASSERT_INVALID = 1
+EXIT_ASSERT_ERROR = 2
+#: Error types of requests that got no response: Loadgen's "errors" (loader.go: err != nil).
+_NO_RESPONSE = frozenset({TRANSPORT, TIMEOUT, CONNECTION, TLS})
+
+
+def _loadgen_exit(result: Any, *, assert_invalid: bool, assert_error: bool) -> None:
+    """Exit like Loadgen after a completed run: list the failed assertions per request (count,
+    first reasons with the expected and the actual value) and exit 1 with ``assert_invalid``;
+    exit 2 with ``assert_error`` when requests got no response."""
+    failed = [t for t in result.tasks if t.errors_by_type.get("assertion")]
+    for task in failed:
+        reasons = [d.reason for d in task.error_descriptions if d.error_type == "assertion"][:3]
+        click.echo(
+            f"[WARNING] {task.task}: {task.errors_by_type['assertion']} of {task.sample_count} responses "
+            f"failed the assertion: {'; '.join(reasons)}",
+            err=True,
+        )
+    if assert_invalid and failed:
+        click.echo(f"[ERROR] Assertions failed in race {result.race_id} (runner.assert_invalid).", err=True)
+        raise SystemExit(EXIT_ASSERT_INVALID)
+    errors = sum(n for t in result.tasks for k, n in t.errors_by_type.items() if k in _NO_RESPONSE)
+    if assert_error and errors:
+        click.echo(
+            f"[ERROR] {errors} requests got no response in race {result.race_id} (runner.assert_error).",
+            err=True,
+        )
+        raise SystemExit(EXIT_ASSERT_ERROR)
 
 
 main.add_command(_with_race_options(query))
