@@ -153,6 +153,7 @@ class _Source:
     data: Mapping[str, Any]
     request_where: tuple[str, ...]
     variable_where: tuple[str, ...]
+    assert_where: tuple[str, ...]
 
 
 def _read_yaml(path: Path) -> _Source:
@@ -189,6 +190,7 @@ def _read_yaml(path: Path) -> _Source:
         variable_where = [f"{path} line {_line(n)}" for n in variables_node.value]
     requests_node = _child(root, "requests")
     request_where: list[str] = []
+    assert_where: list[str] = []
     if isinstance(requests_node, yaml.SequenceNode):
         for item_node in requests_node.value:
             _check_keys(item_node, REQUEST_ITEM_KEYS, "a requests item", path)
@@ -197,7 +199,9 @@ def _read_yaml(path: Path) -> _Source:
                 raise ConfigError(f"{path} line {_line(item_node)}: a requests item needs 'request'.")
             _check_keys(request_node, REQUEST_KEYS, "'request'", path)
             request_where.append(f"{path} line {_line(request_node)}")
-    return _Source(path, data, tuple(request_where), tuple(variable_where))
+            assert_node = _child(item_node, "assert")
+            assert_where.append(f"{path} line {_line(assert_node or item_node)}")
+    return _Source(path, data, tuple(request_where), tuple(variable_where), tuple(assert_where))
 
 
 def _read_dsl(path: Path) -> _Source:
@@ -215,7 +219,7 @@ def _read_dsl(path: Path) -> _Source:
     variables = doc.data.get("variables")
     if variables is not None and not isinstance(variables, list):
         raise ConfigError(f"{path}: 'variables' takes a list of variables.")
-    return _Source(path, doc.data, request_where, tuple(f"{path}" for _ in variables or ()))
+    return _Source(path, doc.data, request_where, tuple(f"{path}" for _ in variables or ()), request_where)
 
 
 def _absolute_paths(variables: list[Any], base_dir: Path) -> list[Any]:
@@ -246,7 +250,7 @@ def _merged(dsl: _Source, base: _Source) -> _Source:
         if not (isinstance(v, Mapping) and v.get("name") in names)
     )
     data = {"env": env, "runner": runner, "variables": inherited + own, "requests": dsl.data["requests"]}
-    return _Source(dsl.path, data, dsl.request_where, where + dsl.variable_where)
+    return _Source(dsl.path, data, dsl.request_where, where + dsl.variable_where, dsl.assert_where)
 
 
 def is_dsl(path: Path) -> bool:
@@ -295,7 +299,7 @@ def load_config(
     auths: list[tuple[str, str] | None] = []
     repeats: list[int] = []
     names: dict[str, int] = {}
-    for where, item in zip(source.request_where, requests, strict=True):
+    for where, assert_where, item in zip(source.request_where, source.assert_where, requests, strict=True):
         req = item["request"]
         if "url" not in req:
             raise ConfigError(f"{where}: the request has no 'url'.")
@@ -306,7 +310,7 @@ def load_config(
         if not isinstance(repeat, int) or isinstance(repeat, bool):
             raise ConfigError(f"{where}: 'execute_repeat_times' must be a whole number, got {repeat!r}.")
         repeats.append(max(repeat, 1))
-        params = _request_params(req, item, endpoint, variables, env, options, where)
+        params = _request_params(req, item, endpoint, variables, env, options, where, assert_where)
         method = params.get("method") or ("POST" if params.get("body") else "GET")
         name = f"{method} {endpoint.target.split('?', 1)[0]}"
         names[name] = names.get(name, 0) + 1
@@ -329,6 +333,7 @@ def _request_params(
     env: Mapping[str, str],
     options: RunnerOptions,
     where: str,
+    assert_where: str,
 ) -> dict[str, Any]:
     """The ``templated-request`` params of one request item."""
     params: dict[str, Any] = {"path": endpoint.target, "variables": variables, "env": dict(env)}
@@ -354,7 +359,7 @@ def _request_params(
         params["headers"] = headers
     if item.get("assert") is not None and not options.benchmark_only:
         try:
-            compile_assertion(item["assert"], where=f"{where}: assert")
+            compile_assertion(item["assert"], where=f"{assert_where}: assert")
             params["assert"] = item["assert"]
         except ConfigError as exc:
             if not options.skip_invalid_assert:

@@ -99,6 +99,10 @@ def _options(
             options[key] = reader.value()
             if reader.at(","):
                 reader.take()
+            elif reader.peek.kind != "end":
+                raise DslSyntaxError(
+                    reader.peek.offset, "',' or the end of the block", repr(reader.peek.text)
+                )
             if reader.peek.kind == "end":
                 return options
         except DslSyntaxError as exc:

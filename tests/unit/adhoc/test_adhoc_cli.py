@@ -43,10 +43,50 @@ def test_rdict_without_dictionary():
 
 @pytest.mark.parametrize("rate", ["0", "-5"])
 def test_rate_not_positive(rate: str, tmp_path: Path):
-    assert_error(run("query", "-r", rate, "--body", "{}", NOWHERE), "--rate must be positive")
+    assert_error(run("query", "--rate", rate, "--body", "{}", NOWHERE), "'--rate'", "x>0")
+    assert_error(run("query", "-r", rate, "--body", "{}", NOWHERE), "'--recurrence' / '-r'", "x>=1")
     cfg = tmp_path / "l.yml"
     cfg.write_text("requests:\n  - request: {method: GET, url: 'http://127.0.0.1:9/'}\n")
-    assert_error(run("load", "--config", str(cfg), "-r", rate), "-r (rate) must be positive")
+    assert_error(run("load", "--config", str(cfg), "-r", rate), "'-r'", "x>0")
+
+
+def test_esperf_short_flags_mean_what_esperf_means():
+    """-r recurrence, -t threads, -o/-w omitted seconds, -u user:password (esperf's Options.cpp)."""
+    from esbench.cli.adhoc import query
+
+    flags = {opt: p.name for p in query.params for opt in p.opts}
+    assert flags["-r"] == "recurrence" and flags["-t"] == "clients" and flags["-c"] == "clients"
+    assert flags["-o"] == flags["-w"] == "warmup" and flags["-u"] == "user" and flags["-X"] == "method"
+    assert "--rate" in flags and "--duration" in flags and "-d" in flags
+    assert_error(run("query", "-u", ":pw", "--body", "{}", NOWHERE), "-u/--user takes USER:PASSWORD")
+    assert_error(run("query", "-H", "no-colon", "--body", "{}", NOWHERE), "-H/--header takes 'NAME: VALUE'")
+    assert_error(run("query", "-n", "3", "-r", "5", "--body", "{}", NOWHERE), "-n/--iterations alone")
+
+
+def test_esperf_recurrence_is_shared_by_the_threads():
+    """esperf -r 50 -t 4 sends 50 requests in all (one counter for all threads, Stats.cpp)."""
+    from esbench.adhoc.query import query_track
+    from esbench.settings import RaceSettings
+
+    settings = query_track(
+        RaceSettings(),
+        urls=[NOWHERE],
+        body="{}",
+        method="GET",
+        dictionary=None,
+        variables=[],
+        clients=4,
+        rate=None,
+        iterations=None,
+        duration=None,
+        warmup=2.0,
+        recurrence=50,
+        credentials=("elastic", "pw"),
+    )
+    task = settings.track.default_challenge.tasks()[0]
+    assert task.clients == 4 and task.operation.params["request-limit"] == 50
+    assert task.time_period is None and task.iterations is None and task.warmup_time_period == 2.0
+    assert settings.client_options.basic_auth_user == "elastic"
 
 
 @pytest.mark.parametrize("url", ["ftp://127.0.0.1:9/x", "127.0.0.1:9200/_search", "file:///etc/passwd"])
@@ -64,14 +104,8 @@ def test_yaml_that_is_not_loadgen(tmp_path: Path):
 
 def test_unsupported_key_named_with_its_line(tmp_path: Path):
     cfg = tmp_path / "l.yml"
-    cfg.write_text(
-        "requests:\n"
-        "  - request:\n"
-        "      method: GET\n"
-        "      url: http://127.0.0.1:9/\n"
-        "      execute_repeat_times: 3\n"
-    )
-    assert_error(run("load", "--config", str(cfg)), "line 5", "'execute_repeat_times'")
+    cfg.write_text("requests:\n  - request:\n      url: http://127.0.0.1:9/\n      execute_times: 3\n")
+    assert_error(run("load", "--config", str(cfg)), "line 4", "'execute_times'")
     cfg.write_text("tests:\n  - path: x\nrequests:\n  - request: {url: 'http://127.0.0.1:9/'}\n")
     assert_error(run("load", "--config", str(cfg)), "line 1", "'tests'")
     cfg.write_text(
@@ -82,6 +116,8 @@ def test_unsupported_key_named_with_its_line(tmp_path: Path):
         "requests:\n  - request: {url: 'http://127.0.0.1:9/'}\n    assert:\n      queue_has_lag: [q]\n"
     )
     assert_error(run("load", "--config", str(cfg)), "line 4", "'queue_has_lag' is not supported")
+    cfg.write_text("runner: {log_request: true}\nrequests:\n  - request: {url: 'http://127.0.0.1:9/'}\n")
+    assert_error(run("load", "--config", str(cfg)), "line 1", "'log_request'")
 
 
 def test_bulk_without_actions(tmp_path: Path):
