@@ -87,6 +87,7 @@ def load_track(
         limits=limits,
         sequential=runner.total_rounds is not None,
         warm_round={"warmup-round": sorted(runner.warmup_valid_statuses)} if runner.warm_round else None,
+        warm_repeats=cfg.repeats,
     )
     track = build_track(
         name="adhoc-load",

@@ -103,6 +103,8 @@ class LoadShape:
             within a round); else together in one ``parallel`` block.
         warm_round: before everything, each stream once, by one client, not measured and not
             reported (Loadgen's warm-up round), with these ``templated-request`` params added.
+        warm_repeats: requests of each stream in the warm-up round (``execute_repeat_times``);
+            empty = one each.
     """
 
     clients: int = 1
@@ -116,6 +118,7 @@ class LoadShape:
     clients_per_stream: bool = False
     sequential: bool = False
     warm_round: Mapping[str, Any] | None = None
+    warm_repeats: tuple[int, ...] = ()
     meta: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -173,14 +176,15 @@ def build_track(
         )
     warm: list[Task] = []
     if shape.warm_round is not None:
-        for stream in streams:
+        for i, stream in enumerate(streams):
             params = {**stream.params, **shape.warm_round, "include-in-reporting": False}
             params.pop("request-limit", None)
             name = f"warm-up {stream.name}"
             op = Operation(
                 name=name, operation_type=OPERATION_TYPE, params=params, include_in_reporting=False
             )
-            warm.append(Task(name=name, operation=op, clients=1, warmup_iterations=1, iterations=0))
+            repeat = shape.warm_repeats[i] if shape.warm_repeats else 1
+            warm.append(Task(name=name, operation=op, clients=1, warmup_iterations=repeat, iterations=0))
     if shape.sequential or k == 1:
         schedule: tuple[Task | Parallel, ...] = (*warm, *tasks)
     else:

@@ -85,6 +85,8 @@ def test_rdict_takes_every_dictionary_line(es, es_hosts, name, tmp_path):
 
 
 LOADGEN_VARIABLES = """
+runner:
+  no_warm: true
 env:
   ADHOC_TEST_ENV: from-config
 variables:
@@ -192,6 +194,7 @@ def test_body_repeat_times_and_every_variable_type(es, es_hosts, name, tmp_path,
 def test_bulk_items_accounted_like_the_bulk_runner(es, es_hosts, name, tmp_path):
     cfg = tmp_path / "dup.yml"
     cfg.write_text(
+        f"runner: {{no_warm: true}}\n"
         f"requests:\n  - request:\n      method: POST\n      url: http://{es_hosts[0]}/_bulk\n"
         f"      body_repeat_times: 5\n      body: |\n"
         f'        {{"create": {{"_index": "{name}", "_id": "same"}}}}\n        {{"n": 1}}\n'
@@ -218,6 +221,7 @@ def test_query_and_load_runs_are_races_that_compare(es, es_hosts, name, tmp_path
     )
     cfg = tmp_path / "search.yml"
     cfg.write_text(
+        f"runner: {{no_warm: true}}\n"
         f"requests:\n  - request:\n      method: POST\n      url: http://{es_hosts[0]}/{name}/_search\n"
         f"      body: '{{\"size\": 0}}'\n    assert:\n      _ctx.response.status: 200\n"
     )

@@ -47,6 +47,13 @@ class TemplatedRequest(Runner):
         bulk_size = call.bulk_size
         unit = "docs" if bulk_size is not None else "ops"
         weight = bulk_size if bulk_size is not None else 1
+        accepts = call.warmup_accepts
+        if accepts is not None and status >= 400 and status not in accepts:
+            raise RaceAborted(
+                f"{call.label}: the warm-up round got HTTP {status}. Loadgen asks on the terminal "
+                f"whether to go on; esbench stops. Add {status} to "
+                f"runner.valid_status_codes_during_warmup, or set runner.no_warm: true."
+            )
         assertion = call.assertion
         if assertion is not None:
             # Loadgen judges a response by its assertion alone: one that holds accepts any status.
@@ -76,13 +83,6 @@ class TemplatedRequest(Runner):
                 return _bulk_result(response.body, status, bulk_size)
             return _OK
         if status >= 400 and status not in call.ignore:
-            accepts = call.warmup_accepts
-            if accepts is not None and status not in accepts:
-                raise RaceAborted(
-                    f"{call.label}: the warm-up round got HTTP {status}. Loadgen asks on the terminal "
-                    f"whether to go on; esbench stops. Add {status} to "
-                    f"runner.valid_status_codes_during_warmup, or set runner.no_warm: true."
-                )
             return failed(response, weight=0, unit=unit)
         if bulk_size is not None:
             return _bulk_result(response.body, status, bulk_size)
