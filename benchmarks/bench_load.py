@@ -1,7 +1,9 @@
 """Documents per second that ``esbench load`` sends with seed 002's Loadgen template.
 
 Runs ``esbench load`` on ``examples/loadgen-bulk/loadgen.yml`` (bulks of 5,000 nginx-log
-documents built from ``$[[...]]`` variables, 4 clients) against the loopback nginx stub of
+documents built from ``$[[...]]`` variables, 4 clients), and with ``--format dsl`` (or ``both``) on
+the same load written in Loadgen's DSL (``examples/loadgen-bulk/loadgen.dsl``, run with
+``-run``: the two must send at the same speed), against the loopback nginx stub of
 ``benchmarks/sidebyside`` (an instant Elasticsearch: the figure is esbench's own ceiling on this
 machine, template expansion and HTTP included), with and without ``--compress``. Prints the
 median and mean throughput of the measured period, the documents sent per second of wall time,
@@ -9,7 +11,7 @@ and the load average around each run (other processes share the CPU).
 
 Reproduce (needs nginx: ``apt-get install -y nginx-light``):
     python benchmarks/bench_load.py [--duration 30] [--warmup 5] [--clients 4] [--bulk 5000]
-        [--no-compress-only]
+        [--no-compress-only] [--format yaml|dsl|both]
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ def _config(workdir: Path, host: str, bulk: int) -> Path:
         (workdir / name).symlink_to(EXAMPLE / name)
     path = workdir / "loadgen.yml"
     path.write_text(text)
+    dsl = (EXAMPLE / "loadgen.dsl").read_text().replace("http://127.0.0.1:9200", f"http://{host}")
+    (workdir / "loadgen.dsl").write_text(re.sub(r"body_repeat_times: \d+", f"body_repeat_times: {bulk}", dsl))
     return path
 
 
@@ -53,7 +57,8 @@ def _run(cmd: list[str], home: Path) -> dict[str, float]:
         raise SystemExit(f"esbench load failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
     races = sorted((home / "races").glob("*/results.json"), key=lambda p: p.stat().st_mtime)
     result = json.loads(races[-1].read_text())
-    task = result["tasks"][0]
+    # The measured task: Loadgen's warm-up round (no runner.no_warm in the file) is a hidden task.
+    task = next(t for t in result["tasks"] if t.get("include_in_reporting", True))
     return {
         "median": task["throughput_median"],
         "mean": task["throughput_mean"],
@@ -66,7 +71,7 @@ def _run(cmd: list[str], home: Path) -> dict[str, float]:
     }
 
 
-def expansion_rate(config: Path, bulks: int = 40) -> float:
+def expansion_rate(config: Path, bulks: int = 40, base: Path | None = None) -> float:
     """Documents per CPU-second of template expansion alone (one client's param source, in this
     process; CPU time, so other processes on the machine hardly change it)."""
     from esbench.adhoc.loadgen import load_config
@@ -74,7 +79,7 @@ def expansion_rate(config: Path, bulks: int = 40) -> float:
     from esbench.driver.params.base import operation_params
     from esbench.driver.params.template_source import TemplatedRequestParamSource
 
-    cfg = load_config(config)
+    cfg = load_config(config, base=base)
     track = build_track(
         name="bench",
         challenge="c",
@@ -99,44 +104,56 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--bulk", type=int, default=5000)
     parser.add_argument("--no-compress-only", action="store_true", help="skip the --compress run")
+    parser.add_argument("--format", choices=("yaml", "dsl", "both"), default="yaml", help="which file to run")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="esbench-bench-load-") as tmp, NginxStub.start() as stub:
         work = Path(tmp)
         config = _config(work, stub.host, args.bulk)
         variants = [[]] if args.no_compress_only else [[], ["--compress"]]
-        rate = expansion_rate(config)
-        print(f"template expansion alone: {rate:,.0f} docs per CPU-second (bodies of {args.bulk} documents)")
-        print(f"nginx stub at {stub.host}; {os.cpu_count()} cores; template: {EXAMPLE / 'loadgen.yml'}")
-        for extra in variants:
-            cmd = [
-                sys.executable,
-                "-c",
-                "from esbench.cli import main; main()",
-                "load",
-                "--config",
-                str(config),
-                "-c",
-                str(args.clients),
-                "-d",
-                str(args.duration),
-                "--warmup",
-                str(args.warmup),
-                "--report-format",
-                "json",
-                "--report-file",
-                str(work / "report.json"),
-                "-q",
-                *extra,
-            ]
-            shown = "esbench load --config loadgen.yml " + " ".join(cmd[cmd.index(str(config)) + 1 :])
-            r = _run(cmd, work / "home")
-            print(f"\n$ {shown}")
+        formats = ["yaml", "dsl"] if args.format == "both" else [args.format]
+        dsl = work / "loadgen.dsl"
+        for fmt in formats:
+            rate = expansion_rate(config) if fmt == "yaml" else expansion_rate(dsl, base=config)
             print(
-                f"  median {r['median']:,.0f} docs/s, mean {r['mean']:,.0f} docs/s over the measured "
-                f"{args.duration:g} s; {r['docs']:,.0f} measured docs; errors {r['errors']:.0f}"
+                f"{fmt}: template expansion alone: {rate:,.0f} docs per CPU-second ({args.bulk}-doc bodies)"
             )
-            print(f"  load average (1 min) before {r['load_before']:.2f}, after {r['load_after']:.2f}")
+        print(f"nginx stub at {stub.host}; {os.cpu_count()} cores; template: {EXAMPLE / 'loadgen.yml'}")
+        for fmt in formats:
+            source = (
+                ["--config", str(config)] if fmt == "yaml" else ["--config", str(config), "-run", str(dsl)]
+            )
+            for extra in variants:
+                options = [
+                    "-c",
+                    str(args.clients),
+                    "-d",
+                    str(args.duration),
+                    "--warmup",
+                    str(args.warmup),
+                    *extra,
+                ]
+                cmd = [
+                    sys.executable,
+                    "-c",
+                    "from esbench.cli import main; main()",
+                    "load",
+                    *source,
+                    *options,
+                    "--report-format",
+                    "json",
+                    "--report-file",
+                    str(work / "report.json"),
+                    "-q",
+                ]
+                shown = "esbench load " + ("--config loadgen.yml " if fmt == "yaml" else "-run loadgen.dsl ")
+                r = _run(cmd, work / "home")
+                print(f"\n$ {shown}{' '.join(options)}")
+                print(
+                    f"  median {r['median']:,.0f} docs/s, mean {r['mean']:,.0f} docs/s over the measured "
+                    f"{args.duration:g} s; {r['docs']:,.0f} measured docs; errors {r['errors']:.0f}"
+                )
+                print(f"  load average (1 min) before {r['load_before']:.2f}, after {r['load_after']:.2f}")
 
 
 if __name__ == "__main__":

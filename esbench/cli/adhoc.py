@@ -24,7 +24,6 @@ from esbench.cli._tags import parse_user_tags
 from esbench.cli.race import EXIT_RACE_FAILED, _split_hosts
 from esbench.cli.race import race as race_command
 from esbench.console import Console
-from esbench.driver.outcome import CONNECTION, TIMEOUT, TLS, TRANSPORT
 from esbench.driver.settings import DriverSettings, OnError
 from esbench.exceptions import ConfigError, UserError, UserInterrupted
 from esbench.reporting.formats import ReportFormat
@@ -382,14 +381,14 @@ def load(
 #: Loadgen's exit statuses (main.go runLoaderConfig): 1 = a failed assertion, 2 = a request error.
 EXIT_ASSERT_INVALID = 1
 EXIT_ASSERT_ERROR = 2
-#: Error types of requests that got no response: Loadgen's "errors" (loader.go: err != nil).
-_NO_RESPONSE = frozenset({TRANSPORT, TIMEOUT, CONNECTION, TLS})
-
-
 def _loadgen_exit(result: Any, *, assert_invalid: bool, assert_error: bool) -> None:
     """Exit like Loadgen after a completed run: list the failed assertions per request (count,
     first reasons with the expected and the actual value) and exit 1 with ``assert_invalid``;
     exit 2 with ``assert_error`` when requests got no response."""
+    from esbench.driver.outcome import CONNECTION, TIMEOUT, TLS, TRANSPORT
+
+    # Requests that got no response are Loadgen's "errors" (loader.go: err != nil).
+    no_response = {TRANSPORT, TIMEOUT, CONNECTION, TLS}
     failed = [t for t in result.tasks if t.errors_by_type.get("assertion")]
     for task in failed:
         reasons = [d.reason for d in task.error_descriptions if d.error_type == "assertion"][:3]
@@ -401,7 +400,7 @@ def _loadgen_exit(result: Any, *, assert_invalid: bool, assert_error: bool) -> N
     if assert_invalid and failed:
         click.echo(f"[ERROR] Assertions failed in race {result.race_id} (runner.assert_invalid).", err=True)
         raise SystemExit(EXIT_ASSERT_INVALID)
-    errors = sum(n for t in result.tasks for k, n in t.errors_by_type.items() if k in _NO_RESPONSE)
+    errors = sum(n for t in result.tasks for k, n in t.errors_by_type.items() if k in no_response)
     if assert_error and errors:
         click.echo(
             f"[ERROR] {errors} requests got no response in race {result.race_id} (runner.assert_error).",
