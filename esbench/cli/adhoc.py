@@ -381,6 +381,8 @@ def load(
 #: Loadgen's exit statuses (main.go runLoaderConfig): 1 = a failed assertion, 2 = a request error.
 EXIT_ASSERT_INVALID = 1
 EXIT_ASSERT_ERROR = 2
+
+
 def _loadgen_exit(result: Any, *, assert_invalid: bool, assert_error: bool) -> None:
     """Exit like Loadgen after a completed run: list the failed assertions per request (count,
     first reasons with the expected and the actual value) and exit 1 with ``assert_invalid``;

@@ -152,3 +152,30 @@ def test_credentials_go_to_the_client_or_into_headers(tmp_path: Path):
     streams, shared = with_credentials(parsed, client_has_credentials=True)
     assert shared is None
     assert streams[0].params["headers"]["Authorization"] == basic_auth_header("a", "secret")
+
+
+def test_loadgen_exit_statuses(capsys):
+    """Loadgen's main.go: exit 1 for failed assertions with assert_invalid, 2 for requests without a
+    response with assert_error; an HTTP error status is not a Loadgen "error"."""
+    from types import SimpleNamespace
+
+    from esbench.cli.adhoc import _loadgen_exit
+
+    reason = SimpleNamespace(
+        error_type="assertion", reason="_ctx.response.status is 404, expected it to equal 200"
+    )
+    asserted = SimpleNamespace(
+        task="GET /x", sample_count=4, errors_by_type={"assertion": 2}, error_descriptions=[reason]
+    )
+    refused = SimpleNamespace(task="GET /y", sample_count=3, errors_by_type={"connection": 3, "500": 1})
+    race = SimpleNamespace(race_id="r1", tasks=[asserted, refused])
+    with pytest.raises(SystemExit) as info:
+        _loadgen_exit(race, assert_invalid=True, assert_error=True)
+    assert info.value.code == 1
+    assert "GET /x: 2 of 4 responses failed the assertion: " + reason.reason in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        _loadgen_exit(race, assert_invalid=False, assert_error=True)
+    assert info.value.code == 2
+    _loadgen_exit(SimpleNamespace(race_id="r2", tasks=[refused]), assert_invalid=True, assert_error=False)
+    only_http = SimpleNamespace(task="GET /z", sample_count=1, errors_by_type={"500": 1})
+    _loadgen_exit(SimpleNamespace(race_id="r3", tasks=[only_http]), assert_invalid=True, assert_error=True)
