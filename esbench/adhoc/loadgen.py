@@ -33,8 +33,8 @@ from esbench.driver.params.template_vars import env_value, parse_variable
 from esbench.exceptions import ConfigError
 
 TOP_KEYS = frozenset({"env", "variables", "requests", "runner", "statsd"})
-#: Loadgen's ``RequestItem`` keys esbench runs (``register``, ``sleep`` and ``assert_dsl`` are not).
-REQUEST_ITEM_KEYS = frozenset({"request", "assert"})
+#: Loadgen's ``RequestItem`` keys esbench runs (``register`` and ``assert_dsl`` are not).
+REQUEST_ITEM_KEYS = frozenset({"request", "assert", "sleep"})
 REQUEST_KEYS = frozenset(
     {
         "method",
@@ -208,6 +208,8 @@ def _read_dsl(path: Path) -> _Source:
     doc = parse_dsl(path)
     request_where = tuple(f"{path} line {n}" for n in doc.request_lines)
     for where, item in zip(request_where, doc.data["requests"], strict=True):
+        for key in item:
+            _check_key(key, REQUEST_ITEM_KEYS, "the options after a request", where)
         for key in item["request"]:
             _check_key(key, REQUEST_KEYS, "'request'", where)
     runner = doc.data.get("runner")
@@ -365,6 +367,19 @@ def _request_params(
             if not options.skip_invalid_assert:
                 raise
             logger.warning("%s (skipped: runner.skip_invalid_assert is true)", exc)
+    sleep = item.get("sleep")
+    if sleep is not None:
+        pause = sleep.get("sleep_in_milli_seconds") if isinstance(sleep, Mapping) else None
+        if (
+            not isinstance(pause, int)
+            or isinstance(pause, bool)
+            or pause < 0
+            or set(sleep) - {"sleep_in_milli_seconds"}
+        ):
+            raise ConfigError(
+                f"{where}: 'sleep' takes {{sleep_in_milli_seconds: N}} (N >= 0), got {sleep!r}."
+            )
+        params["sleep-after"] = pause / 1000.0
     if options.log_requests or options.log_statuses:
         params["log-requests"] = True if options.log_requests else sorted(options.log_statuses)
     return params

@@ -161,25 +161,26 @@ POST /_bulk
 # assert: {equals: {_ctx.response.body_json.errors: false}}
 
 GET /$[[env.IDX]]/_refresh
-# 200
+# sleep: {sleep_in_milli_seconds: 400}
 
-GET /$[[env.IDX]]/_count
+GET http://@HOST@/$[[env.IDX]]/_count
 # {"count": 3}
 
 GET /$[[env.IDX]]/_search
-# 200 {"hits": {"total": {"value": gte(3)}, "hits": [{"_index": "@INDEX@"}]}, "timed_out": false}
+# 200 {"hits": {"total": {"value": gte(3)}, "hits": [{"_index": "@INDEX@"}]}, "took": lt(60000),
+#      "timed_out": false}
 """
 
 
-def api_test(tmp_path: Path, index: str, *, status: int = 200, go_on: bool = True) -> Path:
-    text = API_TEST.replace("@INDEX@", index).replace("@STATUS@", str(status))
+def api_test(tmp_path: Path, index: str, host: str, *, status: int = 200, go_on: bool = True) -> Path:
+    text = API_TEST.replace("@INDEX@", index).replace("@STATUS@", str(status)).replace("@HOST@", host)
     path = tmp_path / "api.dsl"
     path.write_text(text.replace("@CONTINUE@", "true" if go_on else "false"))
     return path
 
 
 def test_dsl_api_test_passes_in_file_order(es, es_hosts, name, tmp_path):
-    dsl = api_test(tmp_path, name)
+    dsl = api_test(tmp_path, name, es_hosts[0])
     ok(
         esbench(
             "load", "-run", str(dsl), "-q", cwd=tmp_path, env={"EP": f"http://{es_hosts[0]}", "IDX": name}
@@ -196,6 +197,9 @@ def test_dsl_api_test_passes_in_file_order(es, es_hosts, name, tmp_path):
     ]
     # Every assertion held; only the DELETE of the index that did not exist yet failed (404).
     assert [t["error_count"] for t in race["tasks"]] == [1, 0, 0, 0, 0, 0]
+    # sleep: the client paused 400 ms after the refresh, outside the service time.
+    refresh = race["tasks"][3]
+    assert refresh["processing_time_ms"]["100"] >= 400 > refresh["service_time_ms"]["100"], refresh
     docs = [h["_source"] for h in es.search(index=name)["hits"]["hits"]]
     assert len(docs) == 3 and {d["colour"] for d in docs} <= {"red", "blue"}
     assert len({d["batch"] for d in docs}) == 1  # runtime_variables: one value per request
@@ -205,7 +209,9 @@ def test_dsl_api_test_passes_in_file_order(es, es_hosts, name, tmp_path):
 
 def test_dsl_wrong_status_fails_the_run_naming_request_and_values(es, es_hosts, name, tmp_path):
     env = {"EP": f"http://{es_hosts[0]}", "IDX": name}
-    result = esbench("load", "-run", str(api_test(tmp_path, name, status=201)), cwd=tmp_path, env=env)
+    result = esbench(
+        "load", "-run", str(api_test(tmp_path, name, es_hosts[0], status=201)), cwd=tmp_path, env=env
+    )
     assert result.returncode == 1, result.stderr[-2000:]
     assert f"PUT /{name}: 1 of 1 responses failed the assertion" in result.stderr
     assert "_ctx.response.status is 200, expected it to equal 201" in result.stderr
@@ -217,7 +223,11 @@ def test_dsl_wrong_status_fails_the_run_naming_request_and_values(es, es_hosts, 
     es.indices.delete(index=name)
 
     result = esbench(
-        "load", "-run", str(api_test(tmp_path, name, status=201, go_on=False)), cwd=tmp_path, env=env
+        "load",
+        "-run",
+        str(api_test(tmp_path, name, es_hosts[0], status=201, go_on=False)),
+        cwd=tmp_path,
+        env=env,
     )
     assert result.returncode != 0
     text = result.stderr.replace("\n", " ")

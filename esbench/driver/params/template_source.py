@@ -24,6 +24,8 @@ What seeds 001 (esperf, ``$RDICT``) and 002 (INFINI Loadgen, ``$[[name]]`` and
                                without ``continue_on_assert_invalid``)
 ``log-requests``               log requests and responses to the race log: true for all, or
                                a list of statuses (Loadgen's ``log_requests``/``log_status_codes``)
+``sleep-after``                seconds the client pauses after each response (Loadgen's
+                               ``sleep``; not part of the service time)
 ``warmup-round``               this task is Loadgen's warm-up round: a list of the statuses of
                                400 or more it accepts; any other ends the race
 ``ignore``                     HTTP statuses that are not errors (a number or list)
@@ -84,6 +86,7 @@ _KEYS = frozenset(
         "assert-ends-race",
         "log-requests",
         "warmup-round",
+        "sleep-after",
         "ignore",
         "request-timeout",
         "request-params",
@@ -113,6 +116,7 @@ class TemplatedCall:
         log_all / log_statuses: log this request and its response (all, or these statuses).
         warmup_accepts: for Loadgen's warm-up round, the statuses of 400 or more it accepts
             (None: not a warm-up round).
+        pause: seconds to wait after the response (``sleep-after``).
     """
 
     method: str
@@ -128,6 +132,7 @@ class TemplatedCall:
     log_all: bool = False
     log_statuses: frozenset[int] = frozenset()
     warmup_accepts: frozenset[int] | None = None
+    pause: float = 0.0
 
 
 def _mapping(params: Mapping[str, Any], key: str, op: str) -> dict[str, str]:
@@ -248,6 +253,12 @@ class TemplatedRequestParamSource(ParamSource):
         accepts = params.get("warmup-round")
         self.warmup_accepts = frozenset(int(s) for s in accepts) if accepts is not None else None
         self.label = op
+        try:
+            self.pause = float(params.get("sleep-after", 0.0) or 0.0)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{where}: 'sleep-after' must be a number of seconds.") from None
+        if self.pause < 0:
+            raise ConfigError(f"{where}: 'sleep-after' must not be negative, got {self.pause:g}.")
         ignore = params.get("ignore", ())
         self.ignore = frozenset(int(s) for s in ([ignore] if isinstance(ignore, int | str) else ignore))
         bulk = params.get("bulk")
@@ -380,5 +391,6 @@ class _ClientSource:
             log_all=task.log_all,
             log_statuses=task.log_statuses,
             warmup_accepts=task.warmup_accepts,
+            pause=task.pause,
         )
         return {PREPARED: call}

@@ -12,6 +12,7 @@ with ``assert-ends-race``); one that holds accepts any status.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Mapping
@@ -41,52 +42,67 @@ class TemplatedRequest(Runner):
         response = await es.http.request(
             call.method, call.target, body=call.body, headers=call.headers, timeout=call.timeout
         )
-        status = response.status
-        if call.log_all or status in call.log_statuses:
-            _log_exchange(call, response)
-        bulk_size = call.bulk_size
-        unit = "docs" if bulk_size is not None else "ops"
-        weight = bulk_size if bulk_size is not None else 1
-        accepts = call.warmup_accepts
-        if accepts is not None and status >= 400 and status not in accepts:
-            raise RaceAborted(
-                f"{call.label}: the warm-up round got HTTP {status}. Loadgen asks on the terminal "
-                f"whether to go on; esbench stops. Add {status} to "
-                f"runner.valid_status_codes_during_warmup, or set runner.no_warm: true."
-            )
-        assertion = call.assertion
-        if assertion is not None:
-            # Loadgen judges a response by its assertion alone: one that holds accepts any status.
-            view = ResponseView(
-                status=status,
-                body=response.body,
-                headers=response.headers,
-                elapsed_ms=(time.perf_counter() - start) * 1000.0,
-            )
-            reason = assertion.check(view)
-            if reason is not None:
-                if call.assertion_ends_race:
-                    raise RaceAborted(
-                        f"{call.label}: assertion failed: {reason}. runner.assert_invalid is on and "
-                        f"continue_on_assert_invalid off, so the run stops at the first failed assertion "
-                        f"like Loadgen's."
-                    )
-                return RunnerResult(
-                    weight=weight,
-                    unit=unit,
-                    success=False,
-                    error_type="assertion",
-                    error_description=f"assertion failed: {reason}",
-                    http_status=status,
+        result = _judge(call, response, start)
+        if call.pause:
+            # Loadgen's `sleep` after the response: in the client's loop, not in the service time
+            # (the HTTP layer stamped the response already).
+            await asyncio.sleep(call.pause)
+        return result
+
+
+def _judge(call: Any, response: Any, start: float) -> RunnerResult:
+    """The result of one response (see module doc).
+
+    Raises:
+        RaceAborted: Loadgen's warm-up round got a status it does not accept, or an assertion
+            failed with ``assertion_ends_race``.
+    """
+    status = response.status
+    if call.log_all or status in call.log_statuses:
+        _log_exchange(call, response)
+    bulk_size = call.bulk_size
+    unit = "docs" if bulk_size is not None else "ops"
+    weight = bulk_size if bulk_size is not None else 1
+    accepts = call.warmup_accepts
+    if accepts is not None and status >= 400 and status not in accepts:
+        raise RaceAborted(
+            f"{call.label}: the warm-up round got HTTP {status}. Loadgen asks on the terminal "
+            f"whether to go on; esbench stops. Add {status} to "
+            f"runner.valid_status_codes_during_warmup, or set runner.no_warm: true."
+        )
+    assertion = call.assertion
+    if assertion is not None:
+        # Loadgen judges a response by its assertion alone: one that holds accepts any status.
+        view = ResponseView(
+            status=status,
+            body=response.body,
+            headers=response.headers,
+            elapsed_ms=(time.perf_counter() - start) * 1000.0,
+        )
+        reason = assertion.check(view)
+        if reason is not None:
+            if call.assertion_ends_race:
+                raise RaceAborted(
+                    f"{call.label}: assertion failed: {reason}. runner.assert_invalid is on and "
+                    f"continue_on_assert_invalid off, so the run stops at the first failed assertion "
+                    f"like Loadgen's."
                 )
-            if bulk_size is not None and status < 400:
-                return _bulk_result(response.body, status, bulk_size)
-            return _OK
-        if status >= 400 and status not in call.ignore:
-            return failed(response, weight=0, unit=unit)
-        if bulk_size is not None:
+            return RunnerResult(
+                weight=weight,
+                unit=unit,
+                success=False,
+                error_type="assertion",
+                error_description=f"assertion failed: {reason}",
+                http_status=status,
+            )
+        if bulk_size is not None and status < 400:
             return _bulk_result(response.body, status, bulk_size)
         return _OK
+    if status >= 400 and status not in call.ignore:
+        return failed(response, weight=0, unit=unit)
+    if bulk_size is not None:
+        return _bulk_result(response.body, status, bulk_size)
+    return _OK
 
 
 def _log_exchange(call: Any, response: Any) -> None:

@@ -118,6 +118,14 @@ def test_unsupported_key_named_with_its_line(tmp_path: Path):
     assert_error(run("load", "--config", str(cfg)), "line 4", "'queue_has_lag' is not supported")
     cfg.write_text("runner: {log_request: true}\nrequests:\n  - request: {url: 'http://127.0.0.1:9/'}\n")
     assert_error(run("load", "--config", str(cfg)), "line 1", "'log_request'")
+    # register (values from one response into later requests) is Loadgen's but not run by esbench
+    cfg.write_text("requests:\n  - request: {url: 'http://127.0.0.1:9/'}\n    register: [{id: _ctx.x}]\n")
+    assert_error(run("load", "--config", str(cfg)), "line 3", "'register'")
+    cfg.write_text("requests:\n  - request: {url: 'http://127.0.0.1:9/'}\n    sleep: {seconds: 1}\n")
+    assert_error(run("load", "--config", str(cfg)), "'sleep' takes {sleep_in_milli_seconds: N}")
+    dsl = tmp_path / "t.dsl"
+    dsl.write_text("GET http://127.0.0.1:9/\n# register: [{id: '_ctx.x'}]\n")
+    assert_error(run("load", "-run", str(dsl)), "line 1", "'register'")
 
 
 def test_bulk_without_actions(tmp_path: Path):
