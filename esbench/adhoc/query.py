@@ -14,6 +14,7 @@ from typing import Any
 from esbench.adhoc.race import adhoc_settings
 from esbench.adhoc.track import LoadShape, Stream, build_track, split_url
 from esbench.driver.params.template_vars import read_lines
+from esbench.exceptions import ConfigError
 from esbench.settings import RaceSettings
 
 
@@ -46,9 +47,15 @@ def query_track(
 
     Raises:
         ConfigError: a URL that is not http(s), a missing or empty dictionary, an unknown variable,
-            a rate that is not positive.
+            a rate that is not positive, credentials given by ``-u`` and by the client options.
     """
     endpoints = [split_url(u, where=f"URL '{u}'") for u in urls]
+    options = base.client_options
+    if credentials is not None and (options.basic_auth_user or options.api_key):
+        raise ConfigError(
+            "-u/--user and the client options (--client-options or ESBENCH_USERNAME/ESBENCH_API_KEY) both "
+            "give credentials; give them one way."
+        )
     root = Path.cwd()
     if dictionary is not None:
         dictionary = dictionary.resolve()

@@ -61,6 +61,10 @@ def test_esperf_short_flags_mean_what_esperf_means():
     assert_error(run("query", "-u", ":pw", "--body", "{}", NOWHERE), "-u/--user takes USER:PASSWORD")
     assert_error(run("query", "-H", "no-colon", "--body", "{}", NOWHERE), "-H/--header takes 'NAME: VALUE'")
     assert_error(run("query", "-n", "3", "-r", "5", "--body", "{}", NOWHERE), "-n/--iterations alone")
+    assert_error(
+        run("query", "-u", "a:b", "--client-options", "basic_auth_user:'c',basic_auth_password:'d'", NOWHERE),
+        "-u/--user and the client options",
+    )
 
 
 def test_esperf_recurrence_is_shared_by_the_threads():
