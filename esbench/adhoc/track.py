@@ -179,12 +179,12 @@ def build_track(
         for i, stream in enumerate(streams):
             params = {**stream.params, **shape.warm_round, "include-in-reporting": False}
             params.pop("request-limit", None)
-            name = f"warm-up {stream.name}"
+            warm_name = f"warm-up {stream.name}"
             op = Operation(
-                name=name, operation_type=OPERATION_TYPE, params=params, include_in_reporting=False
+                name=warm_name, operation_type=OPERATION_TYPE, params=params, include_in_reporting=False
             )
             repeat = shape.warm_repeats[i] if shape.warm_repeats else 1
-            warm.append(Task(name=name, operation=op, clients=1, warmup_iterations=repeat, iterations=0))
+            warm.append(Task(name=warm_name, operation=op, clients=1, warmup_iterations=repeat, iterations=0))
     if shape.sequential or k == 1:
         schedule: tuple[Task | Parallel, ...] = (*warm, *tasks)
     else:

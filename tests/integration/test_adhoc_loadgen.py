@@ -277,6 +277,8 @@ def test_yaml_runner_and_request_keys(es, es_hosts, name, tmp_path):
     ok(esbench("load", "--config", str(cfg), "-c", "2", "-d", "60", "-q"))
     race = last_race()
     tasks = {t["task"]: t for t in race["tasks"]}
+    assert race["track"] == "adhoc-load"
+    assert not tasks[f"warm-up POST /{name}/_doc"]["include_in_reporting"]
     post = tasks[f"POST /{name}/_doc"]
     # total_rounds 2 x 2 clients x execute_repeat_times 3 measured, + 3 in the warm-up round
     assert post["sample_count"] == 12 and count(es, name) == 15
