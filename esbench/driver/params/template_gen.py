@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import cast
 
+from esbench.driver.params.template_bitmap import bitmap_value
 from esbench.driver.params.template_golayout import compile_layout, go_time_string
 from esbench.driver.params.template_vars import VariableSpec, VariableType, apply_replace
 from esbench.exceptions import ConfigError
@@ -177,6 +178,19 @@ class _RandomInt(Generator):
     def column(self, n: int) -> list[str]:
         rand = self._rng.randint
         values = [str(rand(self._start, self._stop)) for _ in range(n)]
+        return [apply_replace(self._replace, v) for v in values] if self._replace else values
+
+
+class _Bitmap(Generator):
+    """Loadgen's ``int_array_bitmap``: ``size`` draws of [start, stop] per value."""
+
+    def __init__(self, spec: VariableSpec, rng: random.Random) -> None:
+        self._start, self._stop, self._size, self._rng = spec.start, spec.stop, spec.size, rng
+        self._replace = spec.replace
+
+    def column(self, n: int) -> list[str]:
+        rand, start, stop, size = self._rng.randint, self._start, self._stop, self._size
+        values = [bitmap_value(rand(start, stop) for _ in range(size)) for _ in range(n)]
         return [apply_replace(self._replace, v) for v in values] if self._replace else values
 
 
@@ -344,6 +358,8 @@ def _make(
         return _Sequence(spec, index, clients)
     if kind is VariableType.UUID:
         return _Xid(spec.replace)
+    if kind is VariableType.INT_ARRAY_BITMAP:
+        return _Bitmap(spec, rng)
     if kind is VariableType.ENV:
         return _Constant(apply_replace(spec.replace, spec.value))
     if kind is VariableType.RANDOM_ARRAY:

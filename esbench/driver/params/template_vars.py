@@ -22,6 +22,8 @@ now_utc_lite       UTC as ``2006-01-02T15:04:05.000``
 now_unix           Unix time in seconds (also ``now_unix_in_ms``/``_micro``/``_nano``)
 now_with_format    local time formatted with the Go layout ``format``
 env                ``$[[env.NAME]]``: the environment variable NAME, else the configured default
+int_array_bitmap   ``size`` random integers of [``from``, ``to``] as a Roaring bitmap, serialized
+                   and base64-encoded (:mod:`.template_bitmap`)
 =================  ========================================================================
 
 ``replace`` (a mapping) rewrites every value (Go ``strings.Replacer``: one pass, no overlaps).
@@ -64,6 +66,7 @@ class VariableType(StrEnum):
     NOW_UNIX_IN_NANO = "now_unix_in_nano"
     NOW_WITH_FORMAT = "now_with_format"
     ENV = "env"
+    INT_ARRAY_BITMAP = "int_array_bitmap"
 
 
 #: Keys a variable may have, by type (Loadgen's ``Variable`` struct).
@@ -77,6 +80,7 @@ _KEYS: dict[VariableType, frozenset[str]] = {
     VariableType.RANDOM_ARRAY: _COMMON
     | {"variable_key", "variable_type", "square_bracket", "string_bracket", "size"},
     VariableType.NOW_WITH_FORMAT: _COMMON | {"format"},
+    VariableType.INT_ARRAY_BITMAP: _COMMON | {"from", "to", "size"},
     VariableType.ENV: _COMMON | {"value", "default"},
 }
 
@@ -92,7 +96,8 @@ class VariableSpec:
         start / stop: ``from`` / ``to`` of sequences and ranges.
         layout: the Go layout of ``now_with_format``.
         replace: ``(old, new)`` pairs applied to every value.
-        size / array_key / quote / square_bracket: ``random_array``.
+        size / array_key / quote / square_bracket: ``random_array`` (``size`` also of
+            ``int_array_bitmap``).
         value: the value of an ``env`` variable.
     """
 
@@ -220,6 +225,15 @@ def parse_variable(raw: Any, *, where: str, base_dir: Path, env: Mapping[str, st
             )
         spec["quote"] = (str(raw.get("string_bracket") or '"')) if item_type == "string" else None
         spec["square_bracket"] = bool(raw.get("square_bracket", False))
+    elif kind is VariableType.INT_ARRAY_BITMAP:
+        spec["start"] = _int(raw, "from", where)
+        spec["stop"] = _int(raw, "to", where)
+        spec["size"] = _int(raw, "size", where)
+        if not 0 <= spec["start"] <= spec["stop"] < 1 << 32:
+            raise ConfigError(
+                f"{where}: int_array_bitmap '{name}' needs 0 <= from <= to < 2^32 (32-bit unsigned "
+                f"integers), got from {spec['start']}, to {spec['stop']}."
+            )
     elif kind is VariableType.NOW_WITH_FORMAT:
         if not raw.get("format"):
             raise ConfigError(

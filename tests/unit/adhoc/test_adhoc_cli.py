@@ -113,9 +113,9 @@ def test_unsupported_key_named_with_its_line(tmp_path: Path):
     cfg.write_text("tests:\n  - path: x\nrequests:\n  - request: {url: 'http://127.0.0.1:9/'}\n")
     assert_error(run("load", "--config", str(cfg)), "line 1", "'tests'")
     cfg.write_text(
-        "variables:\n  - {name: x, type: int_array_bitmap}\nrequests:\n  - request: {url: 'http://127.0.0.1:9/'}\n"
+        "variables:\n  - {name: x, type: int_bitmap}\nrequests:\n  - request: {url: 'http://127.0.0.1:9/'}\n"
     )
-    assert_error(run("load", "--config", str(cfg)), "line 2", "unknown type 'int_array_bitmap'")
+    assert_error(run("load", "--config", str(cfg)), "line 2", "unknown type 'int_bitmap'")
     cfg.write_text(
         "requests:\n  - request: {url: 'http://127.0.0.1:9/'}\n    assert:\n      queue_has_lag: [q]\n"
     )

@@ -139,8 +139,28 @@ def test_env_variable(monkeypatch):
         gen({"name": "ESB_MISSING_XYZ", "type": "env"})
 
 
+def test_int_array_bitmap_is_a_serialized_roaring_bitmap():
+    """Loadgen: `size` draws of [from, to] into a roaring.Bitmap, WriteTo, standard base64. The bytes
+    below are Roaring's portable format written out by hand (cookie 12346, one container of key 1
+    holding 70000 - 65536 = 4464, its offset 16); pyroaring's serialize() gives the same bytes."""
+    one = gen({"name": "b", "type": "int_array_bitmap", "from": 70000, "to": 70000, "size": 3}).one()
+    expected = bytes.fromhex("3a3000000100000001000000100000007011")
+    assert base64.b64decode(one) == expected
+    empty = gen({"name": "b", "type": "int_array_bitmap", "from": 1, "to": 9, "size": 0}).one()
+    assert base64.b64decode(empty) == bytes.fromhex("3a30000000000000")
+    raw = base64.b64decode(
+        gen({"name": "b", "type": "int_array_bitmap", "from": 1, "to": 3, "size": 50}).one()
+    )
+    count = int.from_bytes(raw[4:8], "little")
+    cardinality = int.from_bytes(raw[10:12], "little") + 1
+    values = [int.from_bytes(raw[16 + 2 * i : 18 + 2 * i], "little") for i in range(cardinality)]
+    assert count == 1 and values == sorted(set(values)) and set(values) <= {1, 2, 3} and len(values) >= 2
+    with pytest.raises(ConfigError, match="0 <= from <= to < 2\\^32"):
+        gen({"name": "b", "type": "int_array_bitmap", "from": 5, "to": 1, "size": 1})
+
+
 def test_unknown_type_and_key():
-    with pytest.raises(ConfigError, match="unknown type 'int_array_bitmap'"):
-        gen({"name": "x", "type": "int_array_bitmap"})
+    with pytest.raises(ConfigError, match="unknown type 'int_bitmap'"):
+        gen({"name": "x", "type": "int_bitmap"})
     with pytest.raises(ConfigError, match="unsupported key 'pathh'"):
         gen({"name": "x", "type": "file", "pathh": "a"})
