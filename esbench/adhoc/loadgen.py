@@ -207,11 +207,13 @@ def _read_yaml(path: Path) -> _Source:
 def _read_dsl(path: Path) -> _Source:
     doc = parse_dsl(path)
     request_where = tuple(f"{path} line {n}" for n in doc.request_lines)
-    for where, item in zip(request_where, doc.data["requests"], strict=True):
+    for where, item, lines in zip(request_where, doc.data["requests"], doc.option_lines, strict=True):
         for key in item:
-            _check_key(key, REQUEST_ITEM_KEYS, "the options after a request", where)
+            at = f"{path} line {lines[key]}" if key in lines else where
+            _check_key(key, REQUEST_ITEM_KEYS, "the options after a request", at)
+        at = f"{path} line {lines['request']}" if "request" in lines else where
         for key in item["request"]:
-            _check_key(key, REQUEST_KEYS, "'request'", where)
+            _check_key(key, REQUEST_KEYS, "'request'", at)
     runner = doc.data.get("runner")
     if runner is not None:
         if not isinstance(runner, Mapping):

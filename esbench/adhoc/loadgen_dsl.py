@@ -47,10 +47,12 @@ class DslDocument:
     Attributes:
         data: Loadgen's YAML structure: ``{"runner"?, "variables"?, "env"?, "requests": [...]}``.
         request_lines: the line of each request's ``METHOD URL``.
+        option_lines: for each request, the line of each option of the block after it.
     """
 
     data: dict[str, Any]
     request_lines: tuple[int, ...]
+    option_lines: tuple[dict[str, int], ...] = ()
 
 
 @dataclass
@@ -82,7 +84,12 @@ def _syntax(path: Path, block: _Block, exc: DslSyntaxError) -> ConfigError:
 
 
 def _options(
-    path: Path, block: _Block, reader: Reader, allowed: frozenset[str], where: str
+    path: Path,
+    block: _Block,
+    reader: Reader,
+    allowed: frozenset[str],
+    where: str,
+    lines: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     options: dict[str, Any] = {}
     while True:
@@ -96,6 +103,8 @@ def _options(
                     f"'{key}' is not an option {where}; the options there are {', '.join(sorted(allowed))}",
                 )
             reader.expect(":", "':' after the option name")
+            if lines is not None:
+                lines[key] = block.line_at(token.offset)
             options[key] = reader.value()
             if reader.at(","):
                 reader.take()
@@ -168,7 +177,9 @@ def _is_options(reader: Reader) -> bool:
     return first.kind in ("word", "string") and second is not None and second.text == ":"
 
 
-def _apply(path: Path, block: _Block, items: list[dict[str, Any]], top: dict[str, Any]) -> None:
+def _apply(
+    path: Path, block: _Block, items: list[dict[str, Any]], top: dict[str, Any], lines: dict[str, int]
+) -> None:
     try:
         reader = Reader(block.text())
     except DslSyntaxError as exc:
@@ -190,7 +201,7 @@ def _apply(path: Path, block: _Block, items: list[dict[str, Any]], top: dict[str
         if condition is not None:
             item["assert"] = condition
         return
-    options = _options(path, block, reader, REQUEST_BLOCK_KEYS, "after a request")
+    options = _options(path, block, reader, REQUEST_BLOCK_KEYS, "after a request", lines)
     extra = options.pop("request", None)
     if extra is not None:
         if not isinstance(extra, dict):
@@ -222,6 +233,7 @@ def parse_dsl(path: Path) -> DslDocument:
     top: dict[str, Any] = {}
     items: list[dict[str, Any]] = []
     lines: list[int] = []
+    option_lines: list[dict[str, int]] = []
     block: _Block | None = None
     body: list[str] | None = None  # the body lines of the last request while they may continue
 
@@ -243,7 +255,7 @@ def parse_dsl(path: Path) -> DslDocument:
             body = None
             continue
         if block is not None:
-            _apply(path, block, items, top)
+            _apply(path, block, items, top, option_lines[-1] if option_lines else {})
             block = None
         if body is not None:
             body.append(raw)
@@ -255,13 +267,16 @@ def parse_dsl(path: Path) -> DslDocument:
             raise _error(path, number, f"expected a URL after the method '{method}'")
         items.append({"request": {"method": method.upper(), "url": url.strip(), "body": ""}})
         lines.append(number)
+        option_lines.append({})
         body = []
     close_body()
     if block is not None:
-        _apply(path, block, items, top)
+        _apply(path, block, items, top, option_lines[-1] if option_lines else {})
     if not items:
         raise ConfigError(
             f"{path} has no request: a Loadgen DSL file needs at least one 'METHOD /path' line "
             f"(e.g. 'GET /_cluster/health')."
         )
-    return DslDocument(data={**top, "requests": items}, request_lines=tuple(lines))
+    return DslDocument(
+        data={**top, "requests": items}, request_lines=tuple(lines), option_lines=tuple(option_lines)
+    )

@@ -128,8 +128,10 @@ def test_unsupported_key_named_with_its_line(tmp_path: Path):
     cfg.write_text("requests:\n  - request: {url: 'http://127.0.0.1:9/'}\n    sleep: {seconds: 1}\n")
     assert_error(run("load", "--config", str(cfg)), "'sleep' takes {sleep_in_milli_seconds: N}")
     dsl = tmp_path / "t.dsl"
-    dsl.write_text("GET http://127.0.0.1:9/\n# register: [{id: '_ctx.x'}]\n")
-    assert_error(run("load", "-run", str(dsl)), "line 1", "'register'")
+    dsl.write_text(
+        "GET http://127.0.0.1:9/\n# sleep: {sleep_in_milli_seconds: 1},\n# register: [{id: '_ctx.x'}]\n"
+    )
+    assert_error(run("load", "-run", str(dsl)), "line 3", "'register'")
 
 
 def test_bulk_without_actions(tmp_path: Path):

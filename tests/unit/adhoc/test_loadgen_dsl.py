@@ -135,7 +135,7 @@ def test_dsl_keys_checked_like_the_yaml(tmp_path: Path):
     with pytest.raises(ConfigError, match="'log_every' in 'runner'"):
         load_config(path)
     path = write(tmp_path, "GET http://127.0.0.1:9/\n# request: {retry: 1}\n")
-    with pytest.raises(ConfigError, match=r"line 1: 'retry' in 'request'"):
+    with pytest.raises(ConfigError, match=r"line 2: 'retry' in 'request'"):
         load_config(path)
 
 
