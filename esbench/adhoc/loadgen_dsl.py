@@ -9,9 +9,12 @@ to its YAML with ``plugins/loadgen_dsl.wasm`` and runs that, ``main.go`` ``parse
 * ``#`` lines form blocks (blank lines between them do not end a block). A block before the
   first request holds top-level options, ``key: value`` separated by commas (``runner``,
   ``variables``, ``env``). A block after a request either holds options of that request
-  (``request: {...}`` merged into it, ``assert``, ``sleep``, ``register``, ``assert_dsl``) or is
-  an assertion: an HTTP status (``# 200``) and/or a response body subset (``# {"count": 2}``,
-  every leaf compared for equality; ``gt(n)``, ``gte(n)``, ``lt(n)``, ``lte(n)`` compare numbers;
+  (``request: {...}`` merged into it, ``sleep``, ``register``, ``assert_dsl``, and
+  ``assert: {...}``: fields of the response event such as ``_ctx.response.status``, nested or
+  dotted, each leaf compared like a body subset's) or is an assertion: an HTTP status
+  (``# 200``) and/or a response body subset (``# {"count": 2}``, every leaf compared for
+  equality; ``gt(n)``, ``gte(n)``, ``lt(n)``, ``lte(n)`` compare numbers, where Loadgen's
+  compiler writes conditions ``gt``... that INFINI's condition set lacks, esbench a ``range``;
   array items by position);
 * ``//`` starts a comment inside a block, so ``# // text`` is a comment line.
 
@@ -105,7 +108,7 @@ def _options(
             reader.expect(":", "':' after the option name")
             if lines is not None:
                 lines[key] = block.line_at(token.offset)
-            options[key] = reader.value()
+            options[key] = reader.value(calls=key == "assert")
             if reader.at(","):
                 reader.take()
             elif reader.peek.kind != "end":
@@ -119,24 +122,27 @@ def _options(
 
 
 def _leaves(value: Any, prefix: str) -> Iterator[tuple[str, Any]]:
+    dot = "." if prefix else ""
     if isinstance(value, dict):
         for key, item in value.items():
-            yield from _leaves(item, f"{prefix}.{key}")
+            yield from _leaves(item, f"{prefix}{dot}{key}")
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from _leaves(item, f"{prefix}.{index}")
+            yield from _leaves(item, f"{prefix}{dot}{index}")
     else:
         yield prefix, value
 
 
-def assertion_of(status: int | None, body: Any) -> dict[str, Any] | None:
+def assertion_of(status: int | None, body: Any, *, root: str = _BODY_JSON) -> dict[str, Any] | None:
     """Loadgen's ``assert`` condition for ``# STATUS`` and ``# BODY``: ``equals`` on the status and
     on every leaf of the body subset (``range`` for ``gt``/``gte``/``lt``/``lte``), under ``and``;
-    None when there is nothing to check."""
+    None when there is nothing to check. ``root`` is the path the leaves are under: the response
+    body for ``# {...}``, the event itself (``""``) for the ``assert: {...}`` option, whose keys are
+    fields such as ``_ctx.response.status`` (nested or dotted), as Loadgen's compiler reads it."""
     conditions: list[dict[str, Any]] = []
     if status is not None:
         conditions.append({"equals": {"_ctx.response.status": status}})
-    for field, leaf in _leaves(body, _BODY_JSON) if body is not None else ():
+    for field, leaf in _leaves(body, root) if body is not None else ():
         if isinstance(leaf, Comparison):
             conditions.append({"range": {field: {leaf.op: leaf.value}}})
         else:
@@ -215,6 +221,16 @@ def _apply(
                 f"not from 'request: {{...}}'",
             )
         item["request"].update(extra)
+    if "assert" in options:
+        fields = options.pop("assert")
+        if not isinstance(fields, dict):
+            line = lines.get("assert", block.lines[0][0])
+            raise _error(
+                path, line, "'assert' takes an object of fields, e.g. {_ctx: {response: {status: 200}}}"
+            )
+        condition = assertion_of(None, fields, root="")
+        if condition is not None:
+            item["assert"] = condition
     item.update(options)
 
 

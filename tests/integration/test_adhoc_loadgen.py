@@ -158,7 +158,7 @@ POST /_bulk
 #   body_repeat_times: 3,
 #   runtime_variables: {batch: "row"},
 # },
-# assert: {equals: {_ctx.response.body_json.errors: false}}
+# assert: {_ctx: {response: {body_json: {errors: false}}}}
 
 GET /$[[env.IDX]]/_refresh
 # sleep: {sleep_in_milli_seconds: 400}

@@ -85,6 +85,17 @@ def test_requests_bodies_options_and_assertions(tmp_path: Path):
     ]
 
 
+def test_assert_option_takes_event_fields(tmp_path: Path):
+    """`# assert: {...}` holds fields of the response event (nested or dotted), each leaf compared
+    like a body subset's: what Loadgen's compiler makes of it, not INFINI's condition syntax."""
+    text = 'GET /\n# assert: {_ctx: {response: {status: 201}}, "_ctx.elapsed": lt(5)}\n'
+    assert parse_dsl(write(tmp_path, text)).data["requests"][0]["assert"] == {
+        "and": [{"equals": {"_ctx.response.status": 201}}, {"range": {"_ctx.elapsed": {"lt": 5}}}]
+    }
+    with pytest.raises(ConfigError, match="line 3: 'assert' takes an object of fields"):
+        parse_dsl(write(tmp_path, "GET /\n# sleep: {sleep_in_milli_seconds: 1},\n#  assert: 200\n"))
+
+
 def test_status_alone_and_escapes(tmp_path: Path):
     data = parse_dsl(write(tmp_path, "GET /\n# 404\n# // done\n")).data
     assert data["requests"][0]["assert"] == {"equals": {"_ctx.response.status": 404}}
