@@ -94,6 +94,8 @@ class Reader:
     def __init__(self, text: str) -> None:
         self.tokens = tokenize(text)
         self.pos = 0
+        #: offset of every object key read, by its path of keys (list items by index)
+        self.key_offsets: dict[tuple[str, ...], int] = {}
 
     @property
     def peek(self) -> Token:
@@ -123,8 +125,11 @@ class Reader:
             return str(_string(token))
         raise DslSyntaxError(token.offset, "a key (a word or a quoted string)", _shown(token))
 
-    def value(self, *, calls: bool = False) -> Any:
+    def value(self, *, calls: bool = False, path: tuple[str, ...] = ()) -> Any:
         """One value: object, array, string, number, true/false/null, or (``calls``) ``gte(1)``.
+
+        ``path`` is where the value sits (keys and list indexes); the offset of every key read
+        goes to :attr:`key_offsets` under its path, for messages that name a line.
 
         Raises:
             DslSyntaxError: anything else, with what was expected.
@@ -133,17 +138,19 @@ class Reader:
         if token.kind == "punct" and token.text == "{":
             result: dict[str, Any] = {}
             while not self.at("}"):
+                at = self.peek.offset
                 name = self.key()
+                self.key_offsets[(*path, name)] = at
                 self.expect(":", "':' after the key")
-                result[name] = self.value(calls=calls)
+                result[name] = self.value(calls=calls, path=(*path, name))
                 if not self.at("}"):
                     self.expect(",", "',' or '}'")
             self.take()
             return result
         if token.kind == "punct" and token.text == "[":
-            items = []
+            items: list[Any] = []
             while not self.at("]"):
-                items.append(self.value(calls=calls))
+                items.append(self.value(calls=calls, path=(*path, str(len(items)))))
                 if not self.at("]"):
                     self.expect(",", "',' or ']'")
             self.take()

@@ -211,19 +211,30 @@ def _read_dsl(path: Path) -> _Source:
         for key in item:
             at = f"{path} line {lines[key]}" if key in lines else where
             _check_key(key, REQUEST_ITEM_KEYS, "the options after a request", at)
-        at = f"{path} line {lines['request']}" if "request" in lines else where
         for key in item["request"]:
-            _check_key(key, REQUEST_KEYS, "'request'", at)
+            line = lines.get(f"request.{key}")
+            _check_key(key, REQUEST_KEYS, "'request'", f"{path} line {line}" if line else where)
     runner = doc.data.get("runner")
     if runner is not None:
         if not isinstance(runner, Mapping):
             raise ConfigError(f"{path}: 'runner' takes an object of runner options.")
         for key in runner:
-            _check_key(key, RUNNER_KEYS, "'runner'", f"{path}")
+            line = doc.top_lines.get(f"runner.{key}") or doc.top_lines.get("runner")
+            _check_key(key, RUNNER_KEYS, "'runner'", f"{path} line {line}" if line else str(path))
     variables = doc.data.get("variables")
     if variables is not None and not isinstance(variables, list):
         raise ConfigError(f"{path}: 'variables' takes a list of variables.")
-    return _Source(path, doc.data, request_where, tuple(f"{path}" for _ in variables or ()), request_where)
+    lines = doc.top_lines
+
+    def variable_line(i: int) -> Any:
+        return (
+            lines.get(f"variables.{i}.name")
+            or lines.get(f"variables.{i}.type")
+            or lines.get("variables", "?")
+        )
+
+    variable_where = tuple(f"{path} line {variable_line(i)}" for i in range(len(variables or ())))
+    return _Source(path, doc.data, request_where, variable_where, request_where)
 
 
 def _absolute_paths(variables: list[Any], base_dir: Path) -> list[Any]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -50,12 +50,15 @@ class DslDocument:
     Attributes:
         data: Loadgen's YAML structure: ``{"runner"?, "variables"?, "env"?, "requests": [...]}``.
         request_lines: the line of each request's ``METHOD URL``.
-        option_lines: for each request, the line of each option of the block after it.
+        option_lines: for each request, the line of each option of the block after it, by
+            dotted path (``request``, ``request.headers``...).
+        top_lines: the same for the block before the first request (``runner.no_warm``...).
     """
 
     data: dict[str, Any]
     request_lines: tuple[int, ...]
     option_lines: tuple[dict[str, int], ...] = ()
+    top_lines: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -106,9 +109,11 @@ def _options(
                     f"'{key}' is not an option {where}; the options there are {', '.join(sorted(allowed))}",
                 )
             reader.expect(":", "':' after the option name")
+            options[key] = reader.value(calls=key == "assert", path=(key,))
             if lines is not None:
                 lines[key] = block.line_at(token.offset)
-            options[key] = reader.value(calls=key == "assert")
+                for keys, offset in reader.key_offsets.items():
+                    lines.setdefault(".".join(keys), block.line_at(offset))
             if reader.at(","):
                 reader.take()
             elif reader.peek.kind != "end":
@@ -142,11 +147,11 @@ def assertion_of(status: int | None, body: Any, *, root: str = _BODY_JSON) -> di
     conditions: list[dict[str, Any]] = []
     if status is not None:
         conditions.append({"equals": {"_ctx.response.status": status}})
-    for field, leaf in _leaves(body, root) if body is not None else ():
+    for name, leaf in _leaves(body, root) if body is not None else ():
         if isinstance(leaf, Comparison):
-            conditions.append({"range": {field: {leaf.op: leaf.value}}})
+            conditions.append({"range": {name: {leaf.op: leaf.value}}})
         else:
-            conditions.append({"equals": {field: leaf}})
+            conditions.append({"equals": {name: leaf}})
     if not conditions:
         return None
     return conditions[0] if len(conditions) == 1 else {"and": conditions}
@@ -199,7 +204,7 @@ def _apply(
                 block.line_at(reader.peek.offset),
                 "an assertion must follow a request ('METHOD /path' line)",
             )
-        top.update(_options(path, block, reader, TOP_BLOCK_KEYS, "before the first request"))
+        top.update(_options(path, block, reader, TOP_BLOCK_KEYS, "before the first request", lines))
         return
     item = items[-1]
     if not _is_options(reader):
@@ -250,6 +255,7 @@ def parse_dsl(path: Path) -> DslDocument:
     items: list[dict[str, Any]] = []
     lines: list[int] = []
     option_lines: list[dict[str, int]] = []
+    top_lines: dict[str, int] = {}
     block: _Block | None = None
     body: list[str] | None = None  # the body lines of the last request while they may continue
 
@@ -271,7 +277,7 @@ def parse_dsl(path: Path) -> DslDocument:
             body = None
             continue
         if block is not None:
-            _apply(path, block, items, top, option_lines[-1] if option_lines else {})
+            _apply(path, block, items, top, option_lines[-1] if option_lines else top_lines)
             block = None
         if body is not None:
             body.append(raw)
@@ -287,12 +293,15 @@ def parse_dsl(path: Path) -> DslDocument:
         body = []
     close_body()
     if block is not None:
-        _apply(path, block, items, top, option_lines[-1] if option_lines else {})
+        _apply(path, block, items, top, option_lines[-1] if option_lines else top_lines)
     if not items:
         raise ConfigError(
             f"{path} has no request: a Loadgen DSL file needs at least one 'METHOD /path' line "
             f"(e.g. 'GET /_cluster/health')."
         )
     return DslDocument(
-        data={**top, "requests": items}, request_lines=tuple(lines), option_lines=tuple(option_lines)
+        data={**top, "requests": items},
+        request_lines=tuple(lines),
+        option_lines=tuple(option_lines),
+        top_lines=top_lines,
     )

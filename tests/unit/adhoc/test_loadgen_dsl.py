@@ -142,11 +142,20 @@ def test_no_request(tmp_path: Path):
 
 
 def test_dsl_keys_checked_like_the_yaml(tmp_path: Path):
-    path = write(tmp_path, "# runner: {log_every: true}\nGET http://127.0.0.1:9/\n")
-    with pytest.raises(ConfigError, match="'log_every' in 'runner'"):
+    path = write(
+        tmp_path, "# runner: {\n#   no_warm: true,\n#   log_every: true,\n# }\nGET http://127.0.0.1:9/\n"
+    )
+    with pytest.raises(ConfigError, match="line 3: 'log_every' in 'runner'"):
         load_config(path)
-    path = write(tmp_path, "GET http://127.0.0.1:9/\n# request: {retry: 1}\n")
-    with pytest.raises(ConfigError, match=r"line 2: 'retry' in 'request'"):
+    path = write(
+        tmp_path, "# variables: [\n#  {name: 'a', type: 'uuid'},\n#  {name: 'b', type: 'nope'}]\nGET /\n"
+    )
+    with pytest.raises(ConfigError, match=r"line 3: .*unknown type 'nope'"):
+        load_config(path)
+    path = write(
+        tmp_path, "GET http://127.0.0.1:9/\n# request: {\n#   body_repeat_times: 2,\n#   retry: 1}\n"
+    )
+    with pytest.raises(ConfigError, match=r"line 4: 'retry' in 'request'"):
         load_config(path)
 
 
