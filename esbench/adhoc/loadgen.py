@@ -156,7 +156,8 @@ class _Source:
     assert_where: tuple[str, ...]
 
 
-def _read_yaml(path: Path) -> _Source:
+def _read_yaml(path: Path, *, base: bool = False) -> _Source:
+    """A YAML configuration; ``base``: one a DSL file starts from, which needs no requests."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -166,7 +167,11 @@ def _read_yaml(path: Path) -> _Source:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path} is not valid YAML: {exc}".replace("\n", " ")) from None
-    if not isinstance(root, yaml.MappingNode) or not isinstance(data, Mapping) or "requests" not in data:
+    if (
+        not isinstance(root, yaml.MappingNode)
+        or not isinstance(data, Mapping)
+        or ("requests" not in data and not (base and set(data) & {"env", "runner", "variables"}))
+    ):
         raise ConfigError(
             f"{path} is not an INFINI Loadgen configuration: it needs a top-level 'requests' list (and "
             f"usually 'variables'), e.g. requests: [{{request: {{method: GET, url: http://HOST:9200/_search}}}}]."
@@ -293,7 +298,7 @@ def load_config(
     """
     source = _read_dsl(path) if (is_dsl(path) if dsl is None else dsl) else _read_yaml(path)
     if base is not None:
-        source = _merged(source, _read_yaml(base))
+        source = _merged(source, _read_yaml(base, base=True))
     data = source.data
     env = {str(k): str(v) for k, v in (data.get("env") or {}).items()}
     runner = data.get("runner") or {}

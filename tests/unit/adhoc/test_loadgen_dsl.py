@@ -181,6 +181,11 @@ def test_dsl_starts_from_the_yaml_configuration(tmp_path: Path):
     assert cfg.runner.total_rounds == 1 and cfg.runner.assert_error
     variables = cfg.streams[0].params["variables"]
     assert variables[0]["path"] == str(tmp_path / "words.txt") and variables[1]["type"] == "range"
+    # A loadgen.yml for DSL runs only (no requests) is fine as a base, not as a configuration.
+    base.write_text("runner: {default_endpoint: 'http://127.0.0.1:9'}\n")
+    assert load_config(dsl, base=base).endpoints[0].base == "http://127.0.0.1:9"
+    with pytest.raises(ConfigError, match="is not an INFINI Loadgen configuration"):
+        load_config(base)
 
 
 def test_cli_reports_dsl_errors_without_traceback(tmp_path: Path):
