@@ -1,5 +1,5 @@
-"""``esbench query`` (esperf-style) and ``esbench load`` (INFINI Loadgen YAML): ad-hoc load that runs
-as an ordinary race (see :mod:`esbench.adhoc`).
+"""``esbench query`` (esperf's command line) and ``esbench load`` (INFINI Loadgen YAML and DSL):
+ad-hoc load that runs as an ordinary race (see :mod:`esbench.adhoc`).
 
 Both commands take the race command's own options for everything that is not about the track
 (hosts, pipeline and provisioning, client options, on-error, workers, user tags, report, metrics
@@ -304,7 +304,8 @@ class ConfigFormat(StrEnum):
     type=click.IntRange(min=1),
     default=1,
     show_default=True,
-    help="Clients (Loadgen's concurrency), shared out among the requests.",
+    help="Clients (Loadgen's concurrency), shared out among the requests (each request gets them all "
+    "when runner.total_rounds runs the requests in order).",
 )
 @click.option(
     "-d",
