@@ -18,6 +18,7 @@ from esbench.adhoc.loadgen import is_dsl, load_config, with_credentials
 from esbench.adhoc.loadgen_runner import RunnerOptions
 from esbench.adhoc.race import adhoc_settings
 from esbench.adhoc.track import LoadShape, Stream, build_track
+from esbench.exceptions import ConfigError
 from esbench.settings import RaceSettings
 
 
@@ -62,6 +63,15 @@ def load_track(
     cfg = load_config(config, base=base_config, dsl=dsl, default_endpoint=fallback)
     runner = cfg.runner
     k = len(cfg.streams)
+    if limit is not None and runner.warm_round:
+        # Loadgen counts the warm-up round's requests against -l (main.go: leftDoc -= reqCount).
+        warm = sum(cfg.repeats)
+        if limit <= warm:
+            raise ConfigError(
+                f"-l {limit} leaves no request after Loadgen's warm-up round ({warm} requests, counted "
+                f"against -l as Loadgen does). Raise -l, or set runner.no_warm: true."
+            )
+        limit -= warm
     limits: tuple[int, ...] = ()
     if runner.total_rounds is not None:
         # Each client runs every request of a round in order (Loadgen's loader.go), so the
@@ -70,8 +80,7 @@ def load_track(
         if limit is not None:
             limits = tuple(min(n, _share(limit, k, i)) for i, n in enumerate(limits))
     elif limit is not None and any(r > 1 for r in cfg.repeats):
-        weights = sum(cfg.repeats)
-        limits = tuple(max(1, limit * r // weights) for r in cfg.repeats)
+        limits = _weighted(limit, cfg.repeats)
     options = base.client_options
     streams, credentials = with_credentials(
         cfg, client_has_credentials=bool(options.basic_auth_user or options.api_key)
@@ -105,3 +114,20 @@ def load_track(
 
 def _share(total: int, parts: int, index: int) -> int:
     return total // parts + (1 if index < total % parts else 0)
+
+
+def _weighted(total: int, weights: tuple[int, ...]) -> tuple[int, ...]:
+    """``total`` shared out in proportion to ``weights`` (``execute_repeat_times``), adding up to it.
+
+    Raises:
+        ConfigError: a request would get no request at all.
+    """
+    whole = sum(weights)
+    shares = [total * w // whole for w in weights]
+    for i in range(total - sum(shares)):
+        shares[i] += 1
+    if min(shares) < 1:
+        raise ConfigError(
+            f"A request limit of {total} cannot cover the {len(weights)} requests of the configuration."
+        )
+    return tuple(shares)

@@ -193,3 +193,24 @@ def test_loadgen_exit_statuses(capsys):
     _loadgen_exit(SimpleNamespace(race_id="r2", tasks=[refused]), assert_invalid=True, assert_error=False)
     only_http = SimpleNamespace(task="GET /z", sample_count=1, errors_by_type={"500": 1})
     _loadgen_exit(SimpleNamespace(race_id="r3", tasks=[only_http]), assert_invalid=True, assert_error=True)
+
+
+def test_warm_up_round_counts_against_the_request_limit(tmp_path: Path):
+    """Loadgen's main.go subtracts the warm-up round's requests from -l."""
+    from esbench.adhoc.load import load_track
+    from esbench.settings import RaceSettings
+
+    cfg = tmp_path / "l.yml"
+    cfg.write_text(
+        "requests:\n  - request: {url: 'http://127.0.0.1:9/a', execute_repeat_times: 2}\n"
+        "  - request: {url: 'http://127.0.0.1:9/b'}\n"
+    )
+    assert_error(run("load", "--config", str(cfg), "-l", "3"), "-l 3 leaves no request", "no_warm: true")
+    plan = load_track(
+        RaceSettings(), config=cfg, clients=1, duration=5.0, rate=None, limit=7, compress=False, warmup=0.0
+    )
+    tasks = plan.settings.track.default_challenge.tasks()
+    warm = [t for t in tasks if t.name.startswith("warm-up")]
+    assert [t.warmup_iterations for t in warm] == [2, 1] and all(t.iterations == 0 for t in warm)
+    measured = [t for t in tasks if not t.name.startswith("warm-up")]
+    assert sum(t.operation.params["request-limit"] for t in measured) == 7 - 3
