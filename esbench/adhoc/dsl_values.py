@@ -99,25 +99,38 @@ class Reader:
 
     @property
     def peek(self) -> Token:
+        """The next token, not consumed."""
         return self.tokens[self.pos]
 
     def take(self) -> Token:
+        """The next token, consumed (the ``end`` token stays)."""
         token = self.tokens[self.pos]
         if token.kind != "end":
             self.pos += 1
         return token
 
     def expect(self, text: str, what: str | None = None) -> Token:
+        """Consume the punctuation ``text``.
+
+        Raises:
+            DslSyntaxError: another token; ``what`` says what was expected.
+        """
         token = self.take()
         if token.text != text or token.kind not in ("punct",):
             raise DslSyntaxError(token.offset, what or f"'{text}'", _shown(token))
         return token
 
     def at(self, text: str) -> bool:
+        """Whether the next token is the punctuation ``text``."""
         token = self.peek
         return token.kind == "punct" and token.text == text
 
     def key(self) -> str:
+        """An object key: a bare word or a quoted string.
+
+        Raises:
+            DslSyntaxError: anything else.
+        """
         token = self.take()
         if token.kind == "word":
             return token.text
@@ -174,6 +187,11 @@ class Reader:
         raise DslSyntaxError(token.offset, expected, _shown(token))
 
     def end(self) -> None:
+        """Check that the block is over.
+
+        Raises:
+            DslSyntaxError: a token is left.
+        """
         token = self.peek
         if token.kind != "end":
             raise DslSyntaxError(token.offset, "the end of the block (or a ',' before it)", _shown(token))
