@@ -79,6 +79,10 @@ def load_track(
         limits = tuple(runner.total_rounds * clients * r for r in cfg.repeats)
         if limit is not None:
             limits = tuple(min(n, _share(limit, k, i)) for i, n in enumerate(limits))
+            if min(limits) < 1:
+                raise ConfigError(
+                    f"A request limit of {limit} cannot cover the {k} requests of the configuration."
+                )
     elif limit is not None and any(r > 1 for r in cfg.repeats):
         limits = _weighted(limit, cfg.repeats)
     options = base.client_options

@@ -214,3 +214,14 @@ def test_warm_up_round_counts_against_the_request_limit(tmp_path: Path):
     assert [t.warmup_iterations for t in warm] == [2, 1] and all(t.iterations == 0 for t in warm)
     measured = [t for t in tasks if not t.name.startswith("warm-up")]
     assert sum(t.operation.params["request-limit"] for t in measured) == 7 - 3
+
+
+def test_request_limit_below_the_number_of_requests(tmp_path: Path):
+    cfg = tmp_path / "l.yml"
+    cfg.write_text(
+        "runner: {no_warm: true, total_rounds: 1}\n"
+        "requests:\n  - request: {url: 'http://127.0.0.1:9/a'}\n  - request: {url: 'http://127.0.0.1:9/b'}\n"
+    )
+    assert_error(
+        run("load", "--config", str(cfg), "-l", "1"), "A request limit of 1 cannot cover the 2 requests"
+    )
