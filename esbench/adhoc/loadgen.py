@@ -360,23 +360,11 @@ def _request_params(
     if req.get("method"):
         params["method"] = str(req["method"]).upper()
     if req.get("simple_mode"):
-        # Loadgen's simple mode sends the method and the URL only: no body, headers or templates.
-        return {**params, "method": params.get("method") or "GET"}
-    body = req.get("body")
-    if body is not None and body != "":
-        params["body"] = str(body)
-    if req.get("body_repeat_times"):
-        params["body-repeat-times"] = req["body_repeat_times"]
-    for key in ("runtime_variables", "runtime_body_line_variables"):
-        if req.get(key):
-            params[key.replace("_", "-")] = req[key]
-    headers: dict[str, str] = {}
-    for entry in req.get("headers") or []:
-        if not isinstance(entry, Mapping):
-            raise ConfigError(f"{where}: 'headers' is a list of {{Name: value}} mappings.")
-        headers.update({str(k): str(v) for k, v in entry.items()})
-    if headers:
-        params["headers"] = headers
+        # Loadgen's simple mode sends the method and the URL only (loader.go prepareRequest): no
+        # body, no headers; the response is still asserted.
+        params["method"] = params.get("method") or "GET"
+    else:
+        _body_and_headers(req, params, where)
     if item.get("assert") is not None and not options.benchmark_only:
         try:
             compile_assertion(item["assert"], where=f"{assert_where}: assert")
@@ -401,6 +389,24 @@ def _request_params(
     if options.log_requests or options.log_statuses:
         params["log-requests"] = True if options.log_requests else sorted(options.log_statuses)
     return params
+
+
+def _body_and_headers(req: Mapping[str, Any], params: dict[str, Any], where: str) -> None:
+    body = req.get("body")
+    if body is not None and body != "":
+        params["body"] = str(body)
+    if req.get("body_repeat_times"):
+        params["body-repeat-times"] = req["body_repeat_times"]
+    for key in ("runtime_variables", "runtime_body_line_variables"):
+        if req.get(key):
+            params[key.replace("_", "-")] = req[key]
+    headers: dict[str, str] = {}
+    for entry in req.get("headers") or []:
+        if not isinstance(entry, Mapping):
+            raise ConfigError(f"{where}: 'headers' is a list of {{Name: value}} mappings.")
+        headers.update({str(k): str(v) for k, v in entry.items()})
+    if headers:
+        params["headers"] = headers
 
 
 def with_credentials(

@@ -225,3 +225,17 @@ def test_request_limit_below_the_number_of_requests(tmp_path: Path):
     assert_error(
         run("load", "--config", str(cfg), "-l", "1"), "A request limit of 1 cannot cover the 2 requests"
     )
+
+
+def test_simple_mode_sends_method_and_url_but_is_still_asserted(tmp_path: Path):
+    from esbench.adhoc.loadgen import load_config
+
+    cfg = tmp_path / "l.yml"
+    cfg.write_text(
+        "requests:\n  - request: {url: 'http://127.0.0.1:9/a', simple_mode: true, body: 'x',\n"
+        "                headers: [{X-A: b}]}\n    assert: {equals: {_ctx.response.status: 200}}\n"
+        "    sleep: {sleep_in_milli_seconds: 5}\n"
+    )
+    params = load_config(cfg).streams[0].params
+    assert "body" not in params and "headers" not in params and params["method"] == "GET"
+    assert params["assert"] == {"equals": {"_ctx.response.status": 200}} and params["sleep-after"] == 0.005
