@@ -2,7 +2,9 @@
 
 Sub-command modules register themselves on :data:`main` (and on the ``list`` group) when imported
 at the bottom of this file. User errors (:class:`~esbench.exceptions.EsbenchError`) are printed as
-one paragraph without traceback and exit with their ``exit_code`` (64; 130 for Ctrl-C).
+one paragraph without traceback and exit with their ``exit_code`` (64; 130 for Ctrl-C). Option
+values are checked while the command line is parsed (:mod:`esbench.cli._params`); a bad one is one
+paragraph naming the option, exit code 2 (click's usage error).
 """
 
 from __future__ import annotations
@@ -23,6 +25,11 @@ class _EsbenchGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.UsageError as e:
+            # One paragraph instead of click's usage block: what, which option, where the help is.
+            where = e.ctx.command_path if e.ctx is not None else ctx.command_path
+            click.echo(f"[ERROR] {e.format_message()} (See '{where} --help'.)", err=True)
+            ctx.exit(e.exit_code)
         except KeyboardInterrupt:
             click.echo("\n[ERROR] Interrupted by the user.", err=True)
             ctx.exit(UserInterrupted.exit_code)
@@ -79,3 +86,7 @@ def _register_subcommands() -> None:
 
 
 _register_subcommands()
+
+from esbench.cli._params import apply_option_types  # noqa: E402  (after the commands exist)
+
+apply_option_types(main)

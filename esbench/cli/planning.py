@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from esbench.cli import main
+from esbench.cli._params import ValidatedText
 from esbench.cli._planning_options import PARAMS_OPTION, base_settings, planning_runner, race_options
 from esbench.exceptions import UserError
 from esbench.planning.dimensions import Dimension, parse_values
@@ -66,7 +67,12 @@ def _split_sweep_params(text: str) -> tuple[dict[str, Any], str, list[Any]]:
 
 @main.command()
 @race_options
-@click.option("--track-params", default="", help="k:v,... ; one key may list several values to sweep it.")
+@click.option(
+    "--track-params",
+    type=ValidatedText("params", _split_sweep_params, empty_ok=True, wrong_example='{"x": '),
+    default="",
+    help="k:v,... ; one key may list several values to sweep it.",
+)
 @click.option("--clients", "clients_list", default=None, help="Sweep the task's clients, e.g. 1,5,10,15.")
 @click.option(
     "--target-throughput", "rates_list", default=None, help="Sweep the task's target-throughput (ops/s)."

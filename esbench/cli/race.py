@@ -5,6 +5,7 @@ The command only translates options; all behaviour lives in the Python API.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -165,7 +166,7 @@ def race(
     # The driver, the load-driver backends and telemetry are imported when a race runs, not for --help.
     from esbench.driver.client import parse_client_options
     from esbench.driver.pools.factory import resolve_load_driver
-    from esbench.driver.pools.ray_pool import parse_ray_address
+    from esbench.driver.pools.ray_pool import check_ray_head, parse_ray_address
     from esbench.racecontrol import run_race
     from esbench.racelog import existing_race_log
     from esbench.telemetry.cli import telemetry_settings
@@ -182,9 +183,11 @@ def race(
     parse_task_filters(include, option="--include-tasks")
     parse_task_filters(exclude, option="--exclude-tasks")
     driver_hosts = tuple(h.strip() for h in load_driver_hosts.split(",") if h.strip())
-    resolve_load_driver(load_driver, driver_hosts)
-    if ray_address:
-        parse_ray_address(ray_address)
+    kind = resolve_load_driver(load_driver, driver_hosts)
+    address = (ray_address or os.environ.get("RAY_ADDRESS")) if kind is LoadDriver.RAY else None
+    if address:
+        # Before the track and corpora are prepared: a head that does not answer fails in seconds.
+        check_ray_head(*parse_ray_address(address, option="--ray-address/RAY_ADDRESS"))
     settings = RaceSettings(
         track_name=track_name,
         track_path=track_path,

@@ -33,6 +33,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from elasticsearch import AsyncElasticsearch
 
+from esbench.driver.client_checks import check_client_options
 from esbench.driver.http import HttpTransport, NodeHttpTransport, TimedAiohttpNode
 from esbench.driver.rawhttp import RawHttpTransport, ssl_context_for
 from esbench.driver.settings import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
@@ -134,7 +135,8 @@ def client_options_from_mapping(values: Mapping[str, Any]) -> ClientOptions:
     """Build :class:`ClientOptions` from already parsed key/values (Rally's option names).
 
     Raises:
-        esbench.exceptions.ConfigError: unknown keys (listed with the known ones) or bad values.
+        esbench.exceptions.ConfigError: unknown keys (listed with the known ones) or bad values,
+            also TLS files that do not exist or do not load (:func:`check_client_options`).
     """
     known = {f.name for f in fields(ClientOptions)} - _DETECTED
     kwargs: dict[str, Any] = {}
@@ -156,6 +158,8 @@ def client_options_from_mapping(values: Mapping[str, Any]) -> ClientOptions:
             value = _as_bool(key, value)
         elif key == "timeout":
             try:
+                if isinstance(value, bool):
+                    raise TypeError(value)
                 value = float(value)
             except (TypeError, ValueError):
                 raise ConfigError(
@@ -163,6 +167,8 @@ def client_options_from_mapping(values: Mapping[str, Any]) -> ClientOptions:
                 ) from None
         elif key == "max_connections":
             try:
+                if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+                    raise TypeError(value)
                 value = int(value)
             except (TypeError, ValueError):
                 raise ConfigError(
@@ -176,7 +182,9 @@ def client_options_from_mapping(values: Mapping[str, Any]) -> ClientOptions:
             f"Unknown --client-options {', '.join(sorted(unknown))}. Known options: "
             f"{', '.join(sorted(known | set(_ALIASES) | _IGNORED))}."
         )
-    return ClientOptions(**kwargs)
+    options = ClientOptions(**kwargs)
+    check_client_options(options)
+    return options
 
 
 def parse_client_options(text: str | None) -> ClientOptions:

@@ -91,7 +91,7 @@ def summary_warnings(race: RaceResult) -> list[str]:
     warnings: list[str] = []
     log_hint = failures.log_hint(race)
     if race.status != STATUS_COMPLETED:
-        reason = f": {race.error}" if race.error else ""
+        reason = f": {race.error.rstrip('.')}" if race.error else ""
         warnings.append(
             f"The race {race.status}{reason}. The report covers only the tasks that ran.{log_hint}"
         )

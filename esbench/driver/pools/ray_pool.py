@@ -52,6 +52,9 @@ HANDSHAKE_TIMEOUT = 30.0
 SHUTDOWN_GRACE = 5.0
 #: Seconds to wait for Ray's reason of a worker's death.
 DEATH_REASON_WAIT = 2.0
+#: Seconds for the TCP connection to the Ray head's GCS port before ``ray.init`` (which retries a
+#: missing head for a minute or more, printing its own retry lines).
+HEAD_CONNECT_TIMEOUT = 3.0
 #: Ray's token-authentication settings (https://docs.ray.io/en/latest/ray-security/token-auth.html).
 _RAY_AUTH_VARIABLES = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
 
@@ -70,6 +73,63 @@ def parse_ray_address(text: str, *, option: str = "--ray-address") -> tuple[str,
             f"esbench on a host of the cluster."
         )
     return host.strip("[]"), int(port)
+
+
+def check_ray_head(host: str, port: int, *, timeout: float = HEAD_CONNECT_TIMEOUT) -> None:
+    """Fail fast when nothing accepts TCP connections at the Ray head's GCS address.
+
+    Args:
+        host, port: the head's address (:func:`parse_ray_address`).
+        timeout: seconds for the connection (:data:`HEAD_CONNECT_TIMEOUT`).
+
+    Raises:
+        esbench.exceptions.DriverError: the connection was refused, timed out or the name does not
+            resolve; the message says what was tried and for how long.
+    """
+    started = time.monotonic()
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as sock:
+            sock.settimeout(max(0.1, timeout - (time.monotonic() - started)))
+            if os.environ.get("RAY_USE_TLS", "0") in ("0", ""):
+                _check_http2_server(sock)
+            return
+    except OSError as exc:
+        reason = "no answer" if isinstance(exc, TimeoutError) else (exc.strerror or str(exc))
+        what = "a TCP connection to the head's GCS port failed"
+    except _NotGrpc as exc:
+        reason, what = str(exc), "something accepts connections there, but it is not Ray's GCS (gRPC)"
+    took = time.monotonic() - started
+    raise DriverError(
+        f"Cannot join the Ray cluster at {host}:{port}: {what} ({reason}; checked in {took:.1f} s, "
+        f"limit {timeout:g} s). Check --ray-address/RAY_ADDRESS (the address 'ray start --head' "
+        f"prints, e.g. 10.0.0.5:6379) and that 'ray status --address={host}:{port}' works on this host."
+    )
+
+
+class _NotGrpc(Exception):
+    pass
+
+
+#: HTTP/2's client connection preface and an empty SETTINGS frame (RFC 9113, sections 3.4 and 6.5).
+_HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+_HTTP2_SETTINGS = 4
+
+
+def _check_http2_server(sock: socket.socket) -> None:
+    # Ray's GCS is a gRPC server, which answers a client preface with its own SETTINGS frame at
+    # once; ray.init against anything else (a wrong port) retries for minutes.
+    sock.sendall(_HTTP2_PREFACE)
+    head = b""
+    try:
+        while len(head) < 9:
+            chunk = sock.recv(9 - len(head))
+            if not chunk:
+                break
+            head += chunk
+    except TimeoutError:
+        raise _NotGrpc("it sent no HTTP/2 frame") from None
+    if len(head) < 9 or head[3] != _HTTP2_SETTINGS:
+        raise _NotGrpc(f"it answered {head[:16]!r}, not an HTTP/2 SETTINGS frame")
 
 
 def _import_ray() -> Any:
@@ -172,6 +232,8 @@ class RayPool:
             if self.address is None:
                 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
                 self._use_private_token()
+            if self.target is not None:
+                check_ray_head(*self.target)
             try:
                 # "local": a new instance. A bare ray.init() would join the cluster that 'ray start'
                 # last started on this host (Ray's /tmp/ray/ray_current_cluster), whose nodes on

@@ -1,0 +1,268 @@
+"""Validated click parameter types: every option value is checked when the command line is parsed.
+
+A bad value (empty, negative, of the wrong shape, naming a missing file) is then one message that
+names the option, printed before the command does anything (no corpus is prepared, no node is
+started first). The parsers are the ones the commands use afterwards (``parse_client_options``,
+``parse_params``, ``host_urls``...), imported only when a value is checked, so ``--help`` stays
+light (tests/unit/test_cli_lazy_imports.py).
+
+Options declared with plain text get their type from :data:`OPTION_TYPES` by parameter name
+(:func:`apply_option_types`, called once when the command line is built), so ``--target-hosts``
+is checked the same way in every command; an option that declares its own type keeps it. Each
+type also says which bad values the option sweep (tests/unit/cli/test_option_sweep.py) tries on
+it: :attr:`ValidatedText.wrong_example`, :attr:`ValidatedText.missing_file_example` and
+:attr:`ValidatedText.connects` (the value names a host that the command connects to).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from esbench.exceptions import EsbenchError
+
+Check = Callable[[str], object]
+
+
+class ValidatedText(click.ParamType):
+    """Text whose value is checked by ``check`` (which raises an :class:`EsbenchError`); the value
+    the command gets is the text itself, unchanged.
+
+    Args:
+        name: the metavar-like name click shows (``hosts``, ``params``...).
+        check: called with the stripped text unless it is empty; raises ``EsbenchError`` (or
+            ``ValueError``) with a message saying what is wrong and how to fix it.
+        empty_ok: an empty value means "none" (the option's default is the empty string).
+        wrong_example / missing_file_example: a value of the wrong shape / naming a file that does
+            not exist, for the option sweep (None: the class does not apply to this type).
+        connects: the command connects to the host(s) the value names.
+        numbers: the value holds numbers, so a negative one is a bad value the sweep tries.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        check: Check | None = None,
+        *,
+        empty_ok: bool = False,
+        wrong_example: str | None = None,
+        missing_file_example: str | None = None,
+        connects: bool = False,
+        numbers: bool = False,
+    ) -> None:
+        self.name = name
+        self.check = check
+        self.empty_ok = empty_ok
+        self.wrong_example = wrong_example
+        self.missing_file_example = missing_file_example
+        self.connects = connects
+        self.numbers = numbers
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if not isinstance(value, str):
+            return value
+        if not value.strip():
+            if self.empty_ok:
+                return value
+            self.fail("the value is empty: give one, or leave the option out to use its default.", param, ctx)
+        if self.check is not None:
+            try:
+                self.check(value.strip())
+            except (EsbenchError, ValueError) as exc:
+                self.fail(_without_option_prefix(str(exc), param), param, ctx)
+        return value
+
+
+def _without_option_prefix(message: str, param: click.Parameter | None) -> str:
+    # The parsers' messages often start with the option name, which click's "Invalid value for
+    # '--x':" already says.
+    for name in getattr(param, "opts", ()):
+        if message.startswith(f"{name}: "):
+            return message[len(name) + 2 :]
+    return message
+
+
+def _hosts(text: str) -> None:
+    from esbench.driver.client import host_urls
+
+    hosts = [h.strip() for h in text.split(",")]
+    if any(not h for h in hosts):
+        raise ValueError(f"'{text}' has an empty host between commas; write HOST:PORT[,HOST:PORT...].")
+    host_urls(hosts, use_ssl=False)
+
+
+def _client_options(text: str) -> None:
+    from esbench.driver.client import parse_client_options
+
+    parse_client_options(text)
+
+
+def _params(option: str) -> Check:
+    def check(text: str) -> None:
+        from esbench.track.params import parse_params
+
+        parse_params(text, option=option)
+
+    return check
+
+
+def _task_filters(option: str) -> Check:
+    def check(text: str) -> None:
+        from esbench.driver.filters import parse_task_filters
+
+        parse_task_filters(tuple(s.strip() for s in text.split(",") if s.strip()), option=option)
+
+    return check
+
+
+def _user_tags(text: str) -> None:
+    from esbench.cli._tags import parse_user_tags
+
+    parse_user_tags(text)
+
+
+def _ray_address(text: str) -> None:
+    from esbench.driver.pools.ray_pool import parse_ray_address
+
+    parse_ray_address(text)
+
+
+def _telemetry(text: str) -> None:
+    from esbench.telemetry.cli import telemetry_settings
+
+    telemetry_settings(text, "")
+
+
+def _url(text: str) -> None:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(text)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+        parts = parts._replace(netloc="")
+    if parts.scheme not in ("http", "https") or not parts.hostname or (port is None and ":" in parts.netloc):
+        raise ValueError(
+            f"'{text}' is not an http(s) URL of an Elasticsearch cluster; write it like http://127.0.0.1:9200."
+        )
+
+
+def number_list(convert: Callable[[str], float], option: str) -> Check:
+    """A check of a comma-separated list of numbers (``1,5,10``), each passed through ``convert``."""
+
+    def check(text: str) -> None:
+        from esbench.planning.dimensions import parse_values
+
+        parse_values(text, option=option, convert=convert)
+
+    return check
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError("must be at least 1")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise ValueError("must be above 0")
+    return value
+
+
+def _retention(option: str) -> Check:
+    def check(text: str) -> None:
+        from esbench.planning.sizing import parse_days
+
+        parse_days(text, option=option)
+
+    return check
+
+
+def _slo(text: str) -> None:
+    from esbench.planning.slo import parse_slo
+
+    parse_slo(text)
+
+
+def _list_type(convert: Callable[[str], float], option: str) -> ValidatedText:
+    return ValidatedText("list", number_list(convert, option), wrong_example="1,two", numbers=True)
+
+
+#: Text that must not be empty (names, ids, versions) and has no other rule the CLI can check.
+NAME = ValidatedText("text")
+#: ``HOST:PORT[,HOST:PORT...]`` or URLs.
+HOSTS = ValidatedText("hosts", _hosts, wrong_example="127.0.0.1:notaport", connects=True)
+#: An http(s) URL of a cluster (the metrics store).
+URL = ValidatedText("url", _url, wrong_example="127.0.0.1:9200", connects=True)
+#: ``HOST:PORT`` of a Ray head.
+RAY_ADDRESS = ValidatedText("address", _ray_address, wrong_example="ray://127.0.0.1:10001", connects=True)
+CLIENT_OPTIONS = ValidatedText(
+    "options",
+    _client_options,
+    empty_ok=True,
+    wrong_example="timeout:soon",
+    missing_file_example="use_ssl:true,ca_certs:'/nonexistent/esbench/ca.pem'",
+)
+USER_TAGS = ValidatedText("tags", _user_tags, empty_ok=True, wrong_example="no-colon")
+TELEMETRY = ValidatedText("devices", _telemetry, empty_ok=True, wrong_example="no-such-device")
+
+
+def params_type(option: str) -> ValidatedText:
+    """``k:v`` list, inline JSON or a ``.json`` file (:func:`esbench.track.params.parse_params`)."""
+    return ValidatedText(
+        "params",
+        _params(option),
+        empty_ok=True,
+        wrong_example='{"unclosed": ',
+        missing_file_example="/nonexistent/esbench/params.json",
+    )
+
+
+def filters_type(option: str) -> ValidatedText:
+    """Task filters: ``NAME``, ``type:OPTYPE``, ``tag:TAG`` (:mod:`esbench.driver.filters`)."""
+    return ValidatedText("filters", _task_filters(option), empty_ok=True, wrong_example="kind:search")
+
+
+#: Types of plain-text options, by parameter name (see the module docstring).
+OPTION_TYPES: dict[str, click.ParamType] = {
+    "target_hosts": HOSTS,
+    "client_options": CLIENT_OPTIONS,
+    "metrics_store": URL,
+    "ray_address": RAY_ADDRESS,
+    "track_params": params_type("--track-params"),
+    "car_params": params_type("--car-params"),
+    "include_tasks": filters_type("--include-tasks"),
+    "exclude_tasks": filters_type("--exclude-tasks"),
+    "telemetry": TELEMETRY,
+    "telemetry_params": params_type("--telemetry-params"),
+    "user_tag": USER_TAGS,
+    "load_driver_hosts": ValidatedText("hosts", empty_ok=True),
+    "clients_list": _list_type(_positive_int, "--clients"),
+    "bulk_list": _list_type(_positive_int, "--bulk-size"),
+    "nodes_list": _list_type(_positive_int, "--nodes"),
+    "rates_list": _list_type(_positive_float, "--target-throughput"),
+    "hot": ValidatedText("period", _retention("--hot"), wrong_example="ten days", numbers=True),
+    "warm": ValidatedText("period", _retention("--warm"), wrong_example="ten days", numbers=True),
+    "cold": ValidatedText("period", _retention("--cold"), wrong_example="ten days", numbers=True),
+    "slo": ValidatedText("slo", _slo, wrong_example="latency is low"),
+}
+
+
+def apply_option_types(group: click.Group) -> None:
+    """Give every plain-text parameter of ``group``'s commands (recursively) its validated type:
+    :data:`OPTION_TYPES` by name, else :data:`NAME` (not empty). Declared types are kept."""
+    for command in group.commands.values():
+        if isinstance(command, click.Group):
+            apply_option_types(command)
+            continue
+        for param in command.params:
+            if isinstance(param, click.Option) and param.is_flag:
+                continue
+            if isinstance(param.type, click.types.StringParamType):
+                param.type = OPTION_TYPES.get(param.name or "", NAME)
