@@ -4,18 +4,27 @@ Fed by the driver's :class:`~esbench.driver.driver.Progress` callback (about onc
 running task). On a terminal every task gets a row that updates in place: task name, a bar with the
 percentage done (a pulsing bar for tasks that end at an unknown point), the elapsed time of the
 task, the current throughput (over the last progress interval, warmup included) and the error count
-so far. When the stream is not a terminal (CI logs, ``2> file``) each report is one plain line, as
+so far. A task whose clients retry an operation that does not succeed (``cluster-health`` below
+the wanted status) gets a ``[WAITING]`` line with the reason every few seconds. When the stream is
+not a terminal (CI logs, ``2> file``) each report is one plain line, as
 before. ``--quiet`` shows neither.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
 from esbench.console import Console
 from esbench.driver.driver import Progress
+from esbench.driver.waits import WAIT_NOTE_INTERVAL
+
+
+def wait_line(p: Progress) -> str:
+    """The line that says why a task waits (``p.waiting`` is set)."""
+    return f"[WAITING] {p.task}: {p.waiting}"
 
 
 def progress_line(p: Progress) -> str:
@@ -46,6 +55,8 @@ class LiveProgress:
         self._console = console
         self._rich: Any = None
         self._rows: dict[str, Any] = {}
+        #: Task name -> monotonic time its wait was last shown.
+        self._wait_shown: dict[str, float] = {}
 
     def __enter__(self) -> Callable[[Progress], None]:
         if not self._console.quiet and self._console.is_tty:
@@ -75,8 +86,18 @@ class LiveProgress:
         else:
             self._console.end_progress()
 
+    def _wait_due(self, p: Progress) -> bool:
+        # A wait that may never end says why, every WAIT_NOTE_INTERVAL seconds.
+        now = time.monotonic()
+        if not p.waiting or now - self._wait_shown.get(p.task, -WAIT_NOTE_INTERVAL) < WAIT_NOTE_INTERVAL:
+            return False
+        self._wait_shown[p.task] = now
+        return True
+
     def _show_plain(self, p: Progress) -> None:
         self._console.progress(progress_line(p))
+        if self._wait_due(p):
+            self._console.info(wait_line(p))
 
     def _show_rich(self, p: Progress) -> None:
         row = self._rows.get(p.task)
@@ -85,3 +106,5 @@ class LiveProgress:
             row = self._rich.add_task(p.task, total=total, **_fields(p))
             self._rows[p.task] = row
         self._rich.update(row, total=total, completed=p.percent_done or 0.0, **_fields(p))
+        if self._wait_due(p):
+            self._rich.console.print(wait_line(p), markup=False, highlight=False)

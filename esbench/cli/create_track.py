@@ -44,7 +44,7 @@ def create_track_command(
     from esbench.tracker import create_track
 
     console = Console(quiet=quiet)
-    root = create_track(
+    created = create_track(
         name=track_name,
         hosts=_names(target_hosts),
         output=output_path.expanduser().resolve(),
@@ -55,4 +55,13 @@ def create_track_command(
         progress=console.progress,
     )
     console.end_progress()
-    click.echo(f"Track '{track_name}' written to [{root}]. Race it with: esbench race --track-path={root}")
+    hosts = _names(target_hosts)
+    click.echo(f"Track '{track_name}' written to [{created.root}].")
+    if created.reason:
+        params = ",".join(f"{k}:{v}" for k, v in created.track_params.items())
+        click.echo(f"Track params {params}: {created.reason}.")
+    options = "; add your --client-options" if client_options.strip() else ""
+    click.echo(
+        f"Race it against the cluster it came from (its default challenge deletes and re-creates "
+        f"{', '.join(created.indices)} there{options}):\n  {created.race_command(hosts)}"
+    )

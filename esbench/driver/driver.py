@@ -48,6 +48,7 @@ from esbench.driver.settings import DriverOutcome as DriverOutcome
 from esbench.driver.settings import DriverSettings as DriverSettings
 from esbench.driver.settings import Progress as Progress
 from esbench.driver.steps import StepOutcome, StepState, step_results, worker_exception
+from esbench.driver.waits import WAIT_NOTE_INTERVAL
 from esbench.driver.worker import (
     CancelStep,
     InitWorker,
@@ -117,6 +118,8 @@ class _Coordinator:
         self.context: dict[str, Any] = {}
         self.pause = settings.task_pause_s if settings.task_pause_s is not None else DEFAULT_TASK_PAUSE
         self._progress_failed = False
+        #: Task name -> monotonic time its wait was last logged.
+        self._wait_logged: dict[str, float] = {}
 
     # ------------------------------------------------------------------------- lifecycle
 
@@ -324,6 +327,19 @@ class _Coordinator:
         results = step_results(step, done, start_at=start_at, end=end)
         return StepOutcome(results=results, end=end, error=state.error, interrupted=interrupted)
 
+    def _log_waits(self, reports: dict[int, ProgressReport]) -> None:
+        # The race log says why a task does not progress, every WAIT_NOTE_INTERVAL seconds (the
+        # terminal gets it from the progress display, which --quiet turns off).
+        now = time.monotonic()
+        for report in reports.values():
+            for name, counters in report.tasks.items():
+                if (
+                    counters.waiting
+                    and now - self._wait_logged.get(name, -WAIT_NOTE_INTERVAL) >= WAIT_NOTE_INTERVAL
+                ):
+                    self._wait_logged[name] = now
+                    logger.info("Task '%s' is waiting: %s", name, counters.waiting)
+
     def _report(
         self,
         step: Step,
@@ -331,6 +347,7 @@ class _Coordinator:
         reports: dict[int, ProgressReport],
         last: dict[str, tuple[float, float]],
     ) -> None:
+        self._log_waits(reports)
         if self.progress is None or self._progress_failed or not reports:
             return
         now = time.perf_counter()
@@ -356,6 +373,7 @@ class _Coordinator:
                 unit=counters[0].unit,
                 samples=sum(c.count for c in counters),
                 errors=sum(c.errors for c in counters),
+                waiting=next((c.waiting for c in counters if c.waiting), None),
             )
             try:
                 self.progress(report)

@@ -49,6 +49,7 @@ from esbench.driver.runners.base import Runner, RunnerResult
 from esbench.driver.scheduler import UnitAwareScheduler, Unthrottled, scheduler_for
 from esbench.driver.settings import OnError
 from esbench.driver.timing import RequestTiming, current_timing
+from esbench.driver.waits import WaitNote, current_wait
 from esbench.exceptions import ConnectionFailed, DriverError, EsbenchError, RaceAborted
 from esbench.metrics.recorder import TaskRecorder
 from esbench.track.model import Task
@@ -250,6 +251,8 @@ class ClientExecutor:
         self.clock = clock or SystemClock()
         self.on_natural_end = on_natural_end
         self.timing = RequestTiming()
+        #: Why this client waits, if it retries an operation (esbench.driver.waits).
+        self.wait = WaitNote()
         self.current: str | None = None
         self._progress: Callable[[], float | None] = lambda: None
 
@@ -268,6 +271,7 @@ class ClientExecutor:
         """
         current_timing.set(self.timing)
         current_context.set(self.context)
+        current_wait.set(self.wait)
         for allocation in self.plan.allocations:
             if self.control.should_stop(allocation.task.name):
                 break

@@ -133,6 +133,8 @@ class Progress:
         throughput: weight per second over the last progress interval (warmup included).
         unit: throughput unit (``ops/s``, ``docs/s``...).
         samples: requests so far; errors: failed requests so far.
+        waiting: why a client of the task keeps retrying an operation (e.g. ``cluster-health``
+            below the wanted status), None if none does (:mod:`esbench.driver.waits`).
     """
 
     task: str
@@ -142,6 +144,7 @@ class Progress:
     unit: str
     samples: int = 0
     errors: int = 0
+    waiting: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -121,6 +121,8 @@ class TaskCounters:
     errors: int
     percent: float | None
     unit: str
+    #: Why a client of the task retries an operation (esbench.driver.waits), None if none does.
+    waiting: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,9 +393,13 @@ class WorkerRuntime:
 
     def _counters(self, step: _StepExecution) -> dict[str, TaskCounters]:
         percents: dict[str, list[float]] = {}
+        waiting: dict[str, str] = {}
         for executor in step.executors:
             if executor.current is None:
                 continue
+            note = executor.wait.describe()
+            if note is not None:
+                waiting.setdefault(executor.current, note)
             value = executor.progress()
             if value is not None:
                 percents.setdefault(executor.current, []).append(value)
@@ -407,6 +413,7 @@ class WorkerRuntime:
                 errors=rec.error_count,
                 percent=(sum(values) / len(values)) if values else None,
                 unit=rec.throughput_unit,
+                waiting=waiting.get(name),
             )
         return counters
 

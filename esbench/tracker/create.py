@@ -28,6 +28,7 @@ import elastic_transport
 
 from esbench.driver.client import ClientOptions, ConnectionSettings, create_client
 from esbench.exceptions import ConnectionFailed, UserError
+from esbench.tracker.fit import CreatedTrack, fitting_params
 
 EPHEMERAL_SETTINGS = ("uuid", "creation_date", "version", "provided_name", "store")
 TEST_MODE_DOCS = 1000
@@ -122,7 +123,10 @@ class _Cluster:
         return json.loads(response.body)
 
 
-async def _indices(cluster: _Cluster, indices: Sequence[str], data_streams: Sequence[str]) -> dict[str, Any]:
+async def _indices(
+    cluster: _Cluster, indices: Sequence[str], data_streams: Sequence[str], raw: dict[str, Any]
+) -> dict[str, Any]:
+    """Each matching index's track body (cleaned); ``raw`` gets its settings as the cluster has them."""
     names = list(indices)
     for pattern in data_streams:
         found = await cluster.call("GET", f"/_data_stream/{quote(pattern, safe=',*')}?expand_wildcards=all")
@@ -133,9 +137,10 @@ async def _indices(cluster: _Cluster, indices: Sequence[str], data_streams: Sequ
         for index, body in details.items():
             if pattern in ("_all", "*") and index.startswith("."):
                 continue  # Rally: hidden (possibly system) indices only when named
+            raw[index] = body.get("settings", {}).get("index", {})
             result[index] = {
                 "mappings": body.get("mappings", {}),
-                "settings": {"index": clean_settings(body.get("settings", {}).get("index", {}))},
+                "settings": {"index": clean_settings(raw[index])},
             }
     return result
 
@@ -177,8 +182,9 @@ def create_track(
     client_options: ClientOptions | None = None,
     batch_size: int = 1000,
     progress: Callable[[str], None] = lambda _: None,
-) -> Path:
-    """Write the track ``name`` into ``output/name`` and return that directory.
+) -> CreatedTrack:
+    """Write the track ``name`` into ``output/name``; the result says where, and which track params
+    fit the source cluster (:func:`esbench.tracker.fit.fitting_params`).
 
     Raises:
         UserError: no index matched, the directory exists and is not empty, or the cluster refused.
@@ -190,10 +196,11 @@ def create_track(
     if root.exists() and any(root.iterdir()):
         raise UserError(f"'{root}' exists and is not empty. Choose another --output-path or --track name.")
 
-    async def run() -> Path:
+    async def run() -> CreatedTrack:
         cluster = _Cluster(hosts, client_options or ClientOptions())
         try:
-            found = await _indices(cluster, indices, data_streams)
+            raw: dict[str, Any] = {}
+            found = await _indices(cluster, indices, data_streams, raw)
             if not found:
                 raise UserError(f"No index matches --indices={','.join(indices)} / --data-streams.")
             for directory in (root, root / "operations", root / "challenges"):
@@ -221,7 +228,8 @@ def create_track(
                     for leftover in root.glob(f"{index}-documents-1k.json*"):
                         leftover.unlink()
             _write_track(root, name, sorted(found), corpora)
-            return root
+            params, reason = fitting_params(await cluster.call("GET", "/_cluster/health"), raw)
+            return CreatedTrack(root=root, indices=tuple(sorted(found)), track_params=params, reason=reason)
         except elastic_transport.TransportError as e:
             raise ConnectionFailed(
                 f"create-track could not talk to {', '.join(hosts)}: {type(e).__name__}: {e}. "

@@ -27,6 +27,7 @@ import elastic_transport
 from esbench.driver import jsonutil
 from esbench.driver.errors import error_line
 from esbench.driver.http import RawResponse
+from esbench.driver.waits import done_waiting, note_waiting
 from esbench.exceptions import ConfigError
 
 logger = logging.getLogger(__name__)
@@ -189,26 +190,47 @@ class Retry(Runner):
             retry_on_error = bool(params.get("retry-on-error", False))
         wait = float(params.get("retry-wait-period", 0.5))
         retry_on_timeout = bool(params.get("retry-on-timeout", True))
+        try:
+            return await self._attempts(es, params, max_attempts, retry_on_error, retry_on_timeout, wait)
+        finally:
+            done_waiting()
+
+    async def _attempts(
+        self,
+        es: Any,
+        params: Mapping[str, Any],
+        max_attempts: float,
+        retry_on_error: bool,
+        retry_on_timeout: bool,
+        wait: float,
+    ) -> RunnerResult:
         attempt = 0
         while True:
             attempt += 1
             last = attempt >= max_attempts
             try:
                 result = await self.delegate(es, params)
-            except (TimeoutError, elastic_transport.ConnectionError, elastic_transport.ConnectionTimeout):
+            except (
+                TimeoutError,
+                elastic_transport.ConnectionError,
+                elastic_transport.ConnectionTimeout,
+            ) as exc:
                 # Rally retries socket timeouts and connection errors alike when retry-on-timeout.
                 if last or not retry_on_timeout:
                     raise
+                note_waiting(f"{type(exc).__name__}: {exc}; retrying every {wait:g} s")
                 await asyncio.sleep(wait)
                 continue
             if result.success or last:
                 return result
             if result.http_status == TIMEOUT_STATUS and retry_on_timeout:
+                note_waiting(f"{result.error_description}; retrying every {wait:g} s")
                 await asyncio.sleep(wait)
                 continue
             if not retry_on_error:
                 return result
             logger.debug("[%s] failed (%s); retrying in %.2f s", self.name, result.error_description, wait)
+            note_waiting(f"{result.error_description}; retrying every {wait:g} s")
             await asyncio.sleep(wait)
 
     def __repr__(self) -> str:

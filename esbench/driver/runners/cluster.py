@@ -15,6 +15,7 @@ from esbench.driver.runners.base import (
     request_options,
     send,
 )
+from esbench.driver.waits import done_waiting, expect_wait
 
 if TYPE_CHECKING:
     from esbench.driver.client import EsbenchClient
@@ -42,11 +43,17 @@ class ClusterHealth(Runner):
         query, headers, timeout = request_options(params)
         index = params.get("index")
         path = f"/_cluster/health/{path_part(index)}" if index else "/_cluster/health"
+        expected = query.get("wait_for_status")
+        if expected is not None:
+            expect_wait(
+                f"waiting for status {expected}{f' of {index}' if index else ''}; "
+                f"Elasticsearch answers when it is reached or after the request's timeout "
+                f"({query.get('timeout', '30s')})"
+            )
         response = await send(es, "GET", path, query=query, headers=headers, timeout=timeout)
         health = json_or_none(response)
         if not isinstance(health, Mapping) or "status" not in health:
             return failed(response) if response.status >= 400 else RunnerResult()
-        expected = query.get("wait_for_status")
         status = health.get("status")
         relocating = int(health.get("relocating_shards", 0) or 0)
         ok = (expected is None or _rank(status) >= _rank(expected)) and (
@@ -54,18 +61,37 @@ class ClusterHealth(Runner):
         )
         meta = {"cluster-status": status, "relocating-shards": relocating}
         if ok:
+            done_waiting()
             return RunnerResult(meta=meta, http_status=response.status)
         return RunnerResult(
             success=False,
             error_type=str(response.status) if response.status >= 400 else "cluster-health",
-            error_description=(
-                f"cluster health is {status} with {relocating} relocating shards; expected "
-                f"{expected or 'any status'}"
-                + (" and no relocating shards" if "wait_for_no_relocating_shards" in query else "")
-            ),
+            error_description=_shortfall(health, expected, "wait_for_no_relocating_shards" in query),
             http_status=response.status,
             meta=meta,
         )
+
+
+def _shortfall(health: Mapping[str, Any], expected: Any, no_relocations: bool) -> str:
+    """Why the health is not what the operation waits for: the status wanted and the status now,
+    the unassigned and relocating shards, the node count, and on one node with unassigned shards
+    why green cannot come (Elasticsearch never puts a replica on the node of its primary)."""
+    status = health.get("status")
+    unassigned = int(health.get("unassigned_shards", 0) or 0)
+    nodes = health.get("number_of_nodes")
+    text = (
+        f"cluster health is {status}, wanted {expected or 'any status'}"
+        + (" and no relocating shards" if no_relocations else "")
+        + f": {unassigned} unassigned shard(s), {int(health.get('relocating_shards', 0) or 0)} relocating, "
+        f"{nodes} node(s)"
+    )
+    if nodes == 1 and unassigned and _rank(expected) >= _rank("green"):
+        text += (
+            "; replicas are never assigned on a one-node cluster, so green cannot come: give the "
+            "track number_of_replicas:0, or wait for yellow (e.g. --track-params=cluster_health:yellow "
+            "if the track has that parameter)"
+        )
+    return text
 
 
 class NodeStats(Runner):
