@@ -33,6 +33,7 @@ from esbench.driver.client import ConnectionSettings, EsbenchClient, create_clie
 from esbench.driver.driver import DriverOutcome, run_challenge
 from esbench.driver.filters import filter_schedule
 from esbench.driver.registry import Registry, prepare_race
+from esbench.driver.settings import DEFAULT_TIMEOUT
 from esbench.driver.target import TargetDistribution, TargetHttpError, detect_distribution
 from esbench.exceptions import ConfigError, ConnectionFailed, EsbenchError, UserInterrupted
 from esbench.home import home_subdir
@@ -49,6 +50,7 @@ from esbench.requirements import verify_race_requirements
 from esbench.results.files import write_results_file
 from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, RaceResult
 from esbench.results.store import ResultsStore
+from esbench.results.store_probe import check_reachable
 from esbench.settings import PIPELINE_BENCHMARK_ONLY, PIPELINE_FROM_DISTRIBUTION, RaceSettings
 from esbench.targets import error_text, secured_client_options, transport_failure_message
 from esbench.telemetry.race import attach_telemetry, check_telemetry, provisioned_nodes, start_telemetry
@@ -107,6 +109,9 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
             with ``interrupted``. Both still store and report what was measured.
     """
     console = console or Console()
+    if settings.metrics_store:
+        # Before the race, not after it: the export happens at its end.
+        check_reachable(settings.metrics_store)
     pipeline = resolve_pipeline(settings)
     check_telemetry(settings.telemetry, provisioned=pipeline == PIPELINE_FROM_DISTRIBUTION)
     track_dir, track_repo, target = _track_source(settings, pipeline)
@@ -381,10 +386,12 @@ def _connection_message(
         )
     if status == 403:
         return f"The cluster at {where} refused access (HTTP 403): the user lacks the monitor privilege."
+    timeout = settings.client_options.timeout if settings else DEFAULT_TIMEOUT
     return (
         f"Cannot reach Elasticsearch at {where}: {type(error).__name__}: {error_text(error)}. "
         "Check --target-hosts (host:port), that the node is running, and use_ssl/verify_certs in "
-        "--client-options for HTTPS."
+        f"--client-options for HTTPS. (A host that does not answer is given up after the client "
+        f"timeout, {timeout:g} s: --client-options=timeout:SECONDS.)"
     )
 
 

@@ -8,7 +8,8 @@ light (tests/unit/test_cli_lazy_imports.py).
 
 Options declared with plain text get their type from :data:`OPTION_TYPES` by parameter name
 (:func:`apply_option_types`, called once when the command line is built), so ``--target-hosts``
-is checked the same way in every command; an option that declares its own type keeps it. Each
+is checked the same way in every command; a plain number (``type=float``/``int``) may not be
+negative; paths may not be empty (:class:`CheckedPath`); other declared types are kept. Each
 type also says which bad values the option sweep (tests/unit/cli/test_option_sweep.py) tries on
 it: :attr:`ValidatedText.wrong_example`, :attr:`ValidatedText.missing_file_example` and
 :attr:`ValidatedText.connects` (the value names a host that the command connects to).
@@ -135,19 +136,10 @@ def _telemetry(text: str) -> None:
     telemetry_settings(text, "")
 
 
-def _url(text: str) -> None:
-    from urllib.parse import urlsplit
+def _metrics_store(text: str) -> None:
+    from esbench.results.es_export import MetricsStoreSettings
 
-    parts = urlsplit(text)
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-        parts = parts._replace(netloc="")
-    if parts.scheme not in ("http", "https") or not parts.hostname or (port is None and ":" in parts.netloc):
-        raise ValueError(
-            f"'{text}' is not an http(s) URL of an Elasticsearch cluster; write it like http://127.0.0.1:9200."
-        )
+    MetricsStoreSettings.from_url(text)
 
 
 def number_list(convert: Callable[[str], float], option: str) -> Check:
@@ -198,8 +190,8 @@ def _list_type(convert: Callable[[str], float], option: str) -> ValidatedText:
 NAME = ValidatedText("text")
 #: ``HOST:PORT[,HOST:PORT...]`` or URLs.
 HOSTS = ValidatedText("hosts", _hosts, wrong_example="127.0.0.1:notaport", connects=True)
-#: An http(s) URL of a cluster (the metrics store).
-URL = ValidatedText("url", _url, wrong_example="127.0.0.1:9200", connects=True)
+#: The metrics store: http(s) URLs or ``HOST:PORT`` (:class:`esbench.results.es_export.MetricsStoreSettings`).
+URL = ValidatedText("url", _metrics_store, wrong_example="ftp://127.0.0.1:9200", connects=True)
 #: ``HOST:PORT`` of a Ray head.
 RAY_ADDRESS = ValidatedText("address", _ray_address, wrong_example="ray://127.0.0.1:10001", connects=True)
 CLIENT_OPTIONS = ValidatedText(
@@ -254,9 +246,26 @@ OPTION_TYPES: dict[str, click.ParamType] = {
 }
 
 
+class CheckedPath(click.Path):
+    """:class:`click.Path` that refuses an empty value (click turns it into ``.``, the current
+    directory, when the path need not exist)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("the path is empty: give a file name, or leave the option out.", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+def _checked_path(declared: click.Path) -> CheckedPath:
+    checked = CheckedPath.__new__(CheckedPath)
+    checked.__dict__.update(declared.__dict__)
+    return checked
+
+
 def apply_option_types(group: click.Group) -> None:
     """Give every plain-text parameter of ``group``'s commands (recursively) its validated type:
-    :data:`OPTION_TYPES` by name, else :data:`NAME` (not empty). Declared types are kept."""
+    :data:`OPTION_TYPES` by name, else :data:`NAME` (not empty); paths become :class:`CheckedPath`.
+    Other declared types are kept."""
     for command in group.commands.values():
         if isinstance(command, click.Group):
             apply_option_types(command)
@@ -266,3 +275,9 @@ def apply_option_types(group: click.Group) -> None:
                 continue
             if isinstance(param.type, click.types.StringParamType):
                 param.type = OPTION_TYPES.get(param.name or "", NAME)
+            elif param.type is click.FLOAT:
+                param.type = click.FloatRange(min=0)
+            elif param.type is click.INT:
+                param.type = click.IntRange(min=0)
+            elif type(param.type) is click.Path:
+                param.type = _checked_path(param.type)

@@ -60,7 +60,7 @@ _OPTIONS = (
     ),
     click.option(
         "--distribution-path",
-        type=click.Path(dir_okay=False, path_type=Path),
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
         default=None,
         help="A local Elasticsearch .zip/.tar.gz to use instead of a repository.",
     ),

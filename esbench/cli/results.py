@@ -451,10 +451,12 @@ def metrics_store_settings(
 def export_command(races: tuple[str, ...], results_db: Path | None, **store_options: Any) -> None:
     """Export stored RACEs (ids, prefixes or tag:KEY:VALUE) to an Elasticsearch metrics store for Kibana."""
     from esbench.results.es_export import export_races
+    from esbench.results.store_probe import check_reachable
 
     settings = metrics_store_settings(**store_options)
     if settings is None:
         raise UserError("esbench export needs --metrics-store=URL (or the ESBENCH_METRICS_STORE variable).")
+    check_reachable(settings)
     with _open_store(results_db) as store:
         selected: dict[str, RaceResult] = {}
         for ref in races:

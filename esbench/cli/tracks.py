@@ -26,7 +26,7 @@ def track_options(f: F) -> F:
     )(f)
     f = click.option(
         "--track-path",
-        type=click.Path(path_type=Path),
+        type=click.Path(exists=True, path_type=Path),
         help="A track directory (with track.json) or a track JSON file.",
     )(f)
     f = click.option("--offline", is_flag=True, help="Use the local clone of the track repository as is.")(f)

@@ -90,8 +90,14 @@ def parse_params(text: str, *, option: str = "--track-params") -> dict[str, Any]
         return _require_object(value, option, f"the file '{path}'")
     try:
         value = json.loads(text)
-    except json.JSONDecodeError:
-        pass
+    except json.JSONDecodeError as e:
+        if text.startswith("{"):
+            # A key cannot start with '{': this is inline JSON with a mistake, not a k:v list.
+            raise UserError(
+                f"{option} starts like inline JSON but is not valid JSON: {e.msg} at column {e.colno}. "
+                f'Fix the JSON (e.g. {{"number_of_replicas": 0}}), or write key:value pairs.',
+                e,
+            ) from e
     else:
         return _require_object(value, option, "the inline JSON")
     if _JSON_ARRAY_START.match(text):
