@@ -75,7 +75,7 @@ def bad_values(param: click.Parameter, existing_dir: Path, existing_file: Path) 
             values["wrong-type"] = str(existing_file)
     elif isinstance(t, ValidatedText) and t.wrong_example is not None:
         values["wrong-type"] = t.wrong_example
-    if isinstance(t, click.Path) and t.exists or isinstance(t, click.File) and "r" in t.mode:
+    if (isinstance(t, click.Path) and t.exists) or (isinstance(t, click.File) and "r" in t.mode):
         values["missing-file"] = MISSING
     elif isinstance(t, ValidatedText) and t.missing_file_example is not None:
         values["missing-file"] = t.missing_file_example

@@ -17,14 +17,13 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import click
 import pytest
+from test_option_sweep import commands, value_params
 
 from esbench.cli._params import ValidatedText
-from test_option_sweep import commands, value_params
 
 #: Seconds within which a command must give up on a host where nothing listens (process start
 #: included; the probes themselves give up after 3-5 s).
@@ -65,25 +64,31 @@ def _loadgen(tmp: Path, closed: str) -> str:
     return str(config)
 
 
-#: (command path, option) -> the other arguments it needs; {track}, {closed} and {tmp} are filled in.
-MINIMAL: dict[tuple[tuple[str, ...], str], Callable[[Path, str, Path], list[str]]] = {
-    (("create-track",), "target_hosts"): lambda t, c, tmp: ["--track=x", "--indices=i", f"--output-path={tmp}"],
-    (("export",), "metrics_store"): lambda t, c, tmp: ["some-race"],
-    (("find-max",), "target_hosts"): lambda t, c, tmp: [f"--track-path={t}", "--task=q", "--slo=p99 latency < 1s"],
-    (("info",), "target_hosts"): lambda t, c, tmp: [f"--track-path={t}"],
-    (("load",), "target_hosts"): lambda t, c, tmp: ["--config", _loadgen(tmp, c), "-d", "1"],
-    (("load",), "metrics_store"): lambda t, c, tmp: ["--config", _loadgen(tmp, c), "-d", "1"],
-    (("optimize", "bulk-size"), "target_hosts"): lambda t, c, tmp: [f"--track-path={t}", "--task=q"],
-    (("optimize", "clients"), "target_hosts"): lambda t, c, tmp: [f"--track-path={t}", "--task=q"],
-    (("query",), "target_hosts"): lambda t, c, tmp: [f"http://{c}/_search", "-n", "1"],
-    (("query",), "metrics_store"): lambda t, c, tmp: [f"http://{c}/_search", "-n", "1"],
-    (("race",), "target_hosts"): lambda t, c, tmp: [f"--track-path={t}"],
-    (("race",), "metrics_store"): lambda t, c, tmp: [f"--track-path={t}", f"--target-hosts={c}"],
-    (("race",), "ray_address"): lambda t, c, tmp: [f"--track-path={t}", f"--target-hosts={c}", "--load-driver=ray"],
-    (("size",), "target_hosts"): lambda t, c, tmp: [f"--track-path={_bulk_track(tmp)}", "--task=b", "--raw-gb-per-day=1",
-                                                    "--hot=7d", "--verify"],
-    (("sweep",), "target_hosts"): lambda t, c, tmp: [f"--track-path={t}", "--task=q", "--clients=1"],
-}  # fmt: skip
+#: (command path, option) -> the other arguments it needs, with {track}, {closed}, {tmp},
+#: {loadgen} (a Loadgen config) and {bulk} (a track with a bulk task and corpus) filled in.
+MINIMAL: dict[tuple[tuple[str, ...], str], list[str]] = {
+    (("create-track",), "target_hosts"): ["--track=x", "--indices=i", "--output-path={tmp}"],
+    (("export",), "metrics_store"): ["some-race"],
+    (("find-max",), "target_hosts"): ["--track-path={track}", "--task=q", "--slo=p99 latency < 1s"],
+    (("info",), "target_hosts"): ["--track-path={track}"],
+    (("load",), "target_hosts"): ["--config={loadgen}", "-d", "1"],
+    (("load",), "metrics_store"): ["--config={loadgen}", "-d", "1"],
+    (("optimize", "bulk-size"), "target_hosts"): ["--track-path={track}", "--task=q"],
+    (("optimize", "clients"), "target_hosts"): ["--track-path={track}", "--task=q"],
+    (("query",), "target_hosts"): ["http://{closed}/_search", "-n", "1"],
+    (("query",), "metrics_store"): ["http://{closed}/_search", "-n", "1"],
+    (("race",), "target_hosts"): ["--track-path={track}"],
+    (("race",), "metrics_store"): ["--track-path={track}", "--target-hosts={closed}"],
+    (("race",), "ray_address"): ["--track-path={track}", "--target-hosts={closed}", "--load-driver=ray"],
+    (("size",), "target_hosts"): [
+        "--track-path={bulk}",
+        "--task=b",
+        "--raw-gb-per-day=1",
+        "--hot=7d",
+        "--verify",
+    ],
+    (("sweep",), "target_hosts"): ["--track-path={track}", "--task=q", "--clients=1"],
+}
 
 
 def connecting_options() -> list[tuple[tuple[str, ...], click.Parameter]]:
@@ -120,7 +125,14 @@ def test_unreachable_host_fails_fast_naming_the_option(
     param = next(p for q, p in connecting_options() if q == path and p.name == name)
     option = max(param.opts, key=len)
     value = f"http://{closed_port}" if option == "--metrics-store" else closed_port
-    args = [*path, *MINIMAL[(path, name)](track, closed_port, tmp_path), f"{option}={value}"]
+    places = {
+        "track": track,
+        "closed": closed_port,
+        "tmp": tmp_path,
+        "loadgen": _loadgen(tmp_path, closed_port),
+        "bulk": _bulk_track(tmp_path),
+    }
+    args = [*path, *(a.format(**places) for a in MINIMAL[(path, name)]), f"{option}={value}"]
     started = time.monotonic()
     proc = subprocess.run(
         [sys.executable, "-m", "esbench", *args],
