@@ -4,7 +4,7 @@ Sub-command modules register themselves on :data:`main` (and on the ``list`` gro
 at the bottom of this file. User errors (:class:`~esbench.exceptions.EsbenchError`) are printed as
 one paragraph without traceback and exit with their ``exit_code`` (64; 130 for Ctrl-C). Option
 values are checked while the command line is parsed (:mod:`esbench.cli._params`); a bad one is one
-paragraph naming the option, exit code 2 (click's usage error).
+paragraph naming the option, exit code 64 like every user error.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from esbench import __version__
-from esbench.exceptions import EsbenchError, UserInterrupted
+from esbench.exceptions import EsbenchError, UserError, UserInterrupted
 
 
 class _EsbenchGroup(click.Group):
@@ -29,7 +29,8 @@ class _EsbenchGroup(click.Group):
             # One paragraph instead of click's usage block: what, which option, where the help is.
             where = e.ctx.command_path if e.ctx is not None else ctx.command_path
             click.echo(f"[ERROR] {e.format_message()} (See '{where} --help'.)", err=True)
-            ctx.exit(e.exit_code)
+            # 64 is EX_USAGE (sysexits.h), the exit status of every esbench user error.
+            ctx.exit(UserError.exit_code)
         except KeyboardInterrupt:
             click.echo("\n[ERROR] Interrupted by the user.", err=True)
             ctx.exit(UserInterrupted.exit_code)

@@ -39,7 +39,8 @@ class ValidatedText(click.ParamType):
         wrong_example / missing_file_example: a value of the wrong shape / naming a file that does
             not exist, for the option sweep (None: the class does not apply to this type).
         connects: the command connects to the host(s) the value names.
-        numbers: the value holds numbers, so a negative one is a bad value the sweep tries.
+        numbers: the value holds numbers, so a negative one is a bad value the sweep tries (and
+            ``check`` says what an empty value lacks: it gets the empty text).
     """
 
     def __init__(
@@ -67,7 +68,8 @@ class ValidatedText(click.ParamType):
         if not value.strip():
             if self.empty_ok:
                 return value
-            self.fail("the value is empty: give one, or leave the option out to use its default.", param, ctx)
+            if not self.numbers:
+                self.fail("the value is empty: give one, or leave the option out (default).", param, ctx)
         if self.check is not None:
             try:
                 self.check(value.strip())
@@ -122,6 +124,12 @@ def _user_tags(text: str) -> None:
     from esbench.cli._tags import parse_user_tags
 
     parse_user_tags(text)
+
+
+def _tag_filter(text: str) -> None:
+    from esbench.cli._tags import parse_tag_filter
+
+    parse_tag_filter([text])
 
 
 def _ray_address(text: str) -> None:
@@ -202,6 +210,8 @@ CLIENT_OPTIONS = ValidatedText(
     missing_file_example="use_ssl:true,ca_certs:'/nonexistent/esbench/ca.pem'",
 )
 USER_TAGS = ValidatedText("tags", _user_tags, empty_ok=True, wrong_example="no-colon")
+#: A filter of races by user tag (``list races --user-tag``): a key may come twice.
+TAG_FILTER = ValidatedText("tags", _tag_filter, wrong_example="no-colon")
 TELEMETRY = ValidatedText("devices", _telemetry, empty_ok=True, wrong_example="no-such-device")
 
 

@@ -18,6 +18,7 @@ import click
 import tabulate
 
 from esbench.cli import list_group, main
+from esbench.cli._params import TAG_FILTER
 from esbench.cli._tags import parse_tag_filter
 from esbench.exceptions import UserError
 from esbench.reporting.compare import DEFAULT_ALPHA, Side, all_warnings, compare_races
@@ -95,6 +96,7 @@ def _kv(d: dict[str, Any]) -> str:
 @click.option(
     "--user-tag",
     "user_tag",
+    type=TAG_FILTER,
     multiple=True,
     help="Only races with this user tag KEY:VALUE (repeatable; the same key twice means either value).",
 )

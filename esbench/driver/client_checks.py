@@ -6,9 +6,11 @@ client is created, after the track and corpora were prepared, and Python's ``ssl
 when the options are parsed, so that every such mistake is one message naming the option.
 
 The rules follow the meaning of the options in Rally's docs (command line reference,
-``--client-options``): ``ca_certs`` is a CA bundle file or a directory of hashed CA files,
-``client_cert``/``client_key`` are PEM files for mutual TLS, and ``verify_certs:false`` turns
-verification off, so a ``ca_certs`` next to it would be ignored.
+``--client-options``) and ``esrally/client/factory.py``: ``ca_certs`` is a CA bundle file or a
+directory of hashed CA files, loaded also with ``verify_certs:false`` (as Rally loads it, so a
+missing file is an error there too); ``client_cert``/``client_key`` are PEM files for mutual TLS,
+and a key without a certificate is refused. A certificate without ``client_key`` is accepted when
+the certificate file also holds the key (Python's ``load_cert_chain``), which Rally does not allow.
 """
 
 from __future__ import annotations
@@ -54,8 +56,8 @@ def check_client_options(options: ClientOptions) -> None:
 
     Raises:
         esbench.exceptions.ConfigError: a missing, unreadable or unloadable ``ca_certs``,
-            ``client_cert`` or ``client_key``; ``client_key`` without ``client_cert``;
-            ``ca_certs`` with ``verify_certs:false``; a ``timeout`` not above 0 s; a
+            ``client_cert`` or ``client_key``; ``client_key`` without ``client_cert`` (Rally refuses
+            it too); a ``timeout`` not above 0 s; a
             ``max_connections`` below 1. The message names the option and how to fix it.
     """
     if not options.timeout > 0:
@@ -68,12 +70,6 @@ def check_client_options(options: ClientOptions) -> None:
         raise ConfigError(
             f"{_OPTION}: client_key is given without client_cert. Give both for mutual TLS "
             f"(client_cert:'/path/client.crt',client_key:'/path/client.key'), or neither."
-        )
-    if options.ca_certs is not None and not options.verify_certs:
-        raise ConfigError(
-            f"{_OPTION}: ca_certs is given with verify_certs:false, which turns verification off and "
-            f"would ignore the CA. Leave out verify_certs:false to verify with that CA, or leave out "
-            f"ca_certs to connect without verification."
         )
     context = ssl.create_default_context()
     if options.ca_certs is not None:

@@ -5,6 +5,7 @@ import json
 import logging
 import pickle
 
+import certifi
 import pytest
 
 from esbench.driver.client import (
@@ -30,12 +31,14 @@ def test_defaults():
 
 
 def test_rally_key_value_syntax():
+    # ca_certs must name a CA bundle that loads: certifi's, which elastic-transport depends on.
+    ca = certifi.where()
     options = parse_client_options(
-        "timeout:120,use_ssl:true,verify_certs:false,ca_certs:'/etc/ca.pem',basic_auth_user:'elastic',"
+        f"timeout:120,use_ssl:true,verify_certs:false,ca_certs:'{ca}',basic_auth_user:'elastic',"
         "basic_auth_password:'" + SECRET + "',http_compress:true,max_connections:8"
     )
     assert options.timeout == 120.0 and options.use_ssl and not options.verify_certs
-    assert options.ca_certs == "/etc/ca.pem" and options.basic_auth_user == "elastic"
+    assert options.ca_certs == ca and options.basic_auth_user == "elastic"
     assert options.basic_auth_password == SECRET and options.http_compress and options.max_connections == 8
 
 

@@ -23,7 +23,7 @@ def run(*args: str):
         # An SLO that does not parse: the option, the clause, and the grammar with an example.
         (
             ["find-max", f"--track-path={TRACK}", HOSTS, "--task=infix-search", "--slo=p99 latency > 5ms"],
-            ["--slo: cannot parse 'p99 latency > 5ms'", "Write clauses like 'p99 latency < 100ms'", "e.g."],
+            ["'--slo': cannot parse 'p99 latency > 5ms'", "Write clauses like 'p99 latency < 100ms'", "e.g."],
         ),
         (
             ["find-max", f"--track-path={TRACK}", HOSTS, "--task=infix-search", "--slo=error rate < 1%"],
