@@ -107,4 +107,4 @@ class LiveProgress:
             self._rows[p.task] = row
         self._rich.update(row, total=total, completed=p.percent_done or 0.0, **_fields(p))
         if self._wait_due(p):
-            self._rich.console.print(wait_line(p), markup=False, highlight=False)
+            self._rich.console.print(wait_line(p), markup=False, highlight=False, soft_wrap=True)

@@ -58,3 +58,39 @@ def test_quiet_shows_nothing() -> None:
         for report in _reports():
             show(report)
     assert stream.getvalue() == ""
+
+
+def _waiting(elapsed: float) -> Progress:
+    return Progress(
+        task="check-cluster-health",
+        percent_done=0.0,
+        elapsed_s=elapsed,
+        throughput=0.0,
+        unit="ops/s",
+        waiting="cluster health is yellow, wanted green: 1 unassigned shard(s), 0 relocating, 1 node(s)",
+    )
+
+
+def test_a_waiting_task_says_why_once_per_interval_on_both_displays() -> None:
+    for stream in (io.StringIO(), _Terminal()):
+        with LiveProgress(Console(stream)) as show:
+            for second in range(3):  # three reports within one WAIT_NOTE_INTERVAL
+                show(_waiting(float(second)))
+        out = stream.getvalue()
+        assert out.count("[WAITING] check-cluster-health: cluster health is yellow, wanted green") == 1, out
+        assert "1 unassigned shard(s)" in out and "1 node(s)" in out
+
+
+def test_a_task_that_does_not_wait_gets_no_waiting_line() -> None:
+    stream = io.StringIO()
+    with LiveProgress(Console(stream)) as show:
+        for report in _reports():
+            show(report)
+    assert "[WAITING]" not in stream.getvalue()
+
+
+def test_quiet_shows_no_waiting_line() -> None:
+    stream = io.StringIO()
+    with LiveProgress(Console(stream, quiet=True)) as show:
+        show(_waiting(1.0))
+    assert stream.getvalue() == ""
