@@ -92,3 +92,39 @@ def test_created_track_renders_races_and_reindexes_the_same_documents(es_hosts, 
         assert mapping["properties"]["n"] == {"type": "integer"}
     finally:
         es.indices.delete(index=index, ignore_unavailable=True)
+
+
+def test_the_printed_command_completes_on_the_one_node_cluster_it_came_from(
+    es_hosts, es, tmp_path: Path
+) -> None:
+    # Issue 26: an index keeping 1 replica on one node never gets green; the command create-track
+    # printed (Rally's default challenge waits for green with retry-until-success) sat at
+    # "cluster-health 0.0 %" for ever. The printed command now carries params that fit.
+    if es.cluster.health()["number_of_data_nodes"] != 1:
+        pytest.skip("needs a one-node cluster (the replica then cannot be assigned)")
+    index = f"esbench-it-onenode-{uuid.uuid4().hex[:8]}"
+    es.indices.create(index=index, settings={"number_of_shards": 1, "number_of_replicas": 1})
+    try:
+        operations = []
+        for i in range(300):
+            operations += [{"index": {"_index": index}}, {"n": i}]
+        assert not es.bulk(operations=operations, refresh=True)["errors"]
+        made = esbench("create-track", "--track=onenode", f"--target-hosts={es_hosts[0]}",
+                       f"--indices={index}", f"--output-path={tmp_path}", "--quiet")  # fmt: skip
+        assert made.returncode == 0, made.stderr
+        assert "cluster_health:yellow" in made.stdout and "1 data node(s)" in made.stdout
+        command = made.stdout.strip().splitlines()[-1].split()
+        assert command[:2] == ["esbench", "race"], made.stdout
+        assert (
+            f"--target-hosts={es_hosts[0]}" in command and "--track-params=cluster_health:yellow" in command
+        )
+        raced = subprocess.run(
+            [sys.executable, "-m", "esbench", *command[1:], "--test-mode"],
+            capture_output=True, text=True, timeout=120, env=os.environ.copy(), check=False,
+        )  # fmt: skip
+        assert raced.returncode == 0, raced.stderr
+        assert es.cluster.health(index=index)["status"] == "yellow"
+        es.indices.refresh(index=index)
+        assert es.count(index=index)["count"] == 300  # test mode reads the -1k file: all 300
+    finally:
+        es.indices.delete(index=index, ignore_unavailable=True)
