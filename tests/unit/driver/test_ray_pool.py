@@ -21,6 +21,7 @@ from ray_cluster import HEAD_CPUS, HEAD_IP, SECOND_CPUS, SECOND_IP
 
 from esbench.driver.client import ClientOptions
 from esbench.driver.driver import DriverOutcome, DriverSettings, Progress, run_challenge, tasks_of
+from esbench.driver.pools.ray_pool import check_ray_head, parse_ray_address
 from esbench.track.model import Throughput
 
 pytestmark = pytest.mark.timeout(240)
@@ -225,3 +226,9 @@ def test_without_an_address_the_ray_driver_starts_its_own_instance(ray_cluster, 
         assert run["mode"] == "token"  # Ray's protection of a new instance stays on
         assert run["after"] == [None, None]
     assert not (tmp_path / ".ray" / "auth_token").exists()
+
+
+def test_the_head_check_accepts_a_real_gcs(ray_cluster) -> None:
+    # The fast check before ray.init (HTTP/2 preface -> SETTINGS frame) passes a real Ray head;
+    # tests/unit/driver/test_ray_head_check.py has what it refuses.
+    check_ray_head(*parse_ray_address(ray_cluster.address), timeout=3.0)
