@@ -94,8 +94,10 @@ def probe_cluster(hosts: Sequence[str], client_options: ClientOptions | None = N
         raise
     except Exception as e:  # translated into one user-facing paragraph
         where = ", ".join(host_for_display(h) for h in hosts)
+        timeout = (client_options or ClientOptions()).timeout
         raise ConnectionFailed(
             f"Cannot ask Elasticsearch at {where} for its modules (GET _nodes/plugins,ingest): "
-            f"{type(e).__name__}: {e}. Check --target-hosts and --client-options.",
+            f"{type(e).__name__}: {e}. Check --target-hosts and --client-options (a host that does not "
+            f"answer is given up after the client timeout, {timeout:g} s).",
             cause=e,
         ) from e

@@ -233,7 +233,8 @@ def create_track(
         except elastic_transport.TransportError as e:
             raise ConnectionFailed(
                 f"create-track could not talk to {', '.join(hosts)}: {type(e).__name__}: {e}. "
-                "Check --target-hosts and --client-options."
+                "Check --target-hosts and --client-options (a host that does not answer is given up "
+                f"after the client timeout, {(client_options or ClientOptions()).timeout:g} s)."
             ) from e
         finally:
             await cluster.es.close()

@@ -56,7 +56,7 @@ def value_params(command: click.Command) -> list[click.Parameter]:
 def bad_values(param: click.Parameter, existing_dir: Path, existing_file: Path) -> dict[str, str]:
     """Class of bad value -> the value to try, for the classes that apply to ``param``."""
     t = param.type
-    numeric = isinstance(t, click.types._NumberParamTypeBase)
+    numeric = isinstance(t, click.types.IntParamType | click.types.FloatParamType)
     values: dict[str, str] = {}
     if not (isinstance(t, ValidatedText) and t.empty_ok):
         values["empty"] = ""
