@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from esbench.cli import main
 from esbench.driver.client import parse_client_options
 from esbench.exceptions import ConfigError
+from esbench.provision.security import create_security_material
 
 ISSUE_INPUT = "use_ssl:true,ca_certs:'/path/that/does/not/exist.pem'"
 
@@ -69,3 +70,16 @@ def test_a_real_ca_bundle_and_a_ca_directory_are_accepted(tmp_path: Path) -> Non
     options = parse_client_options(f"use_ssl:true,verify_certs:false,ca_certs:'{bundle}'")
     assert not options.verify_certs
     assert parse_client_options(f"ca_certs:'{tmp_path}'").ca_certs == str(tmp_path)
+
+
+def test_mutual_tls_files_must_match(tmp_path: Path) -> None:
+    tls = create_security_material(tmp_path / "tls")  # a CA and a certificate with its key
+    cert, key = tls.directory / "node.crt", tls.directory / "node.key"
+    options = parse_client_options(
+        f"use_ssl:true,ca_certs:'{tls.ca_cert}',client_cert:'{cert}',client_key:'{key}'"
+    )
+    assert options.client_cert == str(cert) and options.client_key == str(key)
+    wrong_key = tls.directory / "ca.key"
+    with pytest.raises(ConfigError, match="cannot be loaded") as caught:
+        parse_client_options(f"client_cert:'{cert}',client_key:'{wrong_key}'")
+    assert "client_key" in str(caught.value) and "must match" in str(caught.value)
