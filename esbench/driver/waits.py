@@ -62,6 +62,14 @@ def expect_wait(reason: str) -> None:
         note.since = time.monotonic()
 
 
+def update_wait(reason: str) -> None:
+    """Replace the current client's waiting reason with a newer one (e.g. the status now), keeping
+    when the wait began and the failed attempts so far; no-op when the client is not waiting."""
+    note = current_wait.get()
+    if note is not None and note.reason is not None:
+        note.reason = reason
+
+
 def done_waiting() -> None:
     """The current client's retried operation ended (succeeded or gave up)."""
     note = current_wait.get()

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import Coroutine, Mapping
 from typing import TYPE_CHECKING, Any
 
+from esbench.driver.http import RawResponse
 from esbench.driver.runners.base import (
     Runner,
     RunnerResult,
@@ -15,7 +17,8 @@ from esbench.driver.runners.base import (
     request_options,
     send,
 )
-from esbench.driver.waits import done_waiting, expect_wait
+from esbench.driver.timing import current_timing
+from esbench.driver.waits import WAIT_NOTE_INTERVAL, done_waiting, expect_wait, update_wait
 
 if TYPE_CHECKING:
     from esbench.driver.client import EsbenchClient
@@ -44,13 +47,15 @@ class ClusterHealth(Runner):
         index = params.get("index")
         path = f"/_cluster/health/{path_part(index)}" if index else "/_cluster/health"
         expected = query.get("wait_for_status")
-        if expected is not None:
-            expect_wait(
-                f"waiting for status {expected}{f' of {index}' if index else ''}; "
-                f"Elasticsearch answers when it is reached or after the request's timeout "
-                f"({query.get('timeout', '30s')})"
+        request = send(es, "GET", path, query=query, headers=headers, timeout=timeout)
+        if expected is None:
+            response = await request
+        else:
+            held = (
+                f"Elasticsearch holds the request until then or its timeout ({query.get('timeout', '30s')})"
             )
-        response = await send(es, "GET", path, query=query, headers=headers, timeout=timeout)
+            expect_wait(f"waiting for status {expected}{f' of {index}' if index else ''}; {held}")
+            response = await _reporting_health(es, path, request, expected, query, held)
         health = json_or_none(response)
         if not isinstance(health, Mapping) or "status" not in health:
             return failed(response) if response.status >= 400 else RunnerResult()
@@ -70,6 +75,40 @@ class ClusterHealth(Runner):
             http_status=response.status,
             meta=meta,
         )
+
+
+async def _reporting_health(
+    es: EsbenchClient,
+    path: str,
+    request: Coroutine[Any, Any, RawResponse],
+    expected: Any,
+    query: Mapping[str, Any],
+    held: str,
+) -> RawResponse:
+    """Await ``request`` (held by Elasticsearch until ``expected`` or its timeout); meanwhile, every
+    :data:`WAIT_NOTE_INTERVAL` seconds, ask the health without waiting on a second connection, so
+    the waiting note says the status now from the first note on, not only after the timeout."""
+    pending = asyncio.ensure_future(request)
+    try:
+        while True:
+            done, _ = await asyncio.wait({pending}, timeout=WAIT_NOTE_INTERVAL)
+            if done:
+                return pending.result()
+            now = await asyncio.create_task(_health_now(es, path))
+            if isinstance(now, Mapping) and "status" in now:
+                shortfall = _shortfall(now, expected, "wait_for_no_relocating_shards" in query)
+                update_wait(f"{shortfall}; {held}")
+    finally:
+        pending.cancel()
+
+
+async def _health_now(es: EsbenchClient, path: str) -> Any:
+    # In its own task (a copy of the client's context): not timed as the operation's request.
+    current_timing.set(None)
+    try:
+        return json_or_none(await send(es, "GET", path, timeout=WAIT_NOTE_INTERVAL))
+    except Exception:  # the note is best effort; the held request reports real failures
+        return None
 
 
 def _shortfall(health: Mapping[str, Any], expected: Any, no_relocations: bool) -> str:
