@@ -209,7 +209,7 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
                 ).tasks(),
                 hosts=hosts,
                 client_options=settings.client_options,
-                policy=settings.requirements_policy,
+                on_error=settings.driver.on_error,
                 warn=console.warn,
             )
         telemetry = _start_telemetry(settings, hosts, race_dir, track, cluster)

@@ -66,8 +66,6 @@ class RaceSettings:
         report: summary output.
         metrics_store: URL of an Elasticsearch metrics store to export the race to, or None.
         track_source: the track repository, revision and branch of a named track.
-        requirements_policy: what to do when the cluster lacks a module the track needs (see
-            :mod:`esbench.requirements.check`): ``"fail"`` before the first task, or ``"warn"`` and race.
         track: a track model built in memory (``esbench query``/``load``); when set it is raced
             instead of loading ``track_name``/``track_path``.
         telemetry: telemetry devices sampled during the race (``--telemetry``, ``--telemetry-params``).
@@ -89,6 +87,5 @@ class RaceSettings:
     report: ReportSettings = field(default_factory=ReportSettings)
     metrics_store: str | None = None
     track_source: TrackRepositorySettings = field(default_factory=TrackRepositorySettings)
-    requirements_policy: str = "fail"
     track: Track | None = None
     telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)

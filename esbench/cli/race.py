@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from click.core import ParameterSource
 
 from esbench.cli import main
 from esbench.cli._provision_options import provision_options, provision_settings
@@ -43,16 +42,6 @@ def _split_hosts(text: str | None) -> tuple[str, ...]:
         # Validate now, so that a typo fails before a corpus is generated.
         host_urls(hosts, use_ssl=False)
     return hosts
-
-
-def _requirements_policy(on_error: str) -> str:
-    # Missing modules stop the race unless the user asked to continue on errors explicitly: the
-    # default of --on-error is "continue" (Rally's), which must not hide a track that cannot run.
-    from esbench.requirements.check import RequirementsPolicy
-
-    source = click.get_current_context().get_parameter_source("on_error")
-    explicit = source in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
-    return RequirementsPolicy.WARN if (on_error == OnError.CONTINUE and explicit) else RequirementsPolicy.FAIL
 
 
 @main.command()
@@ -214,7 +203,6 @@ def race(
         ),
         metrics_store=metrics_store,
         track_source=track_source,
-        requirements_policy=_requirements_policy(on_error),
         telemetry=telemetry_settings(telemetry, telemetry_params),
     )
     result = run_race(settings, console=Console(quiet=quiet))

@@ -271,7 +271,7 @@ def _reported_task_names(races: Sequence[RaceResult]) -> list[str]:
     names: list[str] = []
     for race in races:
         for t in race.tasks:
-            if t.include_in_reporting and t.task not in names:
+            if t.reported and t.task not in names:
                 names.append(t.task)
     return names
 

@@ -151,12 +151,12 @@ def window_x(task: TaskResult, zero: float | None, count: int) -> tuple[tuple[fl
 
 
 def reported_task_names(sides: Sequence[SideRaces]) -> list[str]:
-    """Names of the tasks shown in reports (``include_in_reporting``) over all sides, first-seen order."""
+    """Names of the tasks shown in reports (``TaskResult.reported``) over all sides, first-seen order."""
     names: list[str] = []
     for side in sides:
         for race in side.races:
             for t in race.tasks:
-                if t.include_in_reporting and t.task not in names:
+                if t.reported and t.task not in names:
                     names.append(t.task)
     return names
 
@@ -343,7 +343,7 @@ def task_spans(race: RaceResult) -> list[tuple[str, float, float]]:
     return [
         (t.task, t.start_epoch - zero, t.start_epoch - zero + len(t.throughput_windows))
         for t in race.tasks
-        if t.include_in_reporting and t.start_epoch is not None and t.throughput_windows
+        if t.reported and t.start_epoch is not None and t.throughput_windows
     ]
 
 

@@ -5,7 +5,10 @@ cluster rows first (see :mod:`esbench.metrics.cluster`), then for every task sho
 in schedule order: ``Min/Mean/Median/Max Throughput`` (``"%.2f"``), ``<p>th percentile latency``,
 ``<p>th percentile service time`` (and ``processing time`` on request) in ms for the percentiles the
 sample count allows, and ``error rate`` in % (``"%.2f"``). Tasks with ``include_in_reporting=False``
-(administrative operations) are hidden. Rows without a value are left out, as in Rally.
+(administrative operations) are hidden unless a request of theirs failed (:attr:`TaskResult.reported`,
+Rally's ``GlobalStatsCalculator``). Rows without a value are left out, as in Rally; so are the
+throughput rows of a task without throughput (mean 0: every request failed), as Rally's
+``summary_stats`` drops a mean or median of 0.
 
 Where esbench differs: throughput values are per-second windows rather than Rally's running
 average (docs/metrics.md), and the warnings also name the error types and histogram overflows.
@@ -45,13 +48,15 @@ def _percentile_rows(name: str, task: str, values: dict[str, float]) -> list[Row
 def task_rows(task: TaskResult, *, show_processing_time: bool = False) -> list[Row]:
     """The rows of one task, in Rally's order."""
     rows: list[Row] = []
+    # Rally's summary_stats keeps the four values only when the mean is truthy: a task whose every
+    # request failed (weight 0) shows latencies and its error rate, no throughput.
     for label, value in (
         ("Min Throughput", task.throughput_min),
         ("Mean Throughput", task.throughput_mean),
         ("Median Throughput", task.throughput_median),
         ("Max Throughput", task.throughput_max),
     ):
-        if value is not None:
+        if value is not None and task.throughput_mean:
             rows.append((label, task.task, _fmt2(value), task.throughput_unit))
     rows += _percentile_rows("latency", task.task, task.latency_ms)
     rows += _percentile_rows("service time", task.task, task.service_time_ms)
@@ -62,8 +67,9 @@ def task_rows(task: TaskResult, *, show_processing_time: bool = False) -> list[R
 
 
 def reported_tasks(race: RaceResult) -> list[TaskResult]:
-    """The tasks shown in the report (``include_in_reporting``), in schedule order."""
-    return [t for t in race.tasks if t.include_in_reporting]
+    """The tasks shown in the report (:attr:`TaskResult.reported`: ``include_in_reporting``, or a
+    failed request), in schedule order."""
+    return [t for t in race.tasks if t.reported]
 
 
 def summary_rows(race: RaceResult, *, show_processing_time: bool = False) -> list[Row]:

@@ -5,7 +5,7 @@ Public API::
     track_needs(track, *, challenge=None, tasks=None) -> tuple[Need, ...]          # needs.py (static)
     probe_cluster(hosts, client_options=None) -> ClusterCapabilities               # probe.py
     check_requirements(needs, capabilities) -> RequirementsReport                  # check.py
-    verify_race_requirements(track=, tasks=, hosts=, client_options=, policy=, warn=)
+    verify_race_requirements(track=, tasks=, hosts=, client_options=, on_error=, warn=)
 
 The module mapping (which module registers which analyzer, processor, script language...) is in
 :mod:`esbench.requirements.catalog`, with the Elasticsearch source file of each table.
@@ -19,7 +19,6 @@ from esbench.lazy import lazy_exports
 
 _EXPORTS = {
     "MissingModules": "esbench.requirements.check",
-    "RequirementsPolicy": "esbench.requirements.check",
     "RequirementsReport": "esbench.requirements.check",
     "check_requirements": "esbench.requirements.check",
     "missing_paragraph": "esbench.requirements.check",
@@ -34,7 +33,6 @@ __all__ = [
     "ClusterCapabilities",
     "MissingModules",
     "Need",
-    "RequirementsPolicy",
     "RequirementsReport",
     "check_requirements",
     "missing_paragraph",
@@ -46,7 +44,6 @@ __all__ = [
 if TYPE_CHECKING:
     from esbench.requirements.check import (
         MissingModules,
-        RequirementsPolicy,
         RequirementsReport,
         check_requirements,
         missing_paragraph,

@@ -2,18 +2,20 @@
 
 A race whose track needs a module the cluster lacks would otherwise fail half way, with HTTP 400s
 from ``put-pipeline``, ``create-index`` or a scripted search. The check runs after the cluster is
-reachable and before the first task: by default a missing module ends the race at once with one
-paragraph naming each missing module and the task or index that needs it; with the ``warn`` policy
-(``--on-error=continue`` given on the command line) the paragraph is a warning and the race runs.
+reachable and before the first task, and follows ``--on-error`` as the race's requests do: with
+``continue`` (the default, as in Rally) it prints one warning paragraph naming each missing module,
+what needs it, and the tasks whose requests will fail, then the race runs and those requests are
+recorded as failed (Rally 2.13 has no such check: it just records the failures); with ``abort`` the
+same paragraph is an error and nothing is sent.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
 from esbench.driver.client import ClientOptions
+from esbench.driver.settings import OnError
 from esbench.exceptions import ConfigError
 from esbench.requirements.needs import UNKNOWN_MODULE, Need, track_needs
 from esbench.requirements.probe import ClusterCapabilities, probe_cluster
@@ -21,13 +23,6 @@ from esbench.track.model import Task, Track
 
 #: At most this many uses are listed per missing module; the rest are counted.
 MAX_USES_SHOWN = 6
-
-
-class RequirementsPolicy(StrEnum):
-    """What a race does when the cluster lacks a module the track needs."""
-
-    FAIL = "fail"
-    WARN = "warn"
 
 
 class MissingModules(ConfigError):
@@ -96,18 +91,28 @@ def missing_paragraph(report: RequirementsReport, *, hint: str) -> str:
     return f"The cluster ({cluster}, {nodes}) lacks modules the track needs: {'; '.join(parts)}. {hint}"
 
 
-#: The advice of the race's paragraph.
+#: The advice of the race's paragraph under ``--on-error=abort``.
 RACE_HINT = (
     "Benchmark a cluster that has these modules (without --target-hosts, esbench installs the full "
     "default distribution with --distribution-repository=elastic), leave the tasks out with "
-    "--exclude-tasks, or pass --on-error=continue to race anyway."
+    "--exclude-tasks, or drop --on-error=abort to race anyway and record their requests as failed."
 )
 
-#: The advice of the warning when the race runs anyway.
+#: The end of the warning when the race runs anyway (``--on-error=continue``, the default).
 RACE_CONTINUE_HINT = (
-    "The race runs anyway (--on-error=continue): the requests that need these modules will fail and "
-    "show up as errors."
+    "The race runs anyway (--on-error=continue): their requests will fail and count in their error "
+    "rate. Pass --on-error=abort to refuse such a race, or leave the tasks out with --exclude-tasks."
 )
+
+
+def failing_tasks(track: Track, tasks: Sequence[Task], capabilities: ClusterCapabilities) -> tuple[str, ...]:
+    """Names of the ``tasks`` (in order) that use something the cluster lacks: a task that creates an
+    index or template needing a missing analyzer counts as well as one whose operation needs a module."""
+    return tuple(
+        task.name
+        for task in tasks
+        if any(not is_present(need, capabilities) for need in track_needs(track, tasks=[task]))
+    )
 
 
 def verify_race_requirements(
@@ -116,30 +121,32 @@ def verify_race_requirements(
     tasks: Sequence[Task],
     hosts: Sequence[str],
     client_options: ClientOptions,
-    policy: str,
+    on_error: OnError,
     warn: Callable[[str], object],
 ) -> RequirementsReport:
-    """The pre-race check: probe the cluster, compare with the tasks' needs, fail or warn.
+    """The pre-race check: probe the cluster, compare with the tasks' needs, refuse or warn.
 
     Args:
         track: the loaded track.
         tasks: the tasks that will run (after ``--include-tasks``/``--exclude-tasks``).
         hosts: ``host:port`` of the cluster.
         client_options: credentials and TLS settings.
-        policy: a :class:`RequirementsPolicy` value.
-        warn: receives the paragraph under the ``warn`` policy.
+        on_error: the race's ``--on-error``: ``abort`` refuses a race that misses a module,
+            ``continue`` warns (naming the tasks that will fail) and lets it run.
+        warn: receives the paragraph under ``continue``.
 
     Returns:
-        The report (also when modules are missing under ``warn``).
+        The report (also when modules are missing under ``continue``).
 
     Raises:
-        MissingModules: a module is missing and the policy is ``fail``.
+        MissingModules: a module is missing and ``on_error`` is ``abort``.
         ConnectionFailed: the cluster cannot be asked for its modules.
     """
     report = check_requirements(track_needs(track, tasks=tasks), probe_cluster(hosts, client_options))
     if report.ok:
         return report
-    if RequirementsPolicy(policy) is RequirementsPolicy.FAIL:
+    if OnError(on_error) is OnError.ABORT:
         raise MissingModules(missing_paragraph(report, hint=RACE_HINT))
-    warn(missing_paragraph(report, hint=RACE_CONTINUE_HINT))
+    failing = ", ".join(f"'{name}'" for name in failing_tasks(track, tasks, report.capabilities))
+    warn(missing_paragraph(report, hint=f"Tasks whose requests will fail: {failing}. {RACE_CONTINUE_HINT}"))
     return report

@@ -12,7 +12,8 @@ from esbench.requirements.needs import Need
 
 #: The advice printed by ``esbench info`` under a missing-modules paragraph.
 INFO_HINT = (
-    "A race against this cluster stops before its first task; benchmark a cluster with these modules "
+    "A race against this cluster records the requests of these tasks as failed (with --on-error=abort it "
+    "refuses to start); benchmark a cluster with these modules "
     "(without --target-hosts esbench installs the full default distribution with "
     "--distribution-repository=elastic), or leave the tasks out with --exclude-tasks."
 )

@@ -220,10 +220,11 @@ def race_document(race: RaceResult) -> dict[str, Any]:
 
 
 def result_documents(race: RaceResult) -> list[tuple[str, dict[str, Any]]]:
-    """``(id, doc)`` per reported task and per cluster row (``<prefix>-results-*``)."""
+    """``(id, doc)`` per reported task (:attr:`TaskResult.reported`: administrative tasks with a failed
+    request too, as Rally's results) and per cluster row (``<prefix>-results-*``)."""
     docs: list[tuple[str, dict[str, Any]]] = []
     for position, t in enumerate(race.tasks):
-        if not t.include_in_reporting:
+        if not t.reported:
             continue
         doc: dict[str, Any] = {
             **_common(race),
@@ -269,7 +270,7 @@ def result_documents(race: RaceResult) -> list[tuple[str, dict[str, Any]]]:
 def metric_documents(race: RaceResult) -> Iterator[tuple[str, dict[str, Any]]]:
     """``(id, doc)`` per per-second throughput window of every reported task (``<prefix>-metrics-*``)."""
     for position, t in enumerate(race.tasks):
-        if not t.include_in_reporting:
+        if not t.reported:
             continue
         for i, value in enumerate(t.throughput_windows):
             yield (

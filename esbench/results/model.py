@@ -141,6 +141,16 @@ class TaskResult:
         return self.error_count / self.sample_count if self.sample_count else 0.0
 
     @property
+    def reported(self) -> bool:
+        """Whether reports show this task: an operation included in reporting, or any task with a
+        failed measurement request (an administrative ``create-index`` or ``force-merge`` too).
+
+        Rally 2.13's rule (``esrally/metrics.py``, ``GlobalStatsCalculator.__call__``:
+        ``task.operation.include_in_reporting or error_rate > 0``).
+        """
+        return self.include_in_reporting or self.error_count > 0
+
+    @property
     def sent_bytes_per_s(self) -> float | None:
         """Mean bytes/s sent during the measurement (``bytes_sent / duration_s``); None without a
         duration."""

@@ -117,7 +117,7 @@ def test_auto_falls_back_to_maven_with_one_line_when_the_server_is_unreachable()
 def test_from_distribution_race_also_checks_requirements_before_the_first_task() -> None:
     env = {"ESBENCH_DISTRIBUTION_URL": f"http://127.0.0.1:{_closed_port()}{TEMPLATE}"}
     env["ESBENCH_DIST_CACHE"] = _shared_cache()
-    proc = _race(env, f"--track-path={TRACKS / 'needs-modules'}")
+    proc = _race(env, f"--track-path={TRACKS / 'needs-modules'}", "--on-error=abort")
     assert proc.returncode == 64, proc.stderr
     errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("[ERROR] ")]
     assert len(errors) == 1 and "lacks modules the track needs" in errors[0]

@@ -88,36 +88,44 @@ def test_server_components_of_the_catalog_exist_on_a_node_without_analysis_commo
             analyze(**({"tokenizer": "standard"} | what))
 
 
-def test_race_stops_before_the_first_task_naming_each_module_and_its_task_or_index(
+def test_on_error_abort_stops_before_the_first_task_naming_each_module_and_its_task_or_index(
     integ_test_node: list[str], es: Elasticsearch
 ) -> None:
     es.options(ignore_status=404).indices.delete(index="req-docs")
-    proc = esbench("race", f"--track-path={NEEDS_MODULES}", f"--target-hosts={','.join(integ_test_node)}")
+    hosts = f"--target-hosts={','.join(integ_test_node)}"
+    proc = esbench("race", f"--track-path={NEEDS_MODULES}", hosts, "--on-error=abort")
     assert proc.returncode == 64, proc.stderr
     errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("[ERROR] ")]
     assert len(errors) == 1 and "Traceback" not in proc.stderr
     for uses in EXPECTED_USES:
         assert uses in errors[0]
-    assert "--on-error=continue" in errors[0]
+    assert "drop --on-error=abort" in errors[0]
     # Nothing ran: the index was not created and no race was stored.
     assert not es.indices.exists(index="req-docs")
     assert ResultsStore.open().find(track="needs-modules") == []
 
 
-def test_on_error_continue_warns_and_races(integ_test_node: list[str]) -> None:
+@pytest.mark.parametrize("on_error", [(), ("--on-error=continue",)], ids=["default", "continue"])
+def test_on_error_continue_warns_names_the_failing_tasks_and_races(
+    integ_test_node: list[str], on_error: tuple[str, ...]
+) -> None:
+    # continue is --on-error's default (as in Rally): the check follows it, given or not.
+    tag = f"req-continue-{len(on_error)}"
     proc = esbench(
         "race",
         f"--track-path={NEEDS_MODULES}",
         f"--target-hosts={','.join(integ_test_node)}",
-        "--on-error=continue",
-        "--user-tag=case:req-continue",
+        *on_error,
+        f"--user-tag=case:{tag}",
     )
     assert proc.returncode == 0, proc.stderr
     warnings = [ln for ln in proc.stderr.splitlines() if "lacks modules the track needs" in ln]
     assert len(warnings) == 1 and warnings[0].startswith("[WARNING] ")
     for uses in EXPECTED_USES:
         assert uses in warnings[0]
-    race = ResultsStore.open().find(user_tags={"case": "req-continue"})[0]
+    failing = "'create-index', 'put-log-pipeline', 'scripted-search'"
+    assert f"Tasks whose requests will fail: {failing}." in warnings[0]
+    race = ResultsStore.open().find(user_tags={"case": tag})[0]
     assert race.status == "completed"
     # The race ran, and the tasks that need the missing modules failed as the warning said.
     for task in ("create-index", "put-log-pipeline", "scripted-search"):

@@ -6,8 +6,8 @@ delete name the searches (``retrieve-results-for`` / ``delete-results-for``: a n
 use their ids. Rally keeps the ids in the ``composite`` operation's context; esbench's
 :func:`~esbench.driver.context.race_context` is that context inside a composite and the race's
 otherwise. Rally registers ``get-async-search`` with ``retry-until-success``. The API is in the
-``x-pack-async-search`` module; a cluster without it ends the task with
-:class:`~.features.MissingModule`.
+``x-pack-async-search`` module; a cluster without it answers with a failed request naming the
+module (:func:`~.features.missing_module`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from esbench.driver.runners.base import (
     request_options,
     send,
 )
-from esbench.driver.runners.features import ASYNC_SEARCH, check_module, result_of
+from esbench.driver.runners.features import ASYNC_SEARCH, missing_module, result_of
 
 if TYPE_CHECKING:
     from esbench.driver.client import EsbenchClient
@@ -84,8 +84,8 @@ class GetAsyncSearch(Runner):
                 timeout=timeout,
             )
             if response.status >= 400:
-                check_module(response, operation=self.name, module=ASYNC_SEARCH, params=params)
-                return failed(response, weight=len(stats))
+                missing = missing_module(response, module=ASYNC_SEARCH)
+                return missing if missing is not None else failed(response, weight=len(stats))
             data = json_or_none(response) or {}
             running = bool(data.get("is_running"))
             success = success and not running

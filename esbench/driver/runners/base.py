@@ -162,13 +162,20 @@ def is_async_callable(runner: Any) -> bool:
 
 TIMEOUT_STATUS = 408
 
+#: The meta-data key of a "no handler" result (:func:`~.features.missing_module`): the missing
+#: module's name. :class:`Retry` returns such a result at once, as Rally's ``Retry`` re-raises the
+#: client's ``ApiError`` (only a 408 is retried), so ``get-async-search`` (retry-until-success)
+#: does not poll a module that will never be there.
+MISSING_MODULE_META = "missing-module"
+
 
 class Retry(Runner):
     """Rally's retry wrapper for administrative operations (track docs "Retries").
 
     Params: ``retries`` (0), ``retry-until-success`` (False; forces retry-on-error),
     ``retry-wait-period`` (0.5 s), ``retry-on-timeout`` (True: client timeouts, connection errors
-    and HTTP 408 are retried), ``retry-on-error`` (False: failed results are retried).
+    and HTTP 408 are retried), ``retry-on-error`` (False: failed results are retried). A request
+    that no REST handler serves (the module is missing) is never retried.
     """
 
     def __init__(self, delegate: Runner, *, retry_until_success: bool = False) -> None:
@@ -221,7 +228,7 @@ class Retry(Runner):
                 note_waiting(f"{type(exc).__name__}: {exc}; retrying every {wait:g} s")
                 await asyncio.sleep(wait)
                 continue
-            if result.success or last:
+            if result.success or last or (result.meta and MISSING_MODULE_META in result.meta):
                 return result
             if result.http_status == TIMEOUT_STATUS and retry_on_timeout:
                 note_waiting(f"{result.error_description}; retrying every {wait:g} s")

@@ -9,9 +9,11 @@ Elasticsearch answers a request for a REST handler that no installed module regi
 
 (``RestController#handleNoHandlerFound`` / ``handleBadRequest`` in Elasticsearch's server module;
 verified against the 8.19.0 integ-test-zip, whose modules are only ``transport-netty4``,
-``x-pack-core``, ``x-pack-security`` and ``apm``). Rally would record such an answer as a failed
-request with the raw message; esbench ends the task with :class:`MissingModule`, which names the
-module, because no retry or later request can succeed against that cluster.
+``x-pack-core``, ``x-pack-security`` and ``apm``). Rally 2.13 records such an answer as a failed
+request like any other (``execute_single`` turns the client's ``ApiError`` into a sample with
+``success: false``) and, with ``--on-error=continue``, goes on with the task and the race. esbench
+does the same; the failure's reason names the missing module (:func:`missing_module`), so that the
+report's "failed requests by reason" says what to install.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from esbench.driver.http import RawResponse
-from esbench.driver.runners.base import RunnerResult, failed, json_or_none
+from esbench.driver.runners.base import MISSING_MODULE_META, RunnerResult, failed, json_or_none
 from esbench.exceptions import DriverError
 
 _NO_HANDLER = "no handler found for uri"
@@ -36,10 +38,6 @@ ILM = "x-pack-ilm"
 DOWNSAMPLE = "x-pack-downsample"
 
 
-class MissingModule(DriverError):
-    """The cluster has no REST handler for an operation's API: the module providing it is absent."""
-
-
 def no_handler_message(response: RawResponse) -> str | None:
     """The error text if ``response`` says no REST handler matches the request, else None."""
     if response.status not in (400, 405):
@@ -51,29 +49,32 @@ def no_handler_message(response: RawResponse) -> str | None:
     return None
 
 
-def check_module(response: RawResponse, *, operation: str, module: str, params: Mapping[str, Any]) -> None:
-    """Raise :class:`MissingModule` if ``response`` is Elasticsearch's "no handler" answer.
+def missing_module(response: RawResponse, *, module: str) -> RunnerResult | None:
+    """The failed result of a request that no REST handler of the cluster serves, else None.
 
     Args:
-        response: the answer to the operation's first request.
-        operation: the operation type (``"sql"``), for the message.
-        module: the module that provides the API (:data:`SQL`...).
-        params: the operation's params (its ``name`` is named in the message).
+        response: an answer to one of the operation's requests.
+        module: the module that provides the API (:data:`SQL`, :data:`ESQL`...).
 
-    Raises:
-        MissingModule: the module is not installed in the cluster.
+    Returns:
+        None when ``response`` is not Elasticsearch's "no handler" answer; otherwise a failed
+        :class:`~esbench.driver.runners.base.RunnerResult` (0 ops, error type the HTTP status,
+        ``meta[MISSING_MODULE_META]`` the module) whose description is ``HTTP 405: the cluster lacks
+        the Elasticsearch module 'x-pack-esql' (Elasticsearch answered: ...)``.
     """
     reason = no_handler_message(response)
     if reason is None:
-        return
-    name = params.get("name") or operation
-    raise MissingModule(
-        f"Operation '{name}' ({operation}) needs the Elasticsearch module '{module}', which the "
-        f'cluster does not have: Elasticsearch answered HTTP {response.status} "{reason}". The '
-        f"integ-test distribution (the default of --distribution-repository=maven) ships only "
-        f"transport-netty4, x-pack-core, x-pack-security and apm; race against a cluster with the "
-        f"default distribution (--distribution-repository=elastic or --target-hosts) or remove the "
-        f"operation from the challenge."
+        return None
+    return RunnerResult(
+        weight=0,
+        success=False,
+        error_type=str(response.status),
+        error_description=(
+            f"HTTP {response.status}: the cluster lacks the Elasticsearch module '{module}' "
+            f"(Elasticsearch answered: {reason})"
+        ),
+        http_status=response.status,
+        meta={MISSING_MODULE_META: module},
     )
 
 
@@ -88,14 +89,16 @@ def result_of(
 ) -> RunnerResult:
     """The runner result of a one-request operation.
 
-    ``module`` given: a "no handler" answer raises :class:`MissingModule`. A status in ``ignore``
+    ``module`` given: a "no handler" answer is a failed request naming the module
+    (:func:`missing_module`). A status in ``ignore``
     (Rally's ``ignore=[404]`` of delete operations) counts as success. Otherwise an error status is a
     failed request (:func:`~esbench.driver.runners.base.failed`) and a success is ``result``
     (default: 1 op).
     """
     if response.status >= 400:
-        if module is not None:
-            check_module(response, operation=operation, module=module, params=params)
+        missing = missing_module(response, module=module) if module is not None else None
+        if missing is not None:
+            return missing
         if response.status not in ignore:
             return failed(response)
     return result if result is not None else RunnerResult(http_status=response.status)

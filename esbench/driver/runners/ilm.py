@@ -3,8 +3,8 @@
 Rally 2.13 (``esrally/driver/runner.py``, ``CreateIlmPolicy``/``DeleteIlmPolicy``) calls
 ``es.ilm.put_lifecycle``/``delete_lifecycle`` with the ``error_trace``, ``filter_path``,
 ``master_timeout`` and ``timeout`` entries of ``request-params`` (other entries are not sent). The
-API is in the ``x-pack-ilm`` module; a cluster without it ends the task with
-:class:`~.features.MissingModule`.
+API is in the ``x-pack-ilm`` module; a cluster without it answers with
+a failed request naming the module (:func:`~.features.missing_module`).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 
 Requests, defaults and results follow Rally 2.13's ``esrally/driver/runner.py`` (``ShrinkIndex``,
 ``Downsample``, ``IndicesRecovery``). Shrink and recovery are core APIs; downsampling is in the
-``x-pack-downsample`` module (a cluster without it ends the task with
-:class:`~.features.MissingModule`).
+``x-pack-downsample`` module (a cluster without it answers with a failed request naming the
+module, :func:`~.features.missing_module`).
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ elasticsearch-py ``ml`` client and, when that answers HTTP 400, repeats the requ
 pre-7.0 ``/_xpack/ml/...`` path (Elasticsearch 6.8). esbench sends the same requests, with the
 body/query split of the client's ``ml`` methods (``force``/``timeout`` of stop and close in the
 body, of deletes in the query string). The API is in the ``x-pack-ml`` module; a cluster without it
-(the integ-test distribution) ends the task with :class:`~.features.MissingModule`. The result of
-each is 1 op.
+(the integ-test distribution) answers each with a failed request naming the module
+(:func:`~.features.missing_module`). The result of each is 1 op.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from esbench.driver.runners.base import Runner, RunnerResult, mandatory, path_part, request_options, send
-from esbench.driver.runners.features import ML, check_module, no_handler_message, result_of
+from esbench.driver.runners.features import ML, missing_module, no_handler_message, result_of
 
 if TYPE_CHECKING:
     from esbench.driver.client import EsbenchClient
@@ -41,7 +41,9 @@ async def _ml_request(
         es, method, f"/_ml/{resource}", query=request_params, body=body, headers=headers, timeout=timeout
     )
     if response.status == 400:
-        check_module(response, operation=operation, module=ML, params=params)
+        missing = missing_module(response, module=ML)
+        if missing is not None:
+            return missing
         legacy = await send(
             es,
             method,

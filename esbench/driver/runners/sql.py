@@ -2,8 +2,8 @@
 
 Requests and results follow Rally 2.13's ``esrally/driver/runner.py`` (``Sql``, ``Esql``,
 ``EsqlProfile``). The APIs are in the ``x-pack-sql`` and ``x-pack-esql`` modules; a cluster without
-them ends the task with :class:`~.features.MissingModule` (``POST /_sql`` there reads as a request on
-an index named ``_sql`` and is answered 405).
+them answers with a failed request naming the module (:func:`~.features.missing_module`; ``POST
+/_sql`` there reads as a request on an index named ``_sql`` and is answered 405).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 
 Requests, defaults and results follow Rally 2.13's ``esrally/driver/runner.py`` (``CreateTransform``
 ... ``TransformStats``) with the wire shape of elasticsearch-py's ``transform`` client. The API is
-in the ``x-pack-transform`` module; a cluster without it ends the task with
-:class:`~.features.MissingModule`.
+in the ``x-pack-transform`` module; a cluster without it answers with
+a failed request naming the module (:func:`~.features.missing_module`).
 """
 
 from __future__ import annotations
