@@ -46,7 +46,7 @@ def _documents(docs: model.Documents, files: Mapping[str, str]) -> Documents:
         target_index=docs.target_index,
         target_data_stream=docs.target_data_stream,
         target_type=docs.target_type,
-        meta_data=docs.meta,
+        meta_data=dict(docs.meta or {}),
     )
 
 
@@ -126,7 +126,7 @@ def to_rally(track: model.Track, *, document_files: Mapping[str, str] | None = N
         ],
         component_templates=[ComponentTemplate(t.name, t.content) for t in track.component_templates],
         corpora=[
-            DocumentCorpus(c.name, [_documents(d, files) for d in c.documents], meta_data=c.meta)
+            DocumentCorpus(c.name, [_documents(d, files) for d in c.documents], meta_data=dict(c.meta or {}))
             for c in track.corpora
         ],
         dependencies=list(track.dependencies),
@@ -287,7 +287,8 @@ def from_rally(view: Track, original: model.Track) -> model.Track:
         description=view.description or "",
         meta=dict(view.meta_data or {}),
         challenges=tuple(challenges),
-        indices=tuple(model.Index(name=i.name, body=i.body) for i in view.indices),
+        # Rally's Index makes a missing body {}; the model keeps "no body" as None.
+        indices=tuple(model.Index(name=i.name, body=i.body or None) for i in view.indices),
         data_streams=tuple(model.DataStream(name=d.name) for d in view.data_streams),
         templates=templates(view.templates, original.templates),
         composable_templates=templates(view.composable_templates, original.composable_templates),

@@ -7,11 +7,12 @@ plugins keep state in them and may be costly to build.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from esbench.driver.allocator import Step
-from esbench.driver.looplimits import loop_limits
+from esbench.driver.looplimits import loop_limits, unbounded
 from esbench.driver.registry import Registry
 from esbench.driver.scheduler import (
     DETERMINISTIC,
@@ -29,6 +30,17 @@ if TYPE_CHECKING:
     from esbench.corpus.model import CorpusSet
 
 _PAGED = frozenset({"paginated-search", "scroll-search", "composite-agg"})
+
+logger = logging.getLogger(__name__)
+
+
+def ended_by_block(step: Step, task: Task) -> bool:
+    """Whether another task of ``task``'s ``parallel`` block ends it: the block's ``completed-by``
+    names another task, or is ``any`` and the block has another task (Rally 2.13 stops every task of
+    the block when that one ends, ``esrally/driver/driver.py`` ``JoinPoint``)."""
+    if step.completed_by is None or len(step.tasks) < 2:
+        return False
+    return step.completed_by == "any" or step.completed_by != task.name
 
 
 def builtin_unit(task: Task, runner: Any) -> str | None:
@@ -48,7 +60,14 @@ def builtin_unit(task: Task, runner: Any) -> str | None:
 def check_tasks(
     steps: Sequence[Step], registry: Registry, track: Track, corpora: CorpusSet | None
 ) -> None:
-    """Fail before the first request for what can be checked up front."""
+    """Fail before the first request for what can be checked up front; warn about a task that runs
+    until the race is interrupted (:func:`~esbench.driver.looplimits.unbounded`, not ended by its
+    block).
+
+    Raises:
+        esbench.exceptions.ConfigError: an unknown schedule, a target-throughput unit the operation
+            does not report, or bad loop limits (:func:`~esbench.driver.looplimits.loop_limits`).
+    """
     for step in steps:
         for task in step.tasks:
             runner = registry.runner(task.operation.operation_type)
@@ -67,5 +86,16 @@ def check_tasks(
             if task.operation.param_source:
                 # Plugin sources are built in the workers only (they may be costly to build).
                 continue
-            source = registry.param_source(task, track, corpora=corpora)
-            loop_limits(task, runner, source.partition(0, task.clients))
+            source = registry.param_source(task, track, corpora=corpora).partition(0, task.clients)
+            loop_limits(task, runner, source)
+            if unbounded(task, runner, source) and not ended_by_block(step, task):
+                # Rally runs it as it is (until interrupted); esbench does the same, but says so.
+                logger.warning(
+                    "Task '%s' has a warmup-time-period but no time-period, and its operation '%s' (%s) "
+                    "does not end by itself: as in Rally, it runs until the race is interrupted (Ctrl-C). "
+                    "Give the task a time-period (or iterations), or put it in a parallel block whose "
+                    "completed-by task ends it.",
+                    task.name,
+                    task.operation.name,
+                    task.operation.operation_type,
+                )

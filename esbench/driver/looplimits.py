@@ -1,5 +1,12 @@
 """How long one client runs a task: Rally's choice between time- and iteration-based loops
-(``esrally/driver/driver.py`` ``schedule_for``, ``requires_time_period_schedule``)."""
+(``esrally/driver/driver.py`` ``schedule_for``, ``requires_time_period_schedule``).
+
+A time-based task without ``time-period`` whose operation never ends by itself (a search with a
+``warmup-time-period`` only) has no deadline, as in Rally's ``TimePeriodBased(warmup, None)``: it
+runs until its ``parallel`` block's ``completed-by`` task ends it, or until the race is stopped.
+:func:`unbounded` names that case; the coordinator warns about it when nothing ends it
+(:mod:`esbench.driver.checks`).
+"""
 
 from __future__ import annotations
 
@@ -18,20 +25,9 @@ def loop_limits(task: Task, runner: Any, source: ClientParamSource) -> tuple[boo
         ``(time_based, total_iterations or None, warmup_iterations)``.
 
     Raises:
-        esbench.exceptions.ConfigError: zero iterations, or a time-based task without
-            ``time-period`` whose operation never ends by itself.
+        esbench.exceptions.ConfigError: zero iterations.
     """
     if task.warmup_time_period is not None or task.time_period is not None:
-        if (
-            task.time_period is None
-            and getattr(runner, "completed", None) is None
-            and is_infinite(source)
-        ):
-            raise ConfigError(
-                f"Task '{task.name}' has a warmup-time-period but no time-period, and its operation "
-                f"'{task.operation.name}' ({task.operation.operation_type}) does not end by itself. "
-                f"Add a time-period (or iterations) to the task."
-            )
         return True, None, 0
     if task.warmup_iterations is not None or task.iterations is not None:
         warmup = task.warmup_iterations or 0
@@ -47,3 +43,16 @@ def loop_limits(task: Task, runner: Any, source: ClientParamSource) -> tuple[boo
     if getattr(runner, "completed", None) is not None or not is_infinite(source):
         return True, None, 0
     return False, 1, 0
+
+
+def unbounded(task: Task, runner: Any, source: ClientParamSource) -> bool:
+    """Whether a client of ``task`` runs without end of its own: time-based (a
+    ``warmup-time-period``) without ``time-period``, an operation whose runner does not say when it
+    is done (``completed``), and a param source without end. Rally 2.13 runs such a task until
+    something else stops it (``TimePeriodBased`` with ``time_period=None``)."""
+    return (
+        task.warmup_time_period is not None
+        and task.time_period is None
+        and getattr(runner, "completed", None) is None
+        and is_infinite(source)
+    )

@@ -11,6 +11,7 @@ from driver_helpers import BULK_OK, SEARCH_RESPONSE, FakeClock, op, static_es, t
 from esbench.driver.allocator import ClientAllocation, ClientPlan
 from esbench.driver.context import RaceContext
 from esbench.driver.executor import ClientExecutor, StepControl, TaskRun, loop_limits
+from esbench.driver.looplimits import unbounded
 from esbench.driver.registry import default_registry
 from esbench.exceptions import ConfigError, ConnectionFailed, DriverError, RaceAborted
 from esbench.metrics.recorder import METRICS, RecorderState
@@ -188,12 +189,14 @@ async def test_endless_source_without_limits_runs_once():
     assert count["n"] == 1
 
 
-def test_warmup_period_without_time_period_needs_an_end():
+def test_warmup_period_without_time_period_has_no_deadline_as_in_rally():
+    # Rally's TimePeriodBased(warmup, None): the block's completed-by task (or Ctrl-C) ends it.
     registry = default_registry()
     t = task(op("search"), warmup_time_period=5.0)
     run = make_run(t, registry=registry)
-    with pytest.raises(ConfigError, match="no time-period"):
-        loop_limits(t, run.runner, run.source)
+    assert loop_limits(t, run.runner, run.source) == (True, None, 0)
+    assert unbounded(t, run.runner, run.source)
+    assert not unbounded(task(op("search"), warmup_time_period=5.0, time_period=1.0), run.runner, run.source)
     with pytest.raises(ConfigError, match="at least one iteration"):
         loop_limits(task(op("search"), iterations=0), run.runner, run.source)
 
