@@ -328,3 +328,32 @@ def test_failed_bulk_documents_are_reported_apart_from_failed_requests() -> None
         "Error rate is 3.0% for task 'index-append' (3 of 100 requests failed; bulk: 3). "
         "Failed documents by status: 409: 12000, 400: 5. Please check the logs."
     )
+
+
+def test_failed_administrative_tasks_get_rows_and_all_failed_tasks_no_throughput() -> None:
+    # Rally 2.13: a hidden task is reported once a request failed (GlobalStatsCalculator), and its
+    # throughput rows are left out when the mean is 0 (summary_stats).
+    failed_admin = TaskResult(
+        task="force-merge",
+        operation="force-merge",
+        operation_type="force-merge",
+        include_in_reporting=False,
+        throughput_min=0.0,
+        throughput_mean=0.0,
+        throughput_median=0.0,
+        throughput_max=0.0,
+        latency_ms={"100": 20.0},
+        service_time_ms={"100": 20.0},
+        sample_count=1,
+        error_count=1,
+    )
+    fine_admin = TaskResult(
+        task="refresh", operation="refresh", operation_type="refresh", include_in_reporting=False
+    )
+    assert failed_admin.reported and not fine_admin.reported
+    rows = summary_rows(_race(tasks=(fine_admin, failed_admin)))
+    assert [(m, t, v) for m, t, v, _u in rows if t] == [
+        ("100th percentile latency", "force-merge", 20.0),
+        ("100th percentile service time", "force-merge", 20.0),
+        ("error rate", "force-merge", "100.00"),
+    ]

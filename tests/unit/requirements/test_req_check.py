@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from esbench.requirements.check import (
     RACE_HINT,
     check_requirements,
+    failing_tasks,
     is_present,
     missing_paragraph,
 )
 from esbench.requirements.needs import UNKNOWN_MODULE, Need
 from esbench.requirements.probe import ClusterCapabilities, capabilities_from_nodes_info
 from esbench.requirements.text import requirements_text
+from esbench.track.model import Challenge, Index, Operation, Task, Track
 
 SET = Need(module="ingest-common", feature="ingest processor 'set'", where="task 'pipe'", processor="set")
 GROK = Need(module="ingest-common", feature="ingest processor 'grok'", where="task 'pipe'", processor="grok")
@@ -113,3 +116,26 @@ def test_info_section_without_and_with_a_cluster() -> None:
     assert any("ingest processor 'set'" in ln and ln.rstrip().endswith("MISSING") for ln in lines)
     assert any("painless script" in ln and ln.rstrip().endswith("present") for ln in lines)
     assert any(ln.startswith("The cluster (Elasticsearch 8.19.0, 1 node) lacks") for ln in lines)
+
+
+def test_failing_tasks_are_the_tasks_whose_own_needs_are_missing() -> None:
+    def task(name: str, op_type: str, **params: Any) -> Task:
+        return Task(name=name, operation=Operation(name=name, operation_type=op_type, params=params))
+
+    tasks = (
+        task("create-index", "create-index"),
+        task("search", "search", body={"query": {"match_all": {}}}),
+        task("esql", "esql", query="FROM docs"),
+        task("pipe", "put-pipeline", id="p", body={"processors": [{"set": {"field": "a", "value": 1}}]}),
+    )
+    english = {"mappings": {"properties": {"text": {"type": "text", "analyzer": "english"}}}}
+    track = Track(
+        name="t",
+        root=Path("."),
+        indices=(Index(name="docs", body=english),),
+        challenges=(Challenge(name="c", schedule=tasks, default=True),),
+    )
+    # The index's analyzer makes create-index fail; search needs nothing; esql and pipe need modules.
+    assert failing_tasks(track, tasks, caps({"x-pack-core"})) == ("create-index", "esql", "pipe")
+    full = caps({"analysis-common", "x-pack-esql", "ingest-common"}, processors={"set"})
+    assert failing_tasks(track, tasks, full) == ()
