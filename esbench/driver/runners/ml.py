@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from esbench.driver.runners.base import Runner, RunnerResult, mandatory, path_part, request_options, send
-from esbench.driver.runners.features import ML, missing_module, no_handler_message, result_of
+from esbench.driver.runners.features import ML, no_handler_message, result_of
 
 if TYPE_CHECKING:
     from esbench.driver.client import EsbenchClient
@@ -41,9 +41,7 @@ async def _ml_request(
         es, method, f"/_ml/{resource}", query=request_params, body=body, headers=headers, timeout=timeout
     )
     if response.status == 400:
-        missing = missing_module(response, module=ML)
-        if missing is not None:
-            return missing
+        # Rally retries every HTTP 400 on the legacy path, a missing module's answer too.
         legacy = await send(
             es,
             method,

@@ -388,7 +388,8 @@ async def test_no_handler_answer_names_the_missing_module(op_type, params, modul
     )
     for answer in (NO_HANDLER, wrong_method):
         wire = Wire()
-        wire.answers = {key: answer for key in [("PUT", p) for p in ["/_ml/anomaly_detectors/j"]]}
+        ml_paths = ["/_ml/anomaly_detectors/j", "/_xpack/ml/anomaly_detectors/j"]
+        wire.answers = {("PUT", p): answer for p in ml_paths}
         for method in ("GET", "PUT", "POST", "DELETE"):
             for path in (
                 "/_transform/t",
@@ -404,7 +405,8 @@ async def test_no_handler_answer_names_the_missing_module(op_type, params, modul
         context.put("q", "an-async-search-id")
         result = await asyncio.wait_for(call(op_type, wire, params, context), timeout=5)
         assert not result.success and result.weight == 0
-        assert len(wire.requests) == 1
+        # One request, not polled under retry-until-success; ML's HTTP 400 also on the legacy path (Rally).
+        assert len(wire.requests) == (2 if module == "x-pack-ml" and answer is NO_HANDLER else 1)
         assert f"the cluster lacks the Elasticsearch module '{module}'" in (result.error_description or "")
 
 
