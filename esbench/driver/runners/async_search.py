@@ -56,7 +56,7 @@ class SubmitAsyncSearch(Runner):
         index = params.get("index")
         path = f"/{path_part(index)}/_async_search" if index else "/_async_search"
         response = await send(es, "POST", path, query=query, body=body, headers=headers, timeout=timeout)
-        result = result_of(response, operation=self.name, params=params, module=ASYNC_SEARCH)
+        result = result_of(response, module=ASYNC_SEARCH)
         if result.success:
             race_context().put(str(op_name), (json_or_none(response) or {}).get("id"))
         return result
@@ -124,7 +124,7 @@ class DeleteAsyncSearch(Runner):
                 headers=headers,
                 timeout=timeout,
             )
-            result = result_of(response, operation=self.name, params=params, module=ASYNC_SEARCH)
+            result = result_of(response, module=ASYNC_SEARCH)
             if not result.success:
                 return result
             ctx.remove(search)

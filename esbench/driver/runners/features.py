@@ -81,8 +81,6 @@ def missing_module(response: RawResponse, *, module: str) -> RunnerResult | None
 def result_of(
     response: RawResponse,
     *,
-    operation: str,
-    params: Mapping[str, Any],
     module: str | None = None,
     ignore: Collection[int] = (),
     result: RunnerResult | None = None,

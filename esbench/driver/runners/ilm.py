@@ -52,7 +52,7 @@ class CreateIlmPolicy(Runner):
         response = await send(
             es, "PUT", path, query=query, body={"policy": policy}, headers=headers, timeout=timeout
         )
-        return result_of(response, operation=self.name, params=params, module=ILM)
+        return result_of(response, module=ILM)
 
 
 class DeleteIlmPolicy(Runner):
@@ -63,4 +63,4 @@ class DeleteIlmPolicy(Runner):
     async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         path, query, headers, timeout = _policy_request(params, self.name)
         response = await send(es, "DELETE", path, query=query, headers=headers, timeout=timeout)
-        return result_of(response, operation=self.name, params=params, module=ILM, ignore=(404,))
+        return result_of(response, module=ILM, ignore=(404,))

@@ -161,7 +161,7 @@ class Downsample(Runner):
         query, headers, timeout = request_options(params)
         path = f"/{path_part(params['source-index'])}/_downsample/{path_part(params['target-index'])}"
         response = await send(es, "POST", path, query=query, body=body, headers=headers, timeout=timeout)
-        return result_of(response, operation=self.name, params=params, module=DOWNSAMPLE)
+        return result_of(response, module=DOWNSAMPLE)
 
 
 class WaitForRecovery(Runner):

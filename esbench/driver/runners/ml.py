@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 async def _ml_request(
     es: EsbenchClient,
-    operation: str,
     params: Mapping[str, Any],
     method: str,
     resource: str,
@@ -54,7 +53,7 @@ async def _ml_request(
         # An 8.x cluster has no legacy path: the first answer is the one that explains the failure.
         if no_handler_message(legacy) is None:
             response = legacy
-    return result_of(response, operation=operation, params=params, module=ML, ignore=ignore)
+    return result_of(response, module=ML, ignore=ignore)
 
 
 def _id(params: Mapping[str, Any], key: str, operation: str) -> str:
@@ -69,7 +68,7 @@ class CreateMlDatafeed(Runner):
     async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         datafeed = _id(params, "datafeed-id", self.name)
         body = mandatory(params, "body", self.name)
-        return await _ml_request(es, self.name, params, "PUT", f"datafeeds/{datafeed}", body=body)
+        return await _ml_request(es, params, "PUT", f"datafeeds/{datafeed}", body=body)
 
 
 class DeleteMlDatafeed(Runner):
@@ -82,7 +81,7 @@ class DeleteMlDatafeed(Runner):
         datafeed = _id(params, "datafeed-id", self.name)
         query = {"force": bool(params.get("force", False))}
         return await _ml_request(
-            es, self.name, params, "DELETE", f"datafeeds/{datafeed}", query=query, ignore=(404,)
+            es, params, "DELETE", f"datafeeds/{datafeed}", query=query, ignore=(404,)
         )
 
 
@@ -97,7 +96,7 @@ class StartMlDatafeed(Runner):
         body = params.get("body")
         if body is None:
             body = {k: params[k] for k in ("start", "end", "timeout") if params.get(k) is not None} or None
-        return await _ml_request(es, self.name, params, "POST", f"datafeeds/{datafeed}/_start", body=body)
+        return await _ml_request(es, params, "POST", f"datafeeds/{datafeed}/_start", body=body)
 
 
 class StopMlDatafeed(Runner):
@@ -109,7 +108,7 @@ class StopMlDatafeed(Runner):
     async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         datafeed = _id(params, "datafeed-id", self.name)
         return await _ml_request(
-            es, self.name, params, "POST", f"datafeeds/{datafeed}/_stop", body=_force_timeout(params)
+            es, params, "POST", f"datafeeds/{datafeed}/_stop", body=_force_timeout(params)
         )
 
 
@@ -121,7 +120,7 @@ class CreateMlJob(Runner):
     async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         job = _id(params, "job-id", self.name)
         body = mandatory(params, "body", self.name)
-        return await _ml_request(es, self.name, params, "PUT", f"anomaly_detectors/{job}", body=body)
+        return await _ml_request(es, params, "PUT", f"anomaly_detectors/{job}", body=body)
 
 
 class DeleteMlJob(Runner):
@@ -134,7 +133,7 @@ class DeleteMlJob(Runner):
         job = _id(params, "job-id", self.name)
         query = {"force": bool(params.get("force", False))}
         return await _ml_request(
-            es, self.name, params, "DELETE", f"anomaly_detectors/{job}", query=query, ignore=(404,)
+            es, params, "DELETE", f"anomaly_detectors/{job}", query=query, ignore=(404,)
         )
 
 
@@ -145,7 +144,7 @@ class OpenMlJob(Runner):
 
     async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         job = _id(params, "job-id", self.name)
-        return await _ml_request(es, self.name, params, "POST", f"anomaly_detectors/{job}/_open")
+        return await _ml_request(es, params, "POST", f"anomaly_detectors/{job}/_open")
 
 
 class CloseMlJob(Runner):
@@ -157,7 +156,7 @@ class CloseMlJob(Runner):
     async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         job = _id(params, "job-id", self.name)
         return await _ml_request(
-            es, self.name, params, "POST", f"anomaly_detectors/{job}/_close", body=_force_timeout(params)
+            es, params, "POST", f"anomaly_detectors/{job}/_close", body=_force_timeout(params)
         )
 
 

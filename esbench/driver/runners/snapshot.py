@@ -44,7 +44,7 @@ class CreateSnapshotRepository(Runner):
         path = _repository_path(params, self.name)
         body = mandatory(params, "body", self.name)
         response = await send(es, "PUT", path, query=query, body=body, headers=headers, timeout=timeout)
-        return result_of(response, operation=self.name, params=params)
+        return result_of(response)
 
 
 class DeleteSnapshotRepository(Runner):
@@ -57,7 +57,7 @@ class DeleteSnapshotRepository(Runner):
         query, headers, timeout = request_options(params)
         path = _repository_path(params, self.name)
         response = await send(es, "DELETE", path, query=query, headers=headers, timeout=timeout)
-        return result_of(response, operation=self.name, params=params, ignore=(404,))
+        return result_of(response, ignore=(404,))
 
 
 class CreateSnapshot(Runner):
@@ -74,7 +74,7 @@ class CreateSnapshot(Runner):
         query["wait_for_completion"] = bool(params.get("wait-for-completion", False))
         path = f"{_repository_path(params, self.name)}/{path_part(snapshot)}"
         response = await send(es, "PUT", path, query=query, body=body, headers=headers, timeout=timeout)
-        return result_of(response, operation=self.name, params=params)
+        return result_of(response)
 
 
 class RestoreSnapshot(Runner):
@@ -91,7 +91,7 @@ class RestoreSnapshot(Runner):
         path = f"{_repository_path(params, self.name)}/{path_part(snapshot)}/_restore"
         body = params.get("body") or {}
         response = await send(es, "POST", path, query=query, body=body, headers=headers, timeout=timeout)
-        return result_of(response, operation=self.name, params=params)
+        return result_of(response)
 
 
 class WaitForSnapshotCreate(Runner):

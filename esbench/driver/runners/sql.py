@@ -50,7 +50,7 @@ class Sql(Runner):
         response = await send(es, "POST", "/_sql", query=query, body=body, headers=headers, timeout=timeout)
         weight = 1
         while True:
-            result = result_of(response, operation=self.name, params=params, module=SQL)
+            result = result_of(response, module=SQL)
             if not result.success:
                 return result
             pages -= 1
@@ -122,7 +122,7 @@ class Esql(Runner):
         body = _esql_body(params, self.name)
         query, headers, timeout = request_options(params)
         response = await send(es, "POST", "/_query", query=query, body=body, headers=headers, timeout=timeout)
-        result = result_of(response, operation=self.name, params=params, module=ESQL)
+        result = result_of(response, module=ESQL)
         if not result.success:
             return result
         keys = _DETAILED if params.get("detailed-results", False) else ("is_partial",)
@@ -153,7 +153,7 @@ class EsqlProfile(Runner):
         body["profile"] = True
         query, headers, timeout = request_options(params)
         response = await send(es, "POST", "/_query", query=query, body=body, headers=headers, timeout=timeout)
-        result = result_of(response, operation=self.name, params=params, module=ESQL)
+        result = result_of(response, module=ESQL)
         if not result.success:
             return result
         profile = (json_or_none(response) or {}).get("profile")

@@ -53,7 +53,7 @@ async def _transform_request(
         headers=headers,
         timeout=timeout,
     )
-    result = result_of(response, operation=operation, params=params, module=TRANSFORM, ignore=ignore)
+    result = result_of(response, module=TRANSFORM, ignore=ignore)
     return result, json_or_none(response)
 
 
