@@ -46,9 +46,10 @@ from esbench.provision.repositories import pin_repository
 from esbench.racelog import start_race_log
 from esbench.reporting.formats import GRAPHIC_FORMATS
 from esbench.reporting.summary import render_summary
+from esbench.reporting.verdict import last_line_status, race_problems
 from esbench.requirements import verify_race_requirements
 from esbench.results.files import write_results_file
-from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, RaceResult
+from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED, RaceResult
 from esbench.results.store import ResultsStore
 from esbench.results.store_probe import check_reachable
 from esbench.settings import PIPELINE_BENCHMARK_ONLY, PIPELINE_FROM_DISTRIBUTION, RaceSettings
@@ -459,15 +460,14 @@ def _finish(result: RaceResult, race_dir: Path, settings: RaceSettings, console:
             console.info(f"Report written to {settings.report.file}")
         else:
             print(report)
-    status: dict[str, str] = {
-        STATUS_COMPLETED: "SUCCESS",
-        STATUS_FAILED: "FAILURE",
-        STATUS_INTERRUPTED: "INTERRUPTED",
-    }
-    console.info(
-        f"[{status.get(result.status, result.status.upper())}] race {result.race_id} "
-        f"({result.duration_s:.1f} s); results in {race_dir}"
-    )
+    # [SUCCESS] only when every task measured something and none failed on every request.
+    problems = race_problems(result)
+    line = f"{last_line_status(result.status, problems)} race {result.race_id} "
+    line += f"({result.duration_s:.1f} s); results in {race_dir}"
+    if problems and result.status == STATUS_COMPLETED:
+        console.warn(line.removeprefix("[WARNING] "))
+    else:
+        console.info(line)
 
 
 def _write_graphic_report(

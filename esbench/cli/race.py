@@ -75,6 +75,14 @@ def _split_hosts(text: str | None) -> tuple[str, ...]:
     default=OnError.CONTINUE.value,
     show_default=True,
 )
+@click.option(
+    "--fail-on-error-rate",
+    type=click.FloatRange(min=0, max=100),
+    default=None,
+    metavar="PCT",
+    help="Exit with status 1 when a task's error rate exceeds PCT % (for CI jobs; the race still runs to "
+    "the end unless --on-error=abort).",
+)
 @click.option("--include-tasks", default="", help="Only these tasks: NAME, type:OPTYPE or tag:TAG, ...")
 @click.option("--exclude-tasks", default="", help="Skip these tasks: NAME, type:OPTYPE or tag:TAG, ...")
 @click.option(
@@ -133,6 +141,7 @@ def race(
     pipeline: str | None,
     client_options: str,
     on_error: str,
+    fail_on_error_rate: float | None,
     include_tasks: str,
     exclude_tasks: str,
     load_driver_workers: int | None,
@@ -212,4 +221,18 @@ def race(
         log = existing_race_log(result.race_id)
         where = f" The race log is {log}." if log is not None else ""
         click.echo(f"[ERROR] Race {result.race_id} did not complete: {result.error}{where}", err=True)
+        raise SystemExit(EXIT_RACE_FAILED)
+    _check_error_rate(result, fail_on_error_rate)
+
+
+def _check_error_rate(result: Any, limit: float | None) -> None:
+    from esbench.reporting.verdict import worst_error_rate
+
+    worst = worst_error_rate(result) if limit is not None else None
+    if worst is not None and limit is not None and worst[1] > limit:
+        click.echo(
+            f"[ERROR] Task '{worst[0]}' of race {result.race_id} had an error rate of {worst[1]:.2f} %, above "
+            f"the {limit:g} % allowed by --fail-on-error-rate.",
+            err=True,
+        )
         raise SystemExit(EXIT_RACE_FAILED)

@@ -3,7 +3,8 @@
 All of them read the local results store (:mod:`esbench.results.store`). Exit codes: 0 success,
 64 user error (unknown race, bad value or thresholds file, unreadable store), 2 an option click
 rejects (unknown option, value out of range), 3 when ``compare --fail-on-regression`` /
-``--thresholds`` finds a regression (:data:`esbench.reporting.gate.REGRESSION_EXIT_CODE`).
+``--thresholds`` finds a regression (:data:`esbench.reporting.gate.REGRESSION_EXIT_CODE`), 4 when the
+gate cannot judge a metric measured in the baseline only (:data:`esbench.reporting.gate.MISSING_EXIT_CODE`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from esbench.exceptions import UserError
 from esbench.reporting.compare import DEFAULT_ALPHA, Side, all_warnings, compare_races
 from esbench.reporting.compare_render import TABLES, CompareTable, gate_lines, render_comparison
 from esbench.reporting.formats import GRAPHIC_FORMATS, REPORT_FORMATS, ReportFormat
-from esbench.reporting.gate import REGRESSION_EXIT_CODE, default_rules, evaluate_gate, load_thresholds
+from esbench.reporting.gate import default_rules, evaluate_gate, load_thresholds
 from esbench.results.es_export import DEFAULT_PREFIX, MetricsStoreSettings
 from esbench.results.model import RaceResult, RaceStatus
 from esbench.results.store import ResultsStore, parse_tag_ref
@@ -242,6 +243,12 @@ def _write_report(text: str, report_file: Path | None, *, color: bool) -> None:
     help="YAML file of per-task / per-metric limits (see docs/results.md); exit status 3 on a violation.",
 )
 @click.option(
+    "--allow-missing",
+    is_flag=True,
+    help="Let the gate pass when a metric of the baseline is missing or empty in the contender, or a race "
+    "did not complete (listed, not failing; without it: exit status 4).",
+)
+@click.option(
     "--alpha",
     type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
     default=DEFAULT_ALPHA,
@@ -259,6 +266,7 @@ def compare_command(
     color: bool | None,
     fail_on_regression: float | None,
     thresholds_file: Path | None,
+    allow_missing: bool,
     alpha: float,
     show_processing_time: bool,
     results_db: Path | None,
@@ -283,7 +291,9 @@ def compare_command(
                 "no rules and passes.",
                 err=True,
             )
-        gate = evaluate_gate(comparison, fail_on_regression=fail_on_regression, thresholds=thresholds)
+        gate = evaluate_gate(
+            comparison, fail_on_regression=fail_on_regression, thresholds=thresholds, allow_missing=allow_missing
+        )
     if fmt in GRAPHIC_FORMATS:
         from esbench.reporting.html import default_report_path, write_compare_report
 
@@ -302,7 +312,7 @@ def compare_command(
         if gate is not None:
             click.echo("\n".join(gate_lines(gate)), err=True)
     if gate is not None and not gate.passed:
-        sys.exit(REGRESSION_EXIT_CODE)
+        sys.exit(gate.exit_code)
 
 
 # ------------------------------------------------------------------------------------ report

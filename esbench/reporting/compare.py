@@ -236,11 +236,12 @@ def _side_task_stats(tasks: Sequence[TaskResult], *, show_processing_time: bool)
                     value=stats.mean(values), values=values, method="value" if len(values) == 1 else "mean"
                 )
     samples = sum(t.sample_count for t in tasks)
-    if tasks:
-        pooled = (sum(t.error_count for t in tasks) / samples * 100.0) if samples else 0.0
+    # Without a measurement request there is no error rate (not 0 %): the gate must see it missing.
+    if samples:
+        pooled = sum(t.error_count for t in tasks) / samples * 100.0
         out["error_rate"] = Stat(
             value=pooled,
-            values=tuple(t.error_rate * 100.0 for t in tasks),
+            values=tuple(t.error_rate * 100.0 for t in tasks if t.sample_count),
             method="value" if len(tasks) == 1 else "pooled",
         )
     return out

@@ -202,11 +202,22 @@ def gate_lines(gate: GateResult) -> list[str]:
     """The gate verdict as lines: passed/FAILED, each violation, rows within the noise, unused rules."""
     lines = []
     if gate.passed:
-        lines.append("Regression gate: passed.")
-    else:
+        lines.append("Regression gate: passed" + (" (with missing measurements allowed)." if gate.missing else "."))
+    elif gate.violations:
         n = len(gate.violations)
         lines.append(f"Regression gate: FAILED ({n} violation{'s' if n != 1 else ''}):")
         lines += [f"  - [{v.contender}] {v.message}" for v in gate.violations]
+    else:
+        n = len(gate.missing)
+        lines.append(
+            f"Regression gate: FAILED, not measured on both sides ({n} item{'s' if n != 1 else ''}; "
+            "--allow-missing accepts this):"
+        )
+    if gate.missing:
+        if gate.violations or gate.passed:
+            verb = "allowed by --allow-missing" if gate.allow_missing else "also failing the gate"
+            lines.append(f"Not measured on both sides ({verb}):")
+        lines += [f"  - [{v.contender}] {v.message}" for v in gate.missing]
     if gate.within_noise:
         lines.append("Beyond a limit but within the noise (not counted):")
         lines += [f"  - [{v.contender}] {v.message}" for v in gate.within_noise]
@@ -232,6 +243,9 @@ def gate_json(gate: GateResult) -> dict[str, Any]:
     return {
         "passed": gate.passed,
         "violations": [v(x) for x in gate.violations],
+        "missing": [v(x) for x in gate.missing],
+        "allow_missing": gate.allow_missing,
+        "exit_code": gate.exit_code,
         "within_noise": [v(x) for x in gate.within_noise],
         "unused_rules": [r.source for r in gate.unused_rules],
     }

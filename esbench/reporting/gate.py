@@ -3,7 +3,9 @@ rows of a :class:`~esbench.reporting.compare.Comparison`.
 
 See :class:`Threshold` for the rule format, :func:`load_thresholds` for the YAML file and
 :func:`evaluate_gate` for how rules are chosen per row (docs/results.md, "CI regression gate").
-``esbench compare`` exits with :data:`REGRESSION_EXIT_CODE` when the gate fails.
+``esbench compare`` exits with :data:`REGRESSION_EXIT_CODE` when the gate finds a regression, and
+with :data:`MISSING_EXIT_CODE` when it cannot judge because something measured in the baseline was
+not measured in the contender (or a side's race did not complete), unless ``--allow-missing``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ from esbench.reporting.compare import TIMING_KEYS, Comparison, Row, format_value
 from esbench.results.model import STATUS_COMPLETED
 
 REGRESSION_EXIT_CODE = 3
+#: Exit status of a gate that could not judge: a gated metric of the baseline is missing or empty in the
+#: contender, a task of the baseline has no result in it, or a side's race did not complete. Distinct from
+#: a regression so that a CI job can tell "slower" from "not measured".
+MISSING_EXIT_CODE = 4
 
 _METRIC_RE = re.compile(
     r"^(throughput\.(min|mean|median|max)"
@@ -217,28 +223,43 @@ class GateResult:
 
     Attributes:
         violations: regressions that fail the gate.
+        missing: what the gate could not judge (a gated metric measured in the baseline but missing or
+            empty in the contender, a task without result, a race that did not complete, nothing
+            measured on both sides); fails the gate unless ``allow_missing``.
+        allow_missing: ``--allow-missing``: ``missing`` is reported but does not fail the gate.
         within_noise: rows beyond a limit whose difference is not significant (not counted).
         unused_rules: file rules that matched no row (likely a typo or a missing percentile).
     """
 
     violations: tuple[Violation, ...] = ()
+    missing: tuple[Violation, ...] = ()
+    allow_missing: bool = False
     within_noise: tuple[Violation, ...] = ()
     unused_rules: tuple[Threshold, ...] = field(default_factory=tuple)
 
     @property
     def passed(self) -> bool:
-        """True if there is no violation."""
-        return not self.violations
+        """True if there is no violation and nothing missing (or missing measurements are allowed)."""
+        return not self.violations and (self.allow_missing or not self.missing)
+
+    @property
+    def exit_code(self) -> int:
+        """0 when passed, :data:`REGRESSION_EXIT_CODE` for a regression (also when something is missing
+        too: what was measured got worse), else :data:`MISSING_EXIT_CODE`."""
+        if self.violations:
+            return REGRESSION_EXIT_CODE
+        return 0 if self.passed else MISSING_EXIT_CODE
 
 
-def tail_keys(rows: Sequence[Row]) -> dict[str, frozenset[str]]:
+def tail_keys(rows: Sequence[Row], *, baseline_only: bool = False) -> dict[str, frozenset[str]]:
     """Per task, the row keys meant by ``<timing>.tail``: p99, else the highest percentile shown on
-    both sides below 100, else p100."""
+    both sides (with ``baseline_only``: in the baseline) below 100, else p100."""
     out: dict[str, set[str]] = {}
     for family in TIMING_KEYS:
         by_task: dict[str, list[Row]] = {}
         for r in rows:
-            if r.key.startswith(family + ".p") and r.baseline is not None and r.contender is not None:
+            both = r.contender is not None or baseline_only
+            if r.key.startswith(family + ".p") and r.baseline is not None and both:
                 by_task.setdefault(r.task, []).append(r)
         for task, candidates in by_task.items():
             labels = {r.key[len(family) + 2 :]: r for r in candidates}
@@ -283,6 +304,7 @@ def evaluate_gate(
     *,
     fail_on_regression: float | None = None,
     thresholds: Sequence[Threshold] = (),
+    allow_missing: bool = False,
 ) -> GateResult:
     """Apply the gate rules to every contender of ``comparison``.
 
@@ -290,27 +312,61 @@ def evaluate_gate(
     row the *last* matching rule decides (so a file can refine or ``ignore`` the defaults). A row
     beyond its limit is a violation unless both sides have ≥ 2 races and Welch's test finds the
     difference not significant at ``comparison.alpha`` (then it is listed as within noise); a rise of
-    the error rate always counts. A contender race that did not complete, or a task of the baseline
-    missing from the contender, is a violation too.
+    the error rate always counts.
+
+    Only what was measured on both sides is judged. What cannot be judged goes to
+    :attr:`GateResult.missing` (failing the gate with :data:`MISSING_EXIT_CODE` unless
+    ``allow_missing``): a race of either side that did not complete, a task of the baseline without
+    result in the contender, a row a rule gates that has a baseline value but none in the contender
+    (e.g. a bulk task that ended inside its warmup has no throughput and no latency), and a contender
+    of which no gated row was measured on both sides.
     """
     rules = (*(default_rules(fail_on_regression) if fail_on_regression is not None else ()), *thresholds)
     if not rules:
         return GateResult()
     violations: list[Violation] = []
+    missing: list[Violation] = []
     noise: list[Violation] = []
     used: set[int] = set()
+    base = comparison.baseline
     for comp in comparison.contenders:
         label = comp.contender.label
-        for race in comp.contender.races:
-            if race.status != STATUS_COMPLETED:
-                violations.append(
-                    Violation(contender=label, message=f"contender race {race.race_id} {race.status}")
-                )
+        for role, side in (("baseline", base), ("contender", comp.contender)):
+            for race in side.races:
+                if race.status != STATUS_COMPLETED:
+                    reason = f" ({race.error})" if race.error else ""
+                    missing.append(
+                        Violation(
+                            contender=label,
+                            message=f"{role} race {race.race_id} {race.status}{reason}: it did not "
+                            "measure everything, so the gate cannot judge it",
+                        )
+                    )
         for name in comp.only_in_baseline:
-            violations.append(Violation(contender=label, message=f"{name}: no result in the contender"))
+            missing.append(Violation(contender=label, message=f"{name}: no result in the contender"))
         tails = tail_keys(comp.rows)
+        base_tails = tail_keys(comp.rows, baseline_only=True)
+        judged = 0
         for row in comp.rows:
-            if row.baseline is None or row.contender is None:
+            if row.baseline is None:
+                continue
+            if row.contender is None:
+                rule_ids = [
+                    i for i, r in enumerate(rules) if r.matches(row, base_tails.get(row.task, frozenset()))
+                ]
+                if rule_ids and not rules[rule_ids[-1]].ignore:
+                    used.update(rule_ids)
+                    missing.append(
+                        Violation(
+                            contender=label,
+                            message=f"{row.task or 'cluster'}: {row.metric} was measured in the baseline "
+                            f"({format_value(row.baseline.value, row.unit)} {row.unit}) but is missing in "
+                            "the contender (no measurement samples: did the task end inside its warmup "
+                            "or fail?)",
+                            row=row,
+                            rule=rules[rule_ids[-1]],
+                        )
+                    )
                 continue
             matching = [i for i, r in enumerate(rules) if r.matches(row, tails.get(row.task, frozenset()))]
             if not matching:
@@ -319,6 +375,7 @@ def evaluate_gate(
             rule = rules[matching[-1]]
             if rule.ignore:
                 continue
+            judged += 1
             text = _check(row, rule)
             if text is None:
                 continue
@@ -334,6 +391,19 @@ def evaluate_gate(
                 )
                 continue
             violations.append(Violation(contender=label, message=text, row=row, rule=rule))
+        if not judged:
+            missing.append(
+                Violation(
+                    contender=label,
+                    message="no gated metric was measured on both sides: there is nothing to judge",
+                )
+            )
     n_default = len(rules) - len(thresholds)
     unused = tuple(r for i, r in enumerate(rules) if i >= n_default and i not in used)
-    return GateResult(violations=tuple(violations), within_noise=tuple(noise), unused_rules=unused)
+    return GateResult(
+        violations=tuple(violations),
+        missing=tuple(missing),
+        allow_missing=allow_missing,
+        within_noise=tuple(noise),
+        unused_rules=unused,
+    )
