@@ -13,7 +13,8 @@ prepared (``documents.json``), which the corpus stage finds by the same rule. Ge
 (``meta.generator``, e.g. eventdata) are not bundled: they are generated again, byte for byte.
 
 ``--track-bundle=FILE.tar`` unpacks into ``<esbench home>/bundles/<name>-<digest>/`` (once; the
-digest is the manifest's SHA-256), checks every file's SHA-256, and races that directory, so
+digest is the manifest's SHA-256), checks every file's SHA-256, renames ``track/`` to the track's
+name (the loader names a track after its directory) and races that directory, so
 ``esbench race --track-bundle=FILE.tar --offline`` needs nothing else.
 """
 
@@ -165,7 +166,7 @@ def unpack_bundle(bundle: Path) -> tuple[Path, BundleManifest]:
             raw = member.read()
             data = json.loads(raw)
             manifest = BundleManifest(**{**data, "files": tuple(BundledFile(**f) for f in data["files"])})
-            target = home_subdir("bundles") / f"{manifest.track}-{hashlib.sha256(raw).hexdigest()[:12]}"
+            target = home_subdir("bundles") / f"{_dir_name(manifest.track)}-{hashlib.sha256(raw).hexdigest()[:12]}"
             if not (target / MANIFEST).is_file():
                 staging = target.with_name(target.name + ".partial")
                 shutil.rmtree(staging, ignore_errors=True)
@@ -182,7 +183,23 @@ def unpack_bundle(bundle: Path) -> tuple[Path, BundleManifest]:
         ) from e
     except OSError as e:
         raise DataError(f"Cannot read the track bundle '{bundle}': {e}.") from e
-    return target / "track", manifest
+    return _named_track_dir(target, manifest.track), manifest
+
+
+def _dir_name(track: str) -> str:
+    # A repository track may be nested (``elastic/logs``): its last part names it, as for --track-path.
+    return track.rstrip("/").rsplit("/", 1)[-1] or "track"
+
+
+def _named_track_dir(target: Path, track: str) -> Path:
+    """The unpacked track directory, named after the track the bundle holds: the loader names a track
+    after its directory (Rally's rule), and a directory called ``track`` would store every bundled race
+    as track 'track'. A ``track.json`` outside ``track/`` is never there: the manifest lists every file."""
+    named = target / _dir_name(track)
+    if not named.is_dir():
+        # Unpacked as ``track/`` (the tar layout, and bundles unpacked by older esbench versions).
+        (target / "track").rename(named)
+    return named
 
 
 def _verify(root: Path, manifest: BundleManifest, bundle: Path) -> None:

@@ -88,16 +88,23 @@ def locate_track(*, name: str | None = None, path: Path | str | None = None) -> 
         if p.is_file():
             if p.suffix != ".json":
                 raise UserError(f"Track file '{p}' must be a .json file (or give the track's directory).")
-            return TrackLocation(name=p.stem, root=p.parent, track_file=p)
+            # ``dir/track.json`` is the track of ``dir``, named after it as --track-path=dir would be.
+            name = p.parent.name if p.name == "track.json" else p.stem
+            return TrackLocation(name=name, root=p.parent, track_file=p)
         raise UserError(f"Track path '{p}' does not exist. Check --track-path.")
     assert name is not None
     for base in track_search_dirs():
         track_file = base / name / "track.json"
         if track_file.is_file():
             return TrackLocation(name=name, root=track_file.parent, track_file=track_file)
-    names = ", ".join(t.name for t in available_tracks()) or "(none)"
+    known = [t.name for t in available_tracks()]
+    names = ", ".join(known) or "(none)"
+    from esbench.track.repository import close_track_names
+
+    close = close_track_names(name, known)
+    guess = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
     raise NotFound(
-        f"Unknown track '{name}'. Available tracks: {names}. Use `esbench list tracks` to see them, put your "
+        f"Unknown track '{name}'.{guess} Available tracks: {names}. Use `esbench list tracks` to see them, put your "
         "own "
         f"track under '{esbench_home() / 'tracks'}', or give its directory with --track-path."
     )

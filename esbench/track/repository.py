@@ -161,8 +161,10 @@ def open_repository(name: str = DEFAULT_REPOSITORY, *, offline: bool = False) ->
         except _GitFailed as e:
             raise DataError(
                 f"Could not clone the track repository '{name}' from {url} into '{directory}': {e}. "
-                f"Check the network and the URL ([tracks] {name}.url in '{config_path()}'), "
-                "or give the track's directory with --track-path."
+                f"Check the network and the URL ([tracks] {name}.url in '{config_path()}'). To work "
+                "without network: give the track's directory with --track-path, race a bundle made "
+                "elsewhere (`esbench bundle --track=NAME --output=FILE.tar`, then --track-bundle=FILE.tar "
+                f"--offline), or clone the repository by hand into '{directory}' and add --offline."
             ) from e
     else:
         try:
@@ -241,6 +243,22 @@ def is_local_track(name: str) -> bool:
     return any((base / name / "track.json").is_file() for base in track_search_dirs())
 
 
+def close_track_names(name: str, candidates: list[str]) -> list[str]:
+    """Up to three of ``candidates`` close to ``name`` (a typo: ``evendata`` -> ``eventdata``), best
+    first, by :func:`difflib.get_close_matches` (ratio >= 0.8, so unrelated names are not suggested)."""
+    import difflib
+
+    return difflib.get_close_matches(name, candidates, n=3, cutoff=0.8)
+
+
+def _cloned_track_names(repository: str) -> list[str]:
+    """Track names of an existing clone, read from its files (no git), or [] without a clone."""
+    directory = esbench_home() / "benchmarks" / "tracks" / repository
+    if not (directory / ".git").exists():
+        return []
+    return TrackRepository(name=repository, url="", directory=directory).track_names()
+
+
 def repository_track(
     name: str,
     *,
@@ -283,8 +301,10 @@ class TrackRepositorySettings:
         """``(track directory, repository)`` for ``--track=name``, or ``(None, None)`` when the name
         is a local track and no repository option was given (the loader resolves it as before)."""
         explicit = self.repository or self.revision or self.branch
-        if not explicit and is_local_track(name):
-            return None, None
+        if not explicit:
+            if is_local_track(name):
+                return None, None
+            self._refuse_typo(name)
         return repository_track(
             name,
             repository=self.repository,
@@ -292,4 +312,28 @@ class TrackRepositorySettings:
             branch=self.branch,
             offline=offline,
             distribution_version=distribution_version,
+        )
+
+    @staticmethod
+    def _refuse_typo(name: str) -> None:
+        """Raise before git runs when ``name`` is no local track but close to one, and an existing
+        clone of the default repository (read without git) does not hold it either.
+
+        Raises:
+            NotFound: "unknown track 'evendata'; did you mean 'eventdata'?" and how to reach a
+                repository track of that name anyway.
+        """
+        from esbench.track.loader import available_tracks
+
+        cloned = _cloned_track_names(DEFAULT_REPOSITORY)
+        if name in cloned:
+            return
+        close = close_track_names(name, [t.name for t in available_tracks()] + cloned)
+        if not close:
+            return
+        options = " or ".join(f"'{c}'" for c in close)
+        raise NotFound(
+            f"Unknown track '{name}'; did you mean {options}? It is neither built in nor under "
+            f"'{esbench_home() / 'tracks'}' (see `esbench list tracks`). If '{name}' is a track of a track "
+            "repository, name the repository (--track-repository=default) and esbench will look there."
         )
