@@ -187,6 +187,7 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
             duration_s=time.perf_counter() - started,
             distribution_repository=repository.repository if repository else None,
             distribution_note=repository.reason if repository else None,
+            track_fingerprint=track.fingerprint or None,
             **changes,
         )
 

@@ -231,8 +231,8 @@ def _check_error_rate(result: Any, limit: float | None) -> None:
     worst = worst_error_rate(result) if limit is not None else None
     if worst is not None and limit is not None and worst[1] > limit:
         click.echo(
-            f"[ERROR] Task '{worst[0]}' of race {result.race_id} had an error rate of {worst[1]:.2f} %, above "
-            f"the {limit:g} % allowed by --fail-on-error-rate.",
+            f"[ERROR] Task '{worst[0]}' of race {result.race_id} had an error rate of {worst[1]:.2f} %, "
+            f"above the {limit:g} % allowed by --fail-on-error-rate.",
             err=True,
         )
         raise SystemExit(EXIT_RACE_FAILED)

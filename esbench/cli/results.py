@@ -292,7 +292,10 @@ def compare_command(
                 err=True,
             )
         gate = evaluate_gate(
-            comparison, fail_on_regression=fail_on_regression, thresholds=thresholds, allow_missing=allow_missing
+            comparison,
+            fail_on_regression=fail_on_regression,
+            thresholds=thresholds,
+            allow_missing=allow_missing,
         )
     if fmt in GRAPHIC_FORMATS:
         from esbench.reporting.html import default_report_path, write_compare_report

@@ -79,9 +79,7 @@ def _corpus_files(
     """``{name beside track.json: local file}`` of every corpus file of the tracks that is not generated."""
     found: dict[str, Path] = {}
     for variant in (track, *test_mode_tracks):
-        corpora = [
-            c for c in variant.corpora if any(generator_meta(c, d) is None for d in c.documents)
-        ]
+        corpora = [c for c in variant.corpora if any(generator_meta(c, d) is None for d in c.documents)]
         if not corpora:
             continue
         prepared = prepare_corpora(variant, corpus_names=[c.name for c in corpora], progress=progress)
@@ -166,7 +164,9 @@ def unpack_bundle(bundle: Path) -> tuple[Path, BundleManifest]:
             raw = member.read()
             data = json.loads(raw)
             manifest = BundleManifest(**{**data, "files": tuple(BundledFile(**f) for f in data["files"])})
-            target = home_subdir("bundles") / f"{_dir_name(manifest.track)}-{hashlib.sha256(raw).hexdigest()[:12]}"
+            target = (
+                home_subdir("bundles") / f"{_dir_name(manifest.track)}-{hashlib.sha256(raw).hexdigest()[:12]}"
+            )
             if not (target / MANIFEST).is_file():
                 staging = target.with_name(target.name + ".partial")
                 shutil.rmtree(staging, ignore_errors=True)

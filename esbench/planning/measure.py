@@ -33,6 +33,7 @@ class PointResult:
         label: the swept value as shown (``"4"``, ``"bulk_size=200"``).
         race_id: the stored race; status: its status (``completed``...).
         reused: the race was already stored and not run again.
+        ran_at: when the race started (ISO-8601 UTC, :attr:`RaceResult.timestamp`).
         samples: measurement requests of the task.
         throughput: mean throughput in ``throughput_unit`` (None without a full 1 s window).
         latency_ms / service_time_ms: percentile key (:func:`percentile_key`) -> ms.
@@ -58,6 +59,7 @@ class PointResult:
     driver_cpu: DriverCpu | None = None
     received_kb_s: float | None = None
     sent_kb_s: float | None = None
+    ran_at: str = ""
 
     @property
     def completed(self) -> bool:
@@ -116,6 +118,7 @@ def point_from_race(
         driver_cpu=driver_cpu,
         received_kb_s=_kb_s(task.received_bytes_per_s) if task.bytes_received else None,
         sent_kb_s=_kb_s(task.sent_bytes_per_s) if task.bytes_sent else None,
+        ran_at=race.timestamp,
     )
 
 

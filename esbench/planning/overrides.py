@@ -61,8 +61,9 @@ def apply_task_overrides(
         overrides: task name -> :class:`TaskOverride`; empty returns ``track`` unchanged.
 
     Raises:
-        ConfigError: a task name that is not in the challenge (the message lists its tasks), or an
-            override that makes no sense (clients < 1, a non-positive rate or bulk size).
+        ConfigError: a task name that is not in the challenge (the message lists its tasks), an
+            override that makes no sense (clients < 1, a non-positive rate or bulk size), or a bulk
+            size for a task whose operation is not ``bulk`` and has no ``bulk-size`` parameter.
     """
     if not overrides:
         return track
@@ -76,6 +77,23 @@ def apply_task_overrides(
         )
     for name, override in overrides.items():
         _validate(name, override)
+    by_name = {t.name: t for t in challenge.tasks()}
+    for name, override in overrides.items():
+        operation = by_name[name].operation
+        # A bulk size on a search would change nothing: every point would measure the same race and
+        # the optimiser would name a "best" value of a parameter the task does not have.
+        if (
+            override.bulk_size is not None
+            and operation.operation_type != "bulk"
+            and "bulk-size" not in operation.params
+        ):
+            bulk = [t.name for t in challenge.tasks() if t.operation.operation_type == "bulk"]
+            hint = f"Its bulk tasks: {', '.join(bulk)}." if bulk else "The challenge has no bulk task."
+            raise ConfigError(
+                f"Task '{name}' of challenge '{challenge.name}' runs a {operation.operation_type} operation, "
+                f"which has no bulk size: a bulk-size cannot be set or optimised for it. Give a bulk task "
+                f"with --task. {hint}"
+            )
 
     def rewrite(task: Task) -> Task:
         override = overrides.get(task.name)

@@ -5,7 +5,9 @@ bulk-size (:class:`~esbench.planning.overrides.TaskOverride`), one track param, 
 provisioned nodes. Every point is an ordinary race (:func:`esbench.racecontrol.run_race`) tagged
 ``sweep:<id>``, ``sweep-kind:<kind>``, ``sweep-param:<dimension>``, ``sweep-point:<value>`` and
 ``sweep-repeat:<n>``. The sweep id is a hash of everything but the swept values, so running the same
-sweep again (or with more values) reuses the completed race stored for a point instead of running it.
+sweep again (or with more values) reuses the completed race stored for a point instead of running it,
+but only when that race's definition is identical to what would run now (the track's content, the
+cluster's product and version, esbench's major version: :mod:`esbench.planning.definition`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import TextIO
 
 from esbench.console import Console
 from esbench.home import home_subdir
+from esbench.planning.definition import DefinitionProbe, RaceDefinition
 from esbench.planning.dimensions import Dimension, labels, parse_values, point_settings, sweep_id
 from esbench.planning.driver_cpu import DriverCpu, DriverCpuSampler
 from esbench.planning.measure import TABLE_PERCENTILES, PointResult, find_task, point_from_race
@@ -32,6 +35,8 @@ from esbench.settings import RaceSettings
 __all__ = ["Dimension", "PointRunner", "labels", "parse_values", "point_settings", "sweep_id"]
 
 _CPU_FILE = "planning-driver-cpu.json"
+#: Stored races of one point looked at for an identical definition (newest first).
+_REUSE_CANDIDATES = 20
 
 
 @dataclass(kw_only=True)
@@ -44,6 +49,8 @@ class PointRunner:
         fresh: run every point again even when a stored race exists.
         percentiles: extra percentiles to compute (an SLO's).
         run_race: the race function (:func:`esbench.racecontrol.run_race`; replaceable in tests).
+        definition: settings -> what a race of them would be now, compared with a stored race before
+            it is reused (default: a :class:`~esbench.planning.definition.DefinitionProbe`).
     """
 
     task: str
@@ -55,6 +62,7 @@ class PointRunner:
     percentiles: tuple[float, ...] = TABLE_PERCENTILES
     console: Console = field(default_factory=Console)
     run_race: Callable[..., RaceResult] | None = None
+    definition: Callable[[RaceSettings], RaceDefinition] | None = None
     results: list[PointResult] = field(default_factory=list)
 
     def tags(self, label: str, repeat: int, phase: str = "") -> dict[str, str]:
@@ -87,9 +95,11 @@ class PointRunner:
             EsbenchError: the race could not start (bad track, unreachable cluster, unknown task).
         """
         tags = self.tags(label, repeat, phase)
-        stored = None if self.fresh else self._stored(tags)
+        stored = None if self.fresh else self._stored(tags, settings, self._point(label, repeat, phase))
         if stored is not None:
-            self.console.info(f"{self._point(label, repeat, phase)}: reusing race {stored.race_id}")
+            self.console.info(
+                f"{self._point(label, repeat, phase)}: reusing race {stored.race_id} (ran {stored.timestamp})"
+            )
             point = point_from_race(
                 stored,
                 self.task,
@@ -107,10 +117,23 @@ class PointRunner:
         stage = f", {phase}" if phase else ""
         return f"Point {self.param or self.dimension}={label} (repeat {repeat}{stage})"
 
-    def _stored(self, tags: dict[str, str]) -> RaceResult | None:
+    def _stored(self, tags: dict[str, str], settings: RaceSettings, point: str) -> RaceResult | None:
+        """The newest completed race of the point whose definition is identical to ``settings`` now."""
         with ResultsStore.open() as store:
-            races = store.find(user_tags=tags, status=STATUS_COMPLETED, limit=1)
-        return races[0] if races else None
+            races = store.find(user_tags=tags, status=STATUS_COMPLETED, limit=_REUSE_CANDIDATES)
+        if not races:
+            return None
+        if self.definition is None:
+            self.definition = DefinitionProbe()
+        now = self.definition(settings)
+        for race in races:
+            why = now.differences(race)
+            if not why:
+                return race
+        self.console.info(
+            f"{point}: not reusing race {races[0].race_id}: {'; '.join(now.differences(races[0]))}"
+        )
+        return None
 
     def _run(
         self, label: str, settings: RaceSettings, tags: dict[str, str], repeat: int, phase: str

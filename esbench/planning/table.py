@@ -38,7 +38,7 @@ def render_points(
         if not p.completed:
             notes.append(f"race {p.status}")
         if p.reused:
-            notes.append("reused")
+            notes.append(f"reused, ran {p.ran_at}" if p.ran_at else "reused")
         cpu = p.driver_cpu
         rows.append(
             [p.label, str(p.samples), _num(p.throughput)]

@@ -202,7 +202,9 @@ def gate_lines(gate: GateResult) -> list[str]:
     """The gate verdict as lines: passed/FAILED, each violation, rows within the noise, unused rules."""
     lines = []
     if gate.passed:
-        lines.append("Regression gate: passed" + (" (with missing measurements allowed)." if gate.missing else "."))
+        lines.append(
+            "Regression gate: passed" + (" (with missing measurements allowed)." if gate.missing else ".")
+        )
     elif gate.violations:
         n = len(gate.violations)
         lines.append(f"Regression gate: FAILED ({n} violation{'s' if n != 1 else ''}):")

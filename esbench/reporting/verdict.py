@@ -64,4 +64,6 @@ def last_line_status(race_status: str, problems: tuple[TaskProblem, ...]) -> str
         if not problems:
             return "[SUCCESS]"
         return "[WARNING] completed with errors: " + "; ".join(str(p) for p in problems) + ";"
-    return {"failed": "[FAILURE]", "interrupted": "[INTERRUPTED]"}.get(race_status, f"[{race_status.upper()}]")
+    return {"failed": "[FAILURE]", "interrupted": "[INTERRUPTED]"}.get(
+        race_status, f"[{race_status.upper()}]"
+    )

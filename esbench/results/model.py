@@ -217,6 +217,9 @@ class RaceResult:
             ``backend`` (``local``/``ray``), ``workers`` (worker id, host, pid, Ray node id, clock
             offset and its uncertainty in ms) and ``clients`` (task -> host -> the task's client
             indexes that host ran); empty for races stored before it was recorded.
+        track_fingerprint: digest of the track as raced (rendered content, params, files; see
+            :mod:`esbench.track.fingerprint`): planning reuses a race only for the same digest. None
+            for tracks built in memory and races stored before it was recorded.
     """
 
     race_id: str
@@ -245,6 +248,7 @@ class RaceResult:
     distribution_note: str | None = None
     cluster_flavor: str | None = None
     load_driver: dict[str, Any] = field(default_factory=dict)
+    track_fingerprint: str | None = None
 
     def task(self, name: str) -> TaskResult | None:
         """The result of the task called ``name``, or None."""

@@ -11,7 +11,7 @@ import json
 import tempfile
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from esbench.exceptions import NotFound, TrackSyntaxError, TrackValidationError,
 from esbench.home import builtin_tracks_dir, esbench_home
 from esbench.track import render
 from esbench.track.assemble import AssembledSource, assemble, assemble_file
+from esbench.track.fingerprint import track_fingerprint
 from esbench.track.model import Track
 from esbench.track.params import check_track_params, exposed_params
 from esbench.track.plugins import has_plugins
@@ -104,9 +105,9 @@ def locate_track(*, name: str | None = None, path: Path | str | None = None) -> 
     close = close_track_names(name, known)
     guess = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
     raise NotFound(
-        f"Unknown track '{name}'.{guess} Available tracks: {names}. Use `esbench list tracks` to see them, put your "
-        "own "
-        f"track under '{esbench_home() / 'tracks'}', or give its directory with --track-path."
+        f"Unknown track '{name}'.{guess} Available tracks: {names}. Use `esbench list tracks` to see "
+        f"them, put your own track under '{esbench_home() / 'tracks'}', or give its directory with "
+        "--track-path."
     )
 
 
@@ -417,4 +418,7 @@ def load_track(
     validate_track(spec, file=location.track_file)
     track = reader.read(spec)
     check_track_params(params, renderer.referenced, track_name=location.name)
+    track = replace(
+        track, fingerprint=track_fingerprint(spec, location.root, params, track_file=location.track_file)
+    )
     return apply_test_mode(track) if test_mode else track

@@ -266,6 +266,8 @@ class Track:
         challenges: all challenges; exactly one has ``default=True``.
         dependencies: pip requirement specs the track's plugins need.
         params: the effective track params (``--track-params``) the track was rendered with.
+        fingerprint: digest of the rendered track, its params and its files
+            (:func:`esbench.track.fingerprint.track_fingerprint`); "" for tracks built in memory.
     """
 
     name: str
@@ -281,6 +283,7 @@ class Track:
     corpora: tuple[DocumentCorpus, ...] = ()
     dependencies: tuple[str, ...] = ()
     params: Mapping[str, Any] = field(default_factory=dict)
+    fingerprint: str = ""
 
     @property
     def default_challenge(self) -> Challenge:

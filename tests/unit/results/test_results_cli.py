@@ -188,7 +188,16 @@ def test_compare_different_track_and_failed_race_warn(races: dict[str, RaceResul
         f"--contender={races['failed'].race_id}",
         "--fail-on-regression=50",
     )
-    assert code == 3
+    # A contender that did not complete is not a regression: the gate could not judge (exit 4).
+    assert code == 4 and "Regression gate: FAILED, not measured on both sides" in out
+    allowed, out_allowed, _ = run(
+        "compare",
+        f"--baseline={races['base0'].race_id}",
+        f"--contender={races['failed'].race_id}",
+        "--fail-on-regression=50",
+        "--allow-missing",
+    )
+    assert allowed == 0 and "allowed by --allow-missing" in out_allowed
     assert f"contender race {races['failed'].race_id} ({races['failed'].race_id[:8]}) failed: boom" in out
     assert "Tasks only in the baseline" in out and "term-query: no result in the contender" in out
 
