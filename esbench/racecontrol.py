@@ -59,6 +59,7 @@ from esbench.telemetry.session import TelemetryResult, TelemetrySession
 from esbench.track import Track, load_track
 from esbench.track.model import Challenge
 from esbench.track.repository import TrackRepository
+from esbench.track.warmup import short_bulk_warnings
 
 logger = logging.getLogger(__name__)
 
@@ -128,6 +129,8 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
     challenge = track.find_challenge(settings.challenge)
     if challenge.user_info:
         console.info(f"[INFO] {challenge.user_info}")
+    for warning in short_bulk_warnings(track, challenge):
+        console.warn(warning)
 
     corpora = _prepare_corpora(track, challenge, settings, console)
 
