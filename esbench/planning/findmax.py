@@ -8,9 +8,9 @@ Two stages of ordinary stored races, told apart by the tag ``sweep-phase``:
    stepping down until a rate meets the SLO in all ``repeats`` races, and at the rate ``margin``
    (20 %) higher, which must not.
 
-The answer is the verified rate, with the 95 % Student t intervals (:func:`~esbench.planning.search.
-t_interval`) of the achieved throughput and of each SLO percentile over its verification races, and
-the same for the refuted higher rate.
+The answer is the verified rate, with the 95 % intervals (:func:`~esbench.planning.search.
+positive_interval`: log-scale, so they never reach below zero) of the achieved throughput and of each
+SLO percentile over its verification races, and the same for the refuted higher rate.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from esbench.planning.confirm import DEFAULT_MARGIN, Confirmation, confirm_max_rate
 from esbench.planning.measure import PointResult, percentile_key
-from esbench.planning.search import Interval, SearchOutcome, find_max_rate, t_interval
+from esbench.planning.search import Interval, SearchOutcome, find_max_rate, positive_interval
 from esbench.planning.slo import Slo, SloMetric
 from esbench.planning.sweep import Dimension, PointRunner, point_settings
 from esbench.planning.table import render_points
@@ -64,7 +64,7 @@ class RateEvidence:
 
     Attributes:
         rate: the target-throughput; points: its verification races, in order; met: how many met the SLO.
-        throughput: mean and 95 % t-interval of the achieved throughput (the task's unit).
+        throughput: centre and 95 % interval (:func:`positive_interval`) of the achieved throughput.
         clauses: each percentile clause's description with the interval of its measured value (ms).
     """
 
@@ -93,12 +93,12 @@ def rate_evidence(slo: Slo, rate: float, points: Sequence[PointResult]) -> RateE
             for name, v, _ in slo_verdict(slo, p)
             if name == limit.describe() and v is not None
         ]
-        clauses.append((limit.describe(), t_interval(values)))
+        clauses.append((limit.describe(), positive_interval(values)))
     return RateEvidence(
         rate=rate,
         points=tuple(points),
         met=sum(1 for p in points if meets(slo, p)),
-        throughput=t_interval([p.throughput for p in points if p.throughput is not None]),
+        throughput=positive_interval([p.throughput for p in points if p.throughput is not None]),
         clauses=tuple(clauses),
     )
 
@@ -251,4 +251,9 @@ def run_find_max(
 
 
 def _ci(interval: Interval) -> str:
-    return f"{interval.mean:,.1f} (95 % CI {interval.low:,.1f}..{interval.high:,.1f}, n={interval.n})"
+    centre = {"log-t": "geometric mean ", "bootstrap": "mean "}.get(interval.method, "")
+    how = {"log-t": ", log-scale", "bootstrap": ", bootstrap"}.get(interval.method, "")
+    return (
+        f"{centre}{interval.mean:,.1f} (95 % CI {interval.low:,.1f}..{interval.high:,.1f}{how}, "
+        f"n={interval.n})"
+    )

@@ -39,10 +39,7 @@ def short_bulk_warnings(track: Track, challenge: Challenge) -> list[str]:
         wanted = op.params.get("corpora")
         names = {wanted} if isinstance(wanted, str) else set(wanted) if isinstance(wanted, list) else None
         docs = sum(
-            d.document_count
-            for c in track.corpora
-            if names is None or c.name in names
-            for d in c.documents
+            d.document_count for c in track.corpora if names is None or c.name in names for d in c.documents
         )
         if not docs:
             continue

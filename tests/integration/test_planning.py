@@ -191,6 +191,12 @@ def test_find_max_rate_meets_the_slo_and_twenty_percent_more_does_not(
     assert found and refuted, result.stdout
     rate, higher = float(found[1]), float(refuted[1])
     assert higher == pytest.approx(1.2 * rate, rel=1e-3)
+    # Every interval (throughput, latency) stays within what a rate or a time can be, and contains its
+    # centre: three spread-out races gave "-5.0..9.9 ms" with a symmetric t interval.
+    intervals = re.findall(r"([\d,.]+) \(95 % CI (-?[\d,.]+)\.\.(-?[\d,.]+), log-scale, n=3\)", result.stdout)
+    assert len(intervals) >= 4, result.stdout
+    for centre, low, high in ((float(x.replace(",", "")) for x in group) for group in intervals):
+        assert 0 <= low <= centre <= high, result.stdout
 
     # The verdicts, recomputed from the stored verification races (not from find-max's own output):
     # every race at the rate met the SLO, and at 20 % more at least one did not.

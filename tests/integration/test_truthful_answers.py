@@ -159,7 +159,9 @@ def test_all_failing_queries_do_not_end_in_success(track: tuple[Path, str], es_h
     assert result.returncode == 0, result.stderr
     line = last_line(result)
     assert "[SUCCESS]" not in line
-    assert line.startswith("[WARNING] completed with errors: task 'term-query' failed on every request ("), line
+    assert line.startswith("[WARNING] completed with errors: task 'term-query' failed on every request ("), (
+        line
+    )
     assert "index_not_found_exception" in line
 
     gated = race(directory, es_hosts, params, "--include-tasks=term-query", "--fail-on-error-rate=50")

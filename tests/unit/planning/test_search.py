@@ -1,7 +1,7 @@
 import pytest
 
 from esbench.planning.optimize import optimize_value
-from esbench.planning.search import find_max_rate, t_interval
+from esbench.planning.search import find_max_rate, positive_interval, t_interval
 
 
 def capacity(limit):
@@ -73,3 +73,21 @@ def test_optimizer_stops_at_max_and_an_unmeasured_point_counts_as_a_drop() -> No
     failed = optimize_value(lambda v: None if v == 4 else float(v), start=1, max_value=16, refine_steps=0)
     assert [v for v, _ in failed.measured] == [1, 2, 4]
     assert failed.best == 2
+
+
+def test_positive_interval_never_reaches_below_zero() -> None:
+    # Three spread-out latencies: the symmetric t interval goes negative, the log-scale one does not.
+    spread = [0.5, 2.0, 12.0]
+    assert t_interval(spread).low < 0
+    log = positive_interval(spread)
+    assert log is not None and log.method == "log-t"
+    assert 0 < log.low < log.mean < log.high
+    assert log.mean == pytest.approx((0.5 * 2.0 * 12.0) ** (1 / 3))
+    # A zero rate among them: no logarithm, a bootstrap whose ends are means of the values.
+    with_zero = positive_interval([0.0, 3.0, 10.0])
+    assert with_zero is not None and with_zero.method == "bootstrap"
+    assert 0.0 <= with_zero.low <= with_zero.mean <= with_zero.high <= 10.0
+    assert positive_interval([0.0, 3.0, 10.0]) == with_zero  # seeded
+    assert positive_interval([]) is None
+    one = positive_interval([4.0])
+    assert one is not None and one.low == one.high == 4.0
