@@ -193,8 +193,10 @@ def test_find_max_rate_meets_the_slo_and_twenty_percent_more_does_not(
     assert higher == pytest.approx(1.2 * rate, rel=1e-3)
     # Every interval (throughput, latency) stays within what a rate or a time can be, and contains its
     # centre: three spread-out races gave "-5.0..9.9 ms" with a symmetric t interval.
-    intervals = re.findall(r"([\d,.]+) \(95 % CI (-?[\d,.]+)\.\.(-?[\d,.]+), log-scale, n=3\)", result.stdout)
-    assert len(intervals) >= 4, result.stdout
+    intervals = re.findall(
+        r"([\d,.]+) \(95 % CI (-?[\d,.]+)\.\.(-?[\d,.]+), log-scale, n=\d+\)", result.stdout
+    )
+    assert len(intervals) >= 3, result.stdout
     for centre, low, high in ((float(x.replace(",", "")) for x in group) for group in intervals):
         assert 0 <= low <= centre <= high, result.stdout
 
