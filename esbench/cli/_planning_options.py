@@ -146,3 +146,25 @@ def planning_runner(
 
 
 PARAMS_OPTION = click.option("--track-params", default="", help="k:v list, inline JSON or a .json file.")
+
+
+ALLOW_TEST_MODE_OPTION = click.option(
+    "--allow-test-mode",
+    is_flag=True,
+    help="Run with --test-mode anyway, to check that the procedure runs (its answer is not a measurement).",
+)
+
+
+def refuse_test_mode(base: RaceSettings, allow: bool, command: str) -> None:
+    """Stop ``optimize``/``find-max`` in test mode before any race unless ``--allow-test-mode``.
+
+    Raises:
+        UserError: ``base.test_mode`` without ``allow``.
+    """
+    if base.test_mode and not allow:
+        raise UserError(
+            f"{command} with --test-mode would answer from test-mode races (-1k corpora, capped iterations "
+            "and time periods: a few requests per point, percentiles of a handful of samples), which "
+            "measure nothing. Drop --test-mode for an answer, or add --allow-test-mode to check that the "
+            "procedure runs (its answer is then labelled as not a measurement)."
+        )

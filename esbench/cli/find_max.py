@@ -8,7 +8,14 @@ from typing import Any
 import click
 
 from esbench.cli import main
-from esbench.cli._planning_options import PARAMS_OPTION, base_settings, planning_runner, race_options
+from esbench.cli._planning_options import (
+    ALLOW_TEST_MODE_OPTION,
+    PARAMS_OPTION,
+    base_settings,
+    planning_runner,
+    race_options,
+    refuse_test_mode,
+)
 from esbench.exceptions import UserError
 from esbench.planning.dimensions import Dimension
 from esbench.track.params import parse_track_params
@@ -49,6 +56,7 @@ from esbench.track.params import parse_track_params
     show_default=True,
     help="Percent: the rate this much above the result must fail verification.",
 )
+@ALLOW_TEST_MODE_OPTION
 def find_max(
     slo: str,
     start_rate: float,
@@ -58,6 +66,7 @@ def find_max(
     repeats: int,
     search_repeats: int,
     margin: float,
+    allow_test_mode: bool,
     track_params: str,
     **opts: Any,
 ) -> None:
@@ -76,6 +85,7 @@ def find_max(
     base, task, console = base_settings(
         opts, track_params=parse_track_params(track_params) if track_params.strip() else {}
     )
+    refuse_test_mode(base, allow_test_mode, "find-max")
     runner = planning_runner("find-max", base, task, Dimension.TARGET_THROUGHPUT, console, opts.pop("fresh"))
     runner.percentiles = tuple(sorted({*runner.percentiles, *(p.percentile for p in objective.percentiles)}))
     console.info(

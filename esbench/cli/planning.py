@@ -16,7 +16,14 @@ import click
 
 from esbench.cli import main
 from esbench.cli._params import ValidatedText
-from esbench.cli._planning_options import PARAMS_OPTION, base_settings, planning_runner, race_options
+from esbench.cli._planning_options import (
+    ALLOW_TEST_MODE_OPTION,
+    PARAMS_OPTION,
+    base_settings,
+    planning_runner,
+    race_options,
+    refuse_test_mode,
+)
 from esbench.exceptions import UserError
 from esbench.planning.dimensions import Dimension, parse_values
 from esbench.track.params import parse_track_params
@@ -159,11 +166,12 @@ def sweep(
         write_sweep_html(outcome, path)
         console.info(f"Report written to {path}")
     first, last = (runner.group(label) for label in (outcome.points[0].label, outcome.points[-1].label))
-    click.echo(
-        f"\nList the races: esbench list races --user-tag=sweep:{runner.sweep}\n"
-        f"Compare two points: esbench compare --baseline=tag:sweep-group:{first} "
-        f"--contender=tag:sweep-group:{last}"
-    )
+    click.echo(f"\nList the races: esbench list races --user-tag=sweep:{runner.sweep}")
+    if len(outcome.points) > 1:  # one point compared with itself says nothing
+        click.echo(
+            f"Compare two points: esbench compare --baseline=tag:sweep-group:{first} "
+            f"--contender=tag:sweep-group:{last}"
+        )
 
 
 # ``--nodes`` of the provisioning options is one number; a sweep takes a list under the same name.
@@ -198,9 +206,11 @@ def _optimize(
 
     if max_value < start:
         raise UserError(f"--max ({max_value}) is below --start ({start}): give a larger --max.")
+    allow_test_mode = opts.pop("allow_test_mode")
     base, task, console = base_settings(
         opts, track_params=parse_track_params(track_params) if track_params.strip() else {}
     )
+    refuse_test_mode(base, allow_test_mode, f"optimize {dimension}")
     runner = planning_runner(f"optimize-{dimension}", base, task, dimension, console, opts.pop("fresh"))
     console.info(f"Optimizing {dimension} of task '{task}' (tag sweep:{runner.sweep})")
     result = run_optimize(runner, base, start=start, max_value=max_value, refine_steps=refine_steps)
@@ -224,6 +234,7 @@ _REFINE = click.option(
 )
 @click.option("--max", "max_value", type=click.IntRange(min=1), default=25_600, show_default=True)
 @_REFINE
+@ALLOW_TEST_MODE_OPTION
 def optimize_bulk_size(start: int, max_value: int, refine_steps: int, track_params: str, **opts: Any) -> None:
     """Double the bulk task's bulk-size from --start until throughput drops, then refine."""
     _optimize(Dimension.BULK_SIZE, start, max_value, refine_steps, track_params, opts)
@@ -235,6 +246,7 @@ def optimize_bulk_size(start: int, max_value: int, refine_steps: int, track_para
 @click.option("--start", type=click.IntRange(min=1), default=1, show_default=True, help="First client count.")
 @click.option("--max", "max_value", type=click.IntRange(min=1), default=128, show_default=True)
 @_REFINE
+@ALLOW_TEST_MODE_OPTION
 def optimize_clients(start: int, max_value: int, refine_steps: int, track_params: str, **opts: Any) -> None:
     """Double the task's clients from --start until throughput drops, then refine."""
     _optimize(Dimension.CLIENTS, start, max_value, refine_steps, track_params, opts)

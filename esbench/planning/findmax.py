@@ -23,7 +23,7 @@ from esbench.planning.measure import PointResult, percentile_key
 from esbench.planning.search import Interval, SearchOutcome, find_max_rate, positive_interval
 from esbench.planning.slo import Slo, SloMetric
 from esbench.planning.sweep import Dimension, PointRunner, point_settings
-from esbench.planning.table import render_points
+from esbench.planning.table import TEST_MODE_LABEL, render_points, test_mode_notice
 from esbench.settings import RaceSettings
 
 #: ``sweep-phase`` tag values of find-max's two stages.
@@ -124,6 +124,7 @@ class FindMaxResult:
     at_rate: RateEvidence | None = None
     at_refuted: RateEvidence | None = None
     unit: str = field(default="ops/s")
+    test_mode: bool = False
 
     @property
     def rate(self) -> float | None:
@@ -131,7 +132,15 @@ class FindMaxResult:
         return self.confirmation.rate
 
     def render(self) -> str:
-        """Both evidence tables, the verified rate with its intervals, the refuted rate and the bracket."""
+        """Both evidence tables, the verified rate with its intervals, the refuted rate and the bracket;
+        labelled when the races ran in test mode."""
+        text = self._render()
+        if not self.test_mode:
+            return text
+        text = text.replace("Highest sustainable rate:", f"{TEST_MODE_LABEL} Highest sustainable rate:")
+        return f"{text}\n{test_mode_notice('find-max')}"
+
+    def _render(self) -> str:
         s, c = self.search, self.confirmation
         lines = [
             "Search:",
@@ -247,6 +256,7 @@ def run_find_max(
         at_rate=evidence(confirmation.rate),
         at_refuted=evidence(confirmation.refuted),
         unit=next((p.throughput_unit for p in verify_points), "ops/s"),
+        test_mode=base.test_mode,
     )
 
 

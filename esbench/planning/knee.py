@@ -63,6 +63,14 @@ def find_knee(points: Sequence[CurvePoint], *, min_gain: float = DEFAULT_MIN_GAI
     """
     if min_gain < 0:
         raise ValueError(f"min_gain must not be negative, got {min_gain}")
+    measured = [p for p in points if p.throughput is not None and p.latency_ms is not None]
+    if len(measured) < 2:
+        # A knee is where the curve bends: one point (or one measured point) has no curve.
+        what = "one point" if len(points) == 1 else f"{len(measured)} measured point(s) of {len(points)}"
+        return Knee(
+            index=None,
+            reason=f"{what} cannot show a knee: sweep at least two values (e.g. --clients=1,2,4,8).",
+        )
     for i, a in enumerate(points[:-1]):
         later = [
             (p, p.throughput, p.latency_ms)

@@ -16,7 +16,7 @@ from esbench.planning.knee import DEFAULT_MIN_GAIN, CurvePoint, Knee, find_knee
 from esbench.planning.measure import PointResult
 from esbench.planning.optimize import optimize_value
 from esbench.planning.sweep import PointRunner, labels, point_settings
-from esbench.planning.table import render_points
+from esbench.planning.table import TEST_MODE_LABEL, render_points, test_mode_notice
 from esbench.settings import RaceSettings
 
 #: The latency percentile the knee rule watches.
@@ -30,14 +30,18 @@ class SweepOutcome:
     param: str
     points: tuple[PointResult, ...]
     knee: Knee
+    test_mode: bool = False
 
     def render(self) -> str:
-        """The evidence table and one line naming the knee (or why there is none)."""
+        """The evidence table and one line naming the knee (or why there is none); labelled when the
+        races ran in test mode."""
         table = render_points(self.points, param=self.param, knee=self.knee.index)
         if self.knee.index is not None:
             verdict = f"Knee at {self.param}={self.points[self.knee.index].label}: {self.knee.reason}"
         else:
             verdict = f"No knee: {self.knee.reason}"
+        if self.test_mode:
+            return f"{table}\n\n{TEST_MODE_LABEL} {verdict}\n{test_mode_notice('sweep')}"
         return f"{table}\n\n{verdict}"
 
 
@@ -65,6 +69,7 @@ def run_sweep(
         param=runner.param or str(runner.dimension),
         points=tuple(points),
         knee=find_knee(curve, min_gain=min_gain),
+        test_mode=base.test_mode,
     )
 
 
@@ -75,9 +80,14 @@ class OptimizeResult:
     param: str
     points: tuple[PointResult, ...]
     best_index: int | None
+    test_mode: bool = False
 
     def render(self) -> str:
-        """The evidence table and the optimum."""
+        """The evidence table and the optimum; labelled when the races ran in test mode."""
+        text = self._render()
+        return f"{text}\n{test_mode_notice('optimisation')}" if self.test_mode else text
+
+    def _render(self) -> str:
         table = render_points(self.points, param=self.param, best=self.best_index)
         if self.best_index is None:
             return f"{table}\n\nNo optimum: no point measured a throughput."
@@ -88,7 +98,8 @@ class OptimizeResult:
             else ""
         )
         rate = f"{best.throughput:,.0f} {best.throughput_unit}"
-        return f"{table}\n\nOptimal {self.param}: {best.label} ({rate}){flag}"
+        label = f"{TEST_MODE_LABEL} " if self.test_mode else ""
+        return f"{table}\n\n{label}Optimal {self.param}: {best.label} ({rate}){flag}"
 
 
 def run_optimize(
@@ -110,5 +121,8 @@ def run_optimize(
     values = sorted(by_value)
     best = values.index(outcome.best) if outcome.best is not None else None
     return OptimizeResult(
-        param=str(runner.dimension), points=tuple(by_value[v] for v in values), best_index=best
+        param=str(runner.dimension),
+        points=tuple(by_value[v] for v in values),
+        best_index=best,
+        test_mode=base.test_mode,
     )

@@ -61,7 +61,26 @@ def render_points(
         for r in [header, *rows]
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))
+    if any(p.driver_cpu is None for p in points):
+        lines.append("")
+        lines.append(
+            "(driver CPU % '-': fewer than two CPU samples (one every 0.5 s) fell within the task, "
+            "or the race was stored without them.)"
+        )
     return "\n".join(line.rstrip() for line in lines)
+
+
+#: The label of every planning answer made from test-mode races.
+TEST_MODE_LABEL = "[test mode: not a measurement]"
+
+
+def test_mode_notice(kind: str) -> str:
+    """The paragraph under a planning answer made from test-mode races (``kind``: ``optimize``...)."""
+    return (
+        f"{TEST_MODE_LABEL} Every race of this {kind} ran in test mode (-1k corpora, capped iterations "
+        "and time periods): a handful of requests per point, percentiles from a few samples. The "
+        "numbers check that the procedure runs; they measure nothing. Run without --test-mode for an answer."
+    )
 
 
 def _num(value: float | None) -> str:
