@@ -27,19 +27,34 @@ def wait_line(p: Progress) -> str:
     return f"[WAITING] {p.task}: {p.waiting}"
 
 
+def rate_text(p: Progress) -> str:
+    """The throughput of a progress report as words that say what is happening.
+
+    The rate counts responses (a bulk's documents when its response arrives), so while long requests
+    are in flight it is 0 although the cluster is busy: then the text says no response arrived rather
+    than "0 docs/s".
+    """
+    if p.throughput is None:
+        return ""
+    if p.samples == 0:
+        return "waiting for the first response"
+    if p.throughput == 0:
+        return "no response since the last report (requests in flight or paused)"
+    return f"{p.throughput:,.0f} {p.unit}"
+
+
 def progress_line(p: Progress) -> str:
     """The plain one-line form of a progress report (non-terminal output)."""
     done = f"{p.percent_done:5.1f}%" if p.percent_done is not None else "     "
-    rate = f"{p.throughput:,.0f} {p.unit}" if p.throughput is not None else ""
     errors = f" {p.errors:,} errors" if p.errors else ""
-    return f"Running {p.task:<30} [{done}] {p.elapsed_s:7.1f}s {rate}{errors}"
+    return f"Running {p.task:<30} [{done}] {p.elapsed_s:7.1f}s {rate_text(p)}{errors}"
 
 
 def _fields(p: Progress) -> dict[str, str]:
     minutes, seconds = divmod(int(p.elapsed_s), 60)
     return {
         "elapsed": f"{minutes:d}:{seconds:02d}",
-        "rate": f"{p.throughput:,.0f} {p.unit}" if p.throughput is not None else "",
+        "rate": rate_text(p),
         "errors": f"{p.errors:,} errors" if p.errors else "no errors",
     }
 

@@ -46,6 +46,10 @@ from esbench.track.model import DocumentCorpus, Documents, Track
 Progress = Callable[[str], None]
 
 
+#: (bytes per unit, name) from the largest; progress shows an amount in the unit of its total.
+_BYTE_UNITS: tuple[tuple[float, str], ...] = ((1e9, "GB"), (1e6, "MB"), (1e3, "kB"), (1, "bytes"))
+
+
 class _Reporter:
     """Turns byte/document counters into a few readable progress lines (every 10 %)."""
 
@@ -75,7 +79,11 @@ class _Reporter:
         if unit == "docs":
             self._progress(f"{label}: {done:,} of {total:,} documents ({pct}%)")
         else:
-            self._progress(f"{label}: {done / 1e6:,.1f} of {total / 1e6:,.1f} MB ({pct}%)")
+            # In the unit of the total, so a small file does not read "0.0 of 0.0 MB".
+            scale, name = next((f, n) for f, n in _BYTE_UNITS if total >= f or f == 1)
+            digits = 0 if scale == 1 else 1
+            amount = f"{done / scale:,.{digits}f} of {total / scale:,.{digits}f} {name}"
+            self._progress(f"{label}: {amount} ({pct}%)")
 
 
 def prepare_corpora(
@@ -156,7 +164,9 @@ def _prepare_documents(
     index = ensure_offset_index(
         path,
         offsets_path,
-        progress=lambda done, total: reporter.step(f"Indexing [{path.name}]", done, total, "bytes"),
+        progress=lambda done, total: reporter.step(
+            f"Building the offset index of [{path.name}]", done, total, "bytes"
+        ),
     )
     lines_per_doc = 2 if documents.includes_action_and_meta_data else 1
     expected = documents.document_count * lines_per_doc

@@ -94,3 +94,25 @@ def test_quiet_shows_no_waiting_line() -> None:
     with LiveProgress(Console(stream, quiet=True)) as show:
         show(_waiting(1.0))
     assert stream.getvalue() == ""
+
+
+def test_a_rate_of_zero_while_requests_are_in_flight_is_named_as_such() -> None:
+    from esbench.live_progress import progress_line
+
+    def report(throughput: float | None, samples: int) -> Progress:
+        return Progress(
+            task="index-append",
+            percent_done=14.3,
+            elapsed_s=1.0,
+            throughput=throughput,
+            unit="docs/s",
+            samples=samples,
+        )
+
+    # Bulks of 5,000 documents take seconds: nothing has answered yet, the cluster is busy.
+    assert progress_line(report(0.0, 0)).endswith("waiting for the first response")
+    assert "0 docs/s" not in progress_line(report(0.0, 0))
+    assert progress_line(report(0.0, 8)).endswith(
+        "no response since the last report (requests in flight or paused)"
+    )
+    assert progress_line(report(2078.4, 8)).endswith(" 2,078 docs/s")
