@@ -453,6 +453,8 @@ def _finish(result: RaceResult, race_dir: Path, settings: RaceSettings, console:
         _export(result, settings.metrics_store, console)
     if settings.report.fmt in GRAPHIC_FORMATS:
         _write_graphic_report(result, race_dir, settings, console)
+        # The file is for a browser; the terminal still gets the summary a race always prints.
+        print(render_summary(result, show_processing_time=settings.report.show_processing_time))
     else:
         report = render_summary(
             result, fmt=settings.report.fmt, show_processing_time=settings.report.show_processing_time

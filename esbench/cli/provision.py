@@ -143,12 +143,16 @@ def start(installation_id: str | None, offline: bool, **options: Any) -> None:
 
 @main.command()
 @_installation_id
-@provision_options
-def stop(installation_id: str | None, preserve_install: bool, **_ignored: Any) -> None:
+@click.option(
+    "--preserve-install",
+    is_flag=True,
+    default=False,
+    help="Keep the installation (config, data, logs) after the nodes stop.",
+)
+def stop(installation_id: str | None, preserve_install: bool) -> None:
     """Stop an installation's nodes (default: the most recently started running one) and delete it.
 
-    The installation is kept with --preserve-install (here or when it was installed/started); the other
-    provisioning options are accepted for symmetry and ignored.
+    The installation is kept with --preserve-install (here or when it was installed/started).
     """
     from esbench.provision import cluster
 

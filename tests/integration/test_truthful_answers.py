@@ -211,9 +211,13 @@ def test_a_bundled_race_is_stored_under_its_tracks_name(
         f"--target-hosts={es_hosts[0]}",
         f"--track-params=index_name:{index}",
         "--exclude-tasks=term-query",
+        "--report-format=html",
     )
     assert result.returncode == 0, result.stderr
     assert "track 'truth-tiny'" in result.stderr
+    # The HTML file is for a browser; the terminal still gets the text summary.
+    assert "Track:          truth-tiny (index_name=" in result.stdout, result.stdout
+    assert "Median Throughput | index-append" in result.stdout, result.stdout
     listed = esbench("list", "races", "--track=truth-tiny", "--format=json")
     assert listed.returncode == 0, listed.stderr
     assert [r["race_id"] for r in json.loads(listed.stdout)] == [race_id(result)]
