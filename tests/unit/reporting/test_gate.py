@@ -180,3 +180,54 @@ def test_load_thresholds_yaml_errors_and_example_file(tmp_path: Path) -> None:
 def test_default_rules_reject_negative() -> None:
     with pytest.raises(ConfigError, match="--fail-on-regression"):
         default_rules(-1)
+
+
+def _emptied(race: RaceResult, task: str) -> RaceResult:
+    """``race`` with ``task`` as a bulk task that ended inside its warmup: no measurement at all."""
+    tasks = tuple(
+        dataclasses.replace(
+            t,
+            throughput_min=None,
+            throughput_mean=None,
+            throughput_median=None,
+            throughput_max=None,
+            throughput_windows=(),
+            latency_ms={},
+            service_time_ms={},
+            processing_time_ms={},
+            histograms={},
+            sample_count=0,
+            error_count=0,
+            errors_by_type={},
+            warmup_sample_count=20,
+        )
+        if t.task == task
+        else t
+        for t in race.tasks
+    )
+    return dataclasses.replace(race, race_id=race.race_id[:-4] + "beef", tasks=tasks)
+
+
+def test_gate_cannot_pass_what_the_contender_did_not_measure(base_races: list[RaceResult]) -> None:
+    from esbench.reporting.gate import MISSING_EXIT_CODE
+
+    base = base_races[0]
+    empty = _emptied(base_races[1], "index-append")
+    result = compare_races(side("b", base), [side("c", empty)])
+    gate = evaluate_gate(result, fail_on_regression=5)
+    assert not gate.passed and gate.exit_code == MISSING_EXIT_CODE
+    missing = {(v.row.task, v.row.key) for v in gate.missing if v.row is not None}
+    # Median throughput, the tail latency and service time, and the error rate: nothing to judge.
+    assert {("index-append", "throughput.median"), ("index-append", "error_rate")} <= missing
+    assert any(k.startswith("latency.p") for _, k in missing)
+    allowed = evaluate_gate(result, fail_on_regression=5, allow_missing=True)
+    assert allowed.passed and allowed.exit_code == 0 and allowed.missing
+
+    # Nothing measured on either side: there is nothing to judge, which is not a pass either.
+    both = compare_races(side("b", _emptied(base, "index-append")), [side("c", empty)])
+    only_index = evaluate_gate(
+        both, thresholds=(Threshold(task="index-append", metric="throughput.median", max_relative_change=5),)
+    )
+    assert [v.message for v in only_index.missing] == [
+        "no gated metric was measured on both sides: there is nothing to judge"
+    ]
