@@ -261,6 +261,9 @@ def run_find_max(
 
 
 def _ci(interval: Interval) -> str:
+    if interval.n == 1:
+        # A zero-width "interval" of one race would claim a precision nobody measured.
+        return f"{interval.mean:,.1f} (one race: no interval)"
     centre = {"log-t": "geometric mean ", "bootstrap": "mean "}.get(interval.method, "")
     how = {"log-t": ", log-scale", "bootstrap": ", bootstrap"}.get(interval.method, "")
     return (
