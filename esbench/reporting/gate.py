@@ -351,9 +351,13 @@ def evaluate_gate(
             if row.baseline is None:
                 continue
             if row.contender is None:
-                rule_ids = [
-                    i for i, r in enumerate(rules) if r.matches(row, base_tails.get(row.task, frozenset()))
-                ]
+                # A tail measured on both sides (p90 when the contender had too few samples for p99)
+                # is judged there; only a timing family without any shared percentile is missing.
+                covered = {k.partition(".")[0] for k in tails.get(row.task, frozenset())}
+                only_base = frozenset(
+                    k for k in base_tails.get(row.task, frozenset()) if k.partition(".")[0] not in covered
+                )
+                rule_ids = [i for i, r in enumerate(rules) if r.matches(row, only_base)]
                 if rule_ids and not rules[rule_ids[-1]].ignore:
                     used.update(rule_ids)
                     missing.append(

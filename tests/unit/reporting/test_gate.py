@@ -231,3 +231,21 @@ def test_gate_cannot_pass_what_the_contender_did_not_measure(base_races: list[Ra
     assert [v.message for v in only_index.missing] == [
         "no gated metric was measured on both sides: there is nothing to judge"
     ]
+
+
+def test_a_tail_shown_on_both_sides_is_judged_not_missing(base_races: list[RaceResult]) -> None:
+    # Fewer contender samples show percentiles only up to p90: the tail is p90 on both sides, and the
+    # baseline's p99 is not "missing".
+    def without_p99(race: RaceResult) -> RaceResult:
+        def keep(p: dict[str, float]) -> dict[str, float]:
+            return {k: v for k, v in p.items() if float(k) < 99}
+
+        tasks = tuple(
+            dataclasses.replace(t, latency_ms=keep(t.latency_ms), service_time_ms=keep(t.service_time_ms))
+            for t in race.tasks
+        )
+        return dataclasses.replace(race, tasks=tasks)
+
+    result = compare_races(side("b", base_races[0]), [side("c", without_p99(base_races[1]))])
+    gate = evaluate_gate(result, fail_on_regression=50)
+    assert gate.passed and not gate.missing, [v.message for v in gate.missing]
