@@ -305,14 +305,25 @@ class TrackRepositorySettings:
             if is_local_track(name):
                 return None, None
             self._refuse_typo(name)
-        return repository_track(
-            name,
-            repository=self.repository,
-            revision=self.revision,
-            branch=self.branch,
-            offline=offline,
-            distribution_version=distribution_version,
-        )
+        try:
+            return repository_track(
+                name,
+                repository=self.repository,
+                revision=self.revision,
+                branch=self.branch,
+                offline=offline,
+                distribution_version=distribution_version,
+            )
+        except DataError as e:
+            if explicit:
+                raise
+            # Say why a repository was asked at all: the user typed a name, not a repository.
+            raise DataError(
+                f"Track '{name}' is neither built in nor under '{esbench_home() / 'tracks'}' (see "
+                f"`esbench list tracks`), so esbench looked for it in the track repository "
+                f"'{DEFAULT_REPOSITORY}'. {e}",
+                e,
+            ) from e
 
     @staticmethod
     def _refuse_typo(name: str) -> None:
