@@ -37,6 +37,7 @@ SHARED_RACE_OPTIONS = (
     *PROVISION_OPTION_NAMES,
     "client_options",
     "on_error",
+    "fail_on_error_rate",
     "load_driver_workers",
     "user_tag",
     "report_format",
@@ -79,8 +80,10 @@ def _base_settings(options: dict[str, Any]) -> RaceSettings:
     )
 
 
-def _run(settings: RaceSettings, quiet: bool) -> Any:
-    """Run the race; its stored result when it completed, else exit with EXIT_RACE_FAILED."""
+def _run(settings: RaceSettings, quiet: bool, fail_on_error_rate: float | None = None) -> Any:
+    """Run the race; its stored result when it completed, else exit with EXIT_RACE_FAILED (also when
+    a task's error rate exceeds ``fail_on_error_rate`` %)."""
+    from esbench.cli.race import check_error_rate
     from esbench.racecontrol import run_race
 
     result = run_race(settings, console=Console(quiet=quiet))
@@ -89,6 +92,7 @@ def _run(settings: RaceSettings, quiet: bool) -> Any:
     if result.status != STATUS_COMPLETED:
         click.echo(f"[ERROR] Race {result.race_id} did not complete: {result.error}", err=True)
         raise SystemExit(EXIT_RACE_FAILED)
+    check_error_rate(result, fail_on_error_rate)
     return result
 
 
@@ -225,7 +229,7 @@ def query(
         body = sys.stdin.read()
     if iterations is not None and (duration is not None or recurrence is not None):
         raise UserError("Give -n/--iterations alone: not with --duration or -r/--recurrence.")
-    quiet = options.pop("quiet")
+    quiet, error_limit = options.pop("quiet"), options.pop("fail_on_error_rate")
     base = _base_settings(options)
     settings = query_track(
         base,
@@ -244,7 +248,7 @@ def query(
         timeout=timeout,
         headers=_headers(headers),
     )
-    _run(settings, quiet)
+    _run(settings, quiet, error_limit)
 
 
 def _user(value: str | None) -> tuple[str, str] | None:
@@ -361,7 +365,7 @@ def load(
     else:
         target, base_config = config_file or Path("loadgen.yml"), None
         dsl = None if fmt is None else fmt == ConfigFormat.DSL
-    quiet = options.pop("quiet")
+    quiet, error_limit = options.pop("quiet"), options.pop("fail_on_error_rate")
     base = _base_settings(options)
     plan = load_track(
         base,
@@ -375,7 +379,7 @@ def load(
         compress=compress,
         warmup=warmup,
     )
-    result = _run(plan.settings, quiet)
+    result = _run(plan.settings, quiet, error_limit)
     _loadgen_exit(result, assert_invalid=plan.runner.assert_invalid, assert_error=plan.runner.assert_error)
 
 

@@ -222,10 +222,12 @@ def race(
         where = f" The race log is {log}." if log is not None else ""
         click.echo(f"[ERROR] Race {result.race_id} did not complete: {result.error}{where}", err=True)
         raise SystemExit(EXIT_RACE_FAILED)
-    _check_error_rate(result, fail_on_error_rate)
+    check_error_rate(result, fail_on_error_rate)
 
 
-def _check_error_rate(result: Any, limit: float | None) -> None:
+def check_error_rate(result: Any, limit: float | None) -> None:
+    """``--fail-on-error-rate=PCT``: exit with :data:`EXIT_RACE_FAILED` when a task of ``result`` (a
+    :class:`~esbench.results.model.RaceResult`) failed more than ``limit`` % of its requests."""
     from esbench.reporting.verdict import worst_error_rate
 
     worst = worst_error_rate(result) if limit is not None else None

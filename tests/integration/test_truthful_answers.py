@@ -286,3 +286,15 @@ def test_eventdata_with_50000_documents_measures_indexing(es_hosts: list[str]) -
         es.options(ignore_status=404).indices.delete(index=index_name)
     finally:
         es.close()
+
+
+def test_an_all_failing_esbench_query_does_not_end_in_success(es_hosts: list[str]) -> None:
+    url = f"http://{es_hosts[0]}/truth-missing-{uuid.uuid4().hex[:8]}/_search"
+    result = esbench("query", "--body", '{"query": {"match_all": {}}}', "-r", "10", url)
+    assert result.returncode == 0, result.stderr
+    assert last_line(result).startswith("[WARNING] completed with errors: task 'query /truth-missing-")
+    assert "failed on every request (10 of 10: HTTP 404 index_not_found_exception" in last_line(result)
+    gated = esbench(
+        "query", "--body", '{"query": {"match_all": {}}}', "-r", "10", "--fail-on-error-rate=0", url
+    )
+    assert gated.returncode == 1 and "above the 0 % allowed by --fail-on-error-rate" in gated.stderr
