@@ -73,7 +73,7 @@ MINIMAL: dict[tuple[tuple[str, ...], str], list[str]] = {
     (("info",), "target_hosts"): ["--track-path={track}"],
     (("load",), "target_hosts"): ["--config={loadgen}", "-d", "1"],
     (("load",), "metrics_store"): ["--config={loadgen}", "-d", "1"],
-    (("optimize", "bulk-size"), "target_hosts"): ["--track-path={track}", "--task=q"],
+    (("optimize", "bulk-size"), "target_hosts"): ["--track-path={bulk}", "--task=b"],
     (("optimize", "clients"), "target_hosts"): ["--track-path={track}", "--task=q"],
     (("query",), "target_hosts"): ["http://{closed}/_search", "-n", "1"],
     (("query",), "metrics_store"): ["http://{closed}/_search", "-n", "1"],
