@@ -7,11 +7,17 @@ its clients have finished. Within a step:
   clients has clients 0-3 for the first task and 4-5 for the second (Rally's ``Allocator``);
 * client ``i`` of ``N`` waits ``ramp-up-time-period * i / N`` seconds before its first request
   (Rally's ``ScheduleHandle.ramp_up_wait_time``; ``N`` counts every client of the block);
-* ``clients`` on a ``parallel`` element caps the clients that run the block at once: allocation
-  ``g`` runs on client ``g % clients``, so a client may run several tasks one after the other
-  (Rally docs: "Rally will only use as many clients as you have defined on the parallel element");
-* clients are spread over at most ``max_workers`` worker processes, contiguously, the first
-  ``clients % workers`` workers taking one more (Rally's ``calculate_worker_assignments``).
+* the race has ``R`` clients, the most any schedule item asks for (a task's ``clients``, a block's
+  ``clients`` if it sets one, else the sum of its tasks' clients; Rally's ``Allocator.clients``).
+  Allocation ``g`` of every step runs on client ``g % R`` (Rally's ``physical_client_index``), so
+  a block whose ``clients`` is the race's largest runs its tasks on that many clients, one after
+  the other where there are more allocations (Rally docs: "Rally will only use as many clients
+  as you have defined on the parallel element"); a smaller ``clients`` on a block does not cap it;
+* the ``R`` clients are spread over at most ``max_workers`` worker processes once for the whole
+  race, contiguously, the first ``R % workers`` workers taking one more (Rally's
+  ``calculate_worker_assignments``). Client ``c`` runs in the same worker process in every step,
+  so plugin state kept in a module or class (a scheduler's recorded response times) is seen by
+  the same clients throughout the race, as in Rally (``esrally/driver/driver.py``, esrally 2.13).
 
 ``completed-by`` is reported on the step: the name of the task whose completion ends the block,
 ``"any"``, or None (the block ends when all its tasks end).
@@ -144,17 +150,30 @@ def split_clients(clients: int, workers: int) -> tuple[range, ...]:
     return tuple(ranges)
 
 
-def plan_step(item: ScheduleItem, *, index: int, max_workers: int) -> Step:
+def item_clients(item: ScheduleItem) -> int:
+    """The clients a schedule item asks for: a task's ``clients``; a block's ``clients`` if set,
+    else the sum of its tasks' clients (Rally's ``Task.clients``/``Parallel.clients``)."""
+    if isinstance(item, Parallel):
+        declared = getattr(item, "clients", None)
+        return declared if declared is not None else sum(t.clients for t in item.tasks)
+    return item.clients
+
+
+def plan_step(
+    item: ScheduleItem, *, index: int, max_workers: int, race_clients: int | None = None
+) -> Step:
     """Allocate one schedule item (see module doc).
 
     Args:
         item: a task or a parallel block.
         index: the step's position in the schedule.
-        max_workers: the most worker processes the step may use (>= 1).
+        max_workers: the most worker processes the race may use (>= 1).
+        race_clients: the race's clients ``R`` (:func:`race_client_count`); default: the item's own
+            (a schedule of this one item).
 
     Raises:
         ValueError: ``max_workers`` < 1, a task with fewer than one client, an empty parallel
-            block, or a ``clients`` cap below 1.
+            block, a ``clients`` cap below 1, or ``race_clients`` below the item's clients.
     """
     if isinstance(item, Parallel):
         tasks = tuple(item.tasks)
@@ -173,13 +192,19 @@ def plan_step(item: ScheduleItem, *, index: int, max_workers: int) -> Step:
     if declared is not None and declared < 1:
         raise ValueError(f"the parallel block {name} needs at least one client, has {declared}")
     total_clients = declared if declared is not None else allocations_total
-    physical = min(total_clients, allocations_total)
+    if race_clients is None:
+        race_clients = total_clients
+    if race_clients < total_clients:
+        raise ValueError(
+            f"the race has {race_clients} clients, fewer than the step {name} asks for ({total_clients})"
+        )
+    physical = min(race_clients, allocations_total)
 
     per_client: list[list[ClientAllocation]] = [[] for _ in range(physical)]
     g = 0
     for task in tasks:
         for i in range(task.clients):
-            per_client[g % physical].append(
+            per_client[g % race_clients].append(
                 ClientAllocation(
                     task=task,
                     client_index_in_task=i,
@@ -189,12 +214,17 @@ def plan_step(item: ScheduleItem, *, index: int, max_workers: int) -> Step:
             )
             g += 1
 
+    # The race's clients are split once; a step uses the workers that hold its clients (always
+    # a prefix: a step's clients are 0..physical-1).
     workers = tuple(
         WorkerPlan(
             worker_id=w,
-            clients=tuple(ClientPlan(client_id=c, allocations=tuple(per_client[c])) for c in ids),
+            clients=tuple(
+                ClientPlan(client_id=c, allocations=tuple(per_client[c])) for c in ids if c < physical
+            ),
         )
-        for w, ids in enumerate(split_clients(physical, max_workers))
+        for w, ids in enumerate(split_clients(race_clients, max_workers))
+        if ids.start < physical
     )
     return Step(
         index=index,
@@ -206,6 +236,17 @@ def plan_step(item: ScheduleItem, *, index: int, max_workers: int) -> Step:
     )
 
 
+def race_client_count(schedule: Iterable[ScheduleItem]) -> int:
+    """The race's clients: the most any item of ``schedule`` asks for, at least 1 (Rally's
+    ``Allocator.clients``)."""
+    return max((item_clients(item) for item in schedule), default=1) or 1
+
+
 def plan_schedule(schedule: Iterable[ScheduleItem], *, max_workers: int) -> tuple[Step, ...]:
-    """:func:`plan_step` for every item of a schedule, in order."""
-    return tuple(plan_step(item, index=i, max_workers=max_workers) for i, item in enumerate(schedule))
+    """:func:`plan_step` for every item of a schedule, in order, on the race's clients."""
+    items = tuple(schedule)
+    clients = race_client_count(items)
+    return tuple(
+        plan_step(item, index=i, max_workers=max_workers, race_clients=clients)
+        for i, item in enumerate(items)
+    )

@@ -126,3 +126,41 @@ def test_invalid_inputs():
         plan_step(Parallel(tasks=()), index=0, max_workers=1)
     with pytest.raises(ValueError):
         plan_step(task(op("search")), index=0, max_workers=0)
+
+
+def _worker_of(steps):
+    """(step index, task name, client index in task) -> worker id."""
+    return {
+        (s.index, a.task.name, a.client_index_in_task): w.worker_id
+        for s in steps
+        for w in s.workers
+        for c in w.clients
+        for a in c.allocations
+    }
+
+
+def test_race_clients_are_split_once_so_a_client_keeps_its_worker():
+    # Rally's calculate_worker_assignments splits the race's clients (the largest item: 4), not
+    # each step's: the 2-client block puts both its clients in worker 0, as the 1-client task.
+    record = task(op("search", "record"), clients=1)
+    wide = task(op("search", "wide"), clients=4)
+    left, right = task(op("search", "left"), clients=1), task(op("search", "right"), clients=1)
+    steps = plan_schedule([record, wide, Parallel(tasks=(left, right))], max_workers=2)
+    worker = _worker_of(steps)
+    assert worker[(0, "record", 0)] == 0
+    assert [worker[(1, "wide", i)] for i in range(4)] == [0, 0, 1, 1]
+    assert worker[(2, "left", 0)] == worker[(2, "right", 0)] == 0
+    assert [len(s.workers) for s in steps] == [1, 2, 1]
+
+
+def test_block_clients_below_the_race_clients_do_not_cap_the_block():
+    # Rally's Allocator: allocation g runs on client g % race clients; a parallel element's own
+    # ``clients`` only counts towards the race's number.
+    tasks = tuple(task(op("search", n), clients=1) for n in "abc")
+    wide = task(op("search", "wide"), clients=4)
+    steps = plan_schedule([wide, Parallel(tasks=tasks, clients=2)], max_workers=1)
+    assert steps[1].clients == 3
+    clients = [c for w in steps[1].workers for c in w.clients]
+    by_client = {c.client_id: [a.task.name for a in c.allocations] for c in clients}
+    assert by_client == {0: ["a"], 1: ["b"], 2: ["c"]}
+    assert {a.total_clients for c in steps[1].workers[0].clients for a in c.allocations} == {2}
