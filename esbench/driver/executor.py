@@ -27,9 +27,11 @@ When a task stops (Rally's ``ScheduleHandle``/``TimePeriodBased``/``IterationBas
   until it ends (time based, no time limit);
 * else (an endless param source) one iteration.
 
-A step's ``completed-by`` and cancellation reach the client through :class:`StepControl`: a client
-stops before its next request (and wakes up from a schedule wait); cancellation aborts in-flight
-requests too (the worker cancels the client tasks).
+A step's ``completed-by`` and cancellation reach the client through :class:`StepControl`. As in
+Rally's ``AsyncExecutor`` (esrally 2.13), ``completed-by`` is looked at after each request: a client
+of another task finishes its current ramp-up or schedule wait, sends that request, records it and
+stops, so every client that starts a task records at least one sample. Cancellation stops a client
+at once, also in a wait, and aborts in-flight requests (the worker cancels the client tasks).
 """
 
 from __future__ import annotations
@@ -114,7 +116,7 @@ class StepControl:
         return self.cancelled or (self.completed and task_name != self.completing_task)
 
     def complete(self) -> None:
-        """``completed-by`` fired: stop clients of the other tasks after their current request."""
+        """``completed-by`` fired: clients of the other tasks stop after their next request."""
         self.completed = True
         self._wake_all()
 
@@ -281,15 +283,19 @@ class ClientExecutor:
                 self.on_natural_end(allocation.task.name, self.plan.client_id)
         self._progress = lambda: 1.0
 
-    async def _wait_until(self, due: float, task_name: str) -> bool:
-        """Sleep until ``due``; False if the client must stop instead."""
+    async def _wait_until(self, due: float) -> bool:
+        """Sleep until ``due``; False if the step was cancelled instead.
+
+        ``completed-by`` does not cut the wait short: Rally's ``AsyncExecutor`` sleeps out a
+        ramp-up or a throttled wait, sends the request and only then looks at completion.
+        """
         clock = self.clock
         control = self.control
         while True:
             rest = due - clock.now()
             if rest <= 0:
                 return True
-            if control.should_stop(task_name):
+            if control.cancelled:
                 return False
             waiter = control.new_waiter()
             try:
@@ -357,7 +363,7 @@ class ClientExecutor:
 
         self._progress = progress
         origin = start_at + allocation.ramp_up_wait
-        if not await self._wait_until(origin, name):
+        if not await self._wait_until(origin):
             return False
 
         timing = self.timing
@@ -390,8 +396,7 @@ class ClientExecutor:
             # behind its schedule (its due times are still before the deadline).
             if deadline is not None and now() >= deadline:
                 return True
-            # The flags first: should_stop() is a call, and this runs per request.
-            if (control.cancelled or control.completed) and control.should_stop(name):
+            if control.cancelled:
                 return False
             try:
                 params = get_params()
@@ -400,11 +405,7 @@ class ClientExecutor:
             except Exception as exc:
                 reraise_for_plugin(exc, where=f"{type(source).__name__}.params()", task=name)
                 raise
-            if (
-                throttled
-                and due > now()
-                and (not await self._wait_until(due, name) or control.should_stop(name))
-            ):
+            if throttled and due > now() and not await self._wait_until(due):
                 return False
             if scheduled:
                 scheduler.before_request(now())
@@ -485,3 +486,7 @@ class ClientExecutor:
                     )
             if runner_decides and runner.completed:  # type: ignore[attr-defined]  # checked above
                 return True
+            # Rally's AsyncExecutor looks at completed-by after each request, so every client that
+            # starts a task sends at least one request (and records its sample) before it stops.
+            if control.completed and control.should_stop(name):
+                return False

@@ -60,3 +60,14 @@ def test_a_client_in_another_worker_does_not_see_the_class_state(es_hosts):
     assert proc.returncode != 0
     assert "no pauses recorded in this worker process" in proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_completed_by_lets_a_waiting_client_send_its_request_first(es_hosts):
+    # "late" is still waiting for its first request (due after 1 s) when "quick" ends the block.
+    # Rally's AsyncExecutor sleeps out the wait, sends the request, records it and then stops.
+    proc = race(es_hosts, "completion-after-request", "--load-driver-workers=2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    tasks = tasks_of(proc)
+    assert tasks["quick"]["sample_count"] == 1
+    assert tasks["late"]["sample_count"] == 1
+    assert "No throughput metrics available for [late]" not in proc.stdout + proc.stderr
