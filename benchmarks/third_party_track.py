@@ -240,7 +240,9 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--test-mode", action=argparse.BooleanOptionalAction, default=None)
     parser.add_argument("--on-error", choices=("continue", "abort"))
     parser.add_argument(
-        "--tools", default="esbench,rally", help="tools in the order they race (default: esbench,rally)"
+        "--tools",
+        default="esbench,rally",
+        help="tools in the order they race; one may repeat, e.g. esbench,rally,esbench (default: esbench,rally)",
     )
     parser.add_argument("--hosts", help="HOST:PORT of a running node (default: provision 8.8.2 with esbench)")
     parser.add_argument("--node-version", default="8.8.2")
@@ -300,14 +302,16 @@ def main(argv: list[str] | None = None) -> int:
         if rally and not answers_root(host):
             rally_skip = f"the node ({node_version(host)}) does not answer GET /, which Rally needs"
         print(f"track {plan.track_path}, node {host} ({node_version(host)}), logs in {run_dir}")
-        for tool in tools:
+        for number, tool in enumerate(tools, start=1):
+            logs = run_dir / f"{number}-{tool}"
+            logs.mkdir(exist_ok=True)
             for challenge in plan.challenges:
                 if tool == "esbench":
-                    outcome = run_esbench(plan, challenge, host, run_dir, args)
+                    outcome = run_esbench(plan, challenge, host, logs, args)
                 elif rally_skip or rally is None:
                     outcome = Outcome("rally", challenge, None, 0.0, rally_skip or "", None)
                 else:
-                    outcome = run_rally(plan, challenge, host, run_dir, args, rally)
+                    outcome = run_rally(plan, challenge, host, logs, args, rally)
                 outcomes.append(outcome)
                 result = "skipped" if outcome.passed is None else ("pass" if outcome.passed else "FAIL")
                 line = f"{outcome.tool:<8} {challenge:<42} {result:<7} {outcome.seconds:6.0f} s"
