@@ -242,7 +242,7 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--tools",
         default="esbench,rally",
-        help="tools in the order they race; one may repeat, e.g. esbench,rally,esbench (default: esbench,rally)",
+        help="tools in the order they race; one may repeat: esbench,rally,esbench (default: esbench,rally)",
     )
     parser.add_argument("--hosts", help="HOST:PORT of a running node (default: provision 8.8.2 with esbench)")
     parser.add_argument("--node-version", default="8.8.2")
