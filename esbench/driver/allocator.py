@@ -159,9 +159,7 @@ def item_clients(item: ScheduleItem) -> int:
     return item.clients
 
 
-def plan_step(
-    item: ScheduleItem, *, index: int, max_workers: int, race_clients: int | None = None
-) -> Step:
+def plan_step(item: ScheduleItem, *, index: int, max_workers: int, race_clients: int | None = None) -> Step:
     """Allocate one schedule item (see module doc).
 
     Args:

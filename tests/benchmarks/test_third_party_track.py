@@ -38,7 +38,7 @@ def test_reads_the_challenges_and_race_flags_of_a_smoke_test(tmp_path):
 
 def test_a_script_without_a_challenge_list_is_refused(tmp_path):
     script = tmp_path / "smoke-test.sh"
-    script.write_text("esrally race --track-path=\"${PWD}/t\"\n")
+    script.write_text('esrally race --track-path="${PWD}/t"\n')
     with pytest.raises(ValueError, match="CHALLENGES"):
         third_party_track.read_smoke_test(script)
 
