@@ -267,7 +267,7 @@ class ClientExecutor:
 
         Raises:
             esbench.exceptions.RaceAborted: a request failed and ``--on-error=abort`` applies.
-            esbench.exceptions.ConnectionFailed: Elasticsearch refused or dropped a connection.
+            esbench.exceptions.ConnectionFailed: a TLS failure (configuration: no request can succeed).
             esbench.exceptions.DriverError: a runner raised something that is not a request error.
             esbench.exceptions.EsbenchError: a runner or scheduler found bad parameters.
         """
@@ -473,9 +473,8 @@ class ClientExecutor:
                         item_errors[key] = item_errors.get(key, 0) + count
                 if fatal is not None:
                     raise ConnectionFailed(
-                        f"Task '{name}' cannot continue: {fatal.description}. Elasticsearch is unreachable "
-                        f"(a node went away?) or rejects the connection; check the target hosts and the "
-                        f"client options (TLS)."
+                        f"Task '{name}' cannot continue: {fatal.description}. Check the client options "
+                        f"(use_ssl, verify_certs, ca_certs) and the target hosts' TLS setup."
                     )
                 if run.abort_on_error:
                     raise RaceAborted(

@@ -1,12 +1,16 @@
 """The one place that turns request exceptions into a recorded failure.
 
 Elasticsearch rejecting a request is measured, not raised: an HTTP error status, a client-side
-timeout and similar become a failed sample with an ``error_type`` (the HTTP status as text, or
-``timeout``/``transport``). Two kinds of failure are *fatal* and end the race whatever
-``--on-error`` says, as in Rally (``execute_single``): the target refusing or dropping connections
-(a node went away) and TLS failures (a configuration problem). Anything that is not an
-Elasticsearch/transport error (a bug or a missing parameter in a plugin runner) is not classified
-here: the executor fails the race with the task name and the error.
+timeout, a connection refused, reset or closed mid-request and similar become a failed sample with
+an ``error_type`` (the HTTP status as text, or ``timeout``/``connection``/``transport``) and a
+reason; with ``--on-error=continue`` the client goes on with its schedule (a node that restarts, a
+flaky network: the requests in between are errors, the race is not lost), with ``--on-error=abort``
+the first one stops the race. (Rally 2.13's ``execute_single`` aborts on a plain ``ConnectionError``
+unless ``--on-error=continue-on-network``; esbench's ``continue`` records it like any other
+failure, issue #26.) Only TLS failures are *fatal* whatever ``--on-error`` says: they come from the
+configuration (certificates, protocol), and every later request would fail the same way. Anything
+that is not an Elasticsearch/transport error (a bug or a missing parameter in a plugin runner) is
+not classified here: the executor fails the race with the task name and the error.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ class RequestFailure:
             ``tls`` or ``transport``.
         description: one line for messages (never contains credentials).
         http_status: the HTTP status, if a response arrived.
-        fatal: True if the race cannot continue (connection refused/reset, TLS failure).
+        fatal: True if the race cannot continue whatever ``--on-error`` says (a TLS failure).
     """
 
     error_type: str
@@ -66,7 +70,7 @@ def classify(exc: BaseException) -> RequestFailure | None:
         return RequestFailure(error_type=TLS, description=f"TLS error: {exc.message}", fatal=True)
     if isinstance(exc, elastic_transport.ConnectionError):
         return RequestFailure(
-            error_type=CONNECTION, description=f"connection error: {exc.message}", fatal=True
+            error_type=CONNECTION, description=f"connection error: {exc.message}"
         )
     if isinstance(exc, elastic_transport.TransportError):
         return RequestFailure(error_type=TRANSPORT, description=str(exc.message))

@@ -231,15 +231,45 @@ async def test_ignore_response_error_level_non_fatal_keeps_going():
     assert run.recorder.state().error_count == 3
 
 
-async def test_connection_refused_is_fatal_timeouts_are_not():
+async def test_connection_errors_are_recorded_and_the_schedule_goes_on():
+    # A node that resets connections for a while (issue #26): requests 3-5 fail, the client records
+    # them with their reason and carries on with the rest of its iterations.
+    clock = FakeClock(START)
+    calls = {"n": 0}
+
+    def flaky(method, target, body):
+        calls["n"] += 1
+        clock.advance(0.01)
+        if 3 <= calls["n"] <= 5:
+            raise elastic_transport.ConnectionError("Connection lost: [Errno 104] Connection reset by peer")
+        return 200, SEARCH_RESPONSE
+
+    t = task(op("search"), iterations=8)
+    run = await drive(t, flaky, clock=clock)
+    state = run.recorder.state()
+    assert calls["n"] == 8
+    assert state.sample_count == 8 and state.error_count == 3
+    assert state.errors_by_type == {"connection": 3}
+    (described,) = state.error_descriptions
+    assert described.count == 3
+    assert "Connection reset by peer" in described.reason
+
+    calls["n"] = 0
+    aborting = make_run(t, on_error="abort")
+    with pytest.raises(RaceAborted, match=r"Task 'search' aborted.*connection: connection error: Connection lost"):
+        await drive(t, flaky, clock=clock, run=aborting)
+    assert calls["n"] == 3
+
+
+async def test_tls_failures_end_the_race_whatever_on_error_says_timeouts_do_not():
     clock = FakeClock(START)
 
-    def refused(method, target, body):
-        raise elastic_transport.ConnectionError("Cannot connect to host 127.0.0.1:1")
+    def tls(method, target, body):
+        raise elastic_transport.TlsError("certificate verify failed")
 
     t = task(op("search"), iterations=3)
-    with pytest.raises(ConnectionFailed, match="unreachable"):
-        await drive(t, refused, clock=clock)
+    with pytest.raises(ConnectionFailed, match="TLS error: certificate verify failed.*ca_certs"):
+        await drive(t, tls, clock=clock)
 
     def timeout(method, target, body):
         clock.advance(1.0)
