@@ -1,0 +1,303 @@
+"""Network faults between esbench and a real node, injected by Toxiproxy (issue #26).
+
+Every race runs through the real ``esbench race`` command against a Toxiproxy proxy in front of the
+session's Elasticsearch node. For each fault the stored race, ``results.json`` and the JSON report
+must agree, and no process of the race may be left when it has exited.
+
+Faults and what must hold:
+
+* latency +20 ms (downstream): p50 latency and service time 20 ms (± 1 ms) above a run without it;
+* a bandwidth limit on bulk requests (upstream): the bulk's throughput falls, no error;
+* ``reset_peer``, ``timeout`` and the proxy disabled, each for a few seconds in the middle of a
+  throttled search task: the failed requests are counted with their reason, the race completes
+  and the throughput of the last windows is the schedule's again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+from toxiproxy import Proxy, Toxiproxy, toxiproxy_server
+
+from esbench.results.store import ResultsStore
+
+TARGET = 50  # ops/s of the throttled search task
+
+
+@pytest.fixture(scope="module")
+def toxi(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Toxiproxy]:
+    with toxiproxy_server(tmp_path_factory.mktemp("toxiproxy") / "toxiproxy.log") as server:
+        yield server
+
+
+@pytest.fixture
+def proxy(toxi: Toxiproxy, es_hosts: list[str], request: pytest.FixtureRequest) -> Iterator[Proxy]:
+    p = toxi.proxy(request.node.name.replace("[", "-").replace("]", ""), es_hosts[0])
+    try:
+        yield p
+    finally:
+        toxi.call("DELETE", f"/proxies/{p.name}")
+
+
+def write_track(root: Path, *, search_s: int = 0, search_target: float = TARGET, bulk_target: float = 0) -> Path:
+    """A track on index ``faults``: a throttled match_all search (``search_s`` seconds at
+    ``search_target`` ops/s after 1 s of warmup) and/or a throttled bulk (``bulk_target``
+    requests/s of 100 documents of ~1 KB, 4 s after 1 s of warmup)."""
+    root.mkdir(parents=True, exist_ok=True)
+    docs = 4000
+    with open(root / "docs.json", "w") as fh:
+        for i in range(docs):
+            fh.write(json.dumps({"n": i, "message": f"document {i} " + "x" * 1000}) + "\n")
+    schedule: list[dict[str, Any]] = [
+        {"operation": {"operation-type": "delete-index"}},
+        {
+            "operation": {
+                "operation-type": "create-index",
+                "settings": {"index.number_of_shards": 1, "index.number_of_replicas": 0},
+            }
+        },
+    ]
+    if bulk_target:
+        schedule.append(
+            {
+                "name": "bulk",
+                "operation": {"operation-type": "bulk", "bulk-size": 100},
+                "warmup-time-period": 1,
+                "time-period": 4,
+                "target-throughput": bulk_target,
+            }
+        )
+    if search_s:
+        schedule.append(
+            {
+                "name": "q",
+                "operation": {"operation-type": "search", "index": "faults", "body": {"query": {"match_all": {}}}},
+                "warmup-time-period": 1,
+                "time-period": search_s,
+                "target-throughput": search_target,
+            }
+        )
+    track = {
+        "version": 2,
+        "indices": [{"name": "faults"}],
+        "corpora": [
+            {
+                "name": "faults",
+                "documents": [
+                    {
+                        "source-file": "docs.json",
+                        "document-count": docs,
+                        "uncompressed-bytes": (root / "docs.json").stat().st_size,
+                        "target-index": "faults",
+                    }
+                ],
+            }
+        ],
+        "schedule": schedule,
+    }
+    (root / "track.json").write_text(json.dumps(track))
+    return root
+
+
+def start_race(track: Path, host: str, report: Path, *extra: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "esbench",
+            "race",
+            "--pipeline=benchmark-only",
+            f"--track-path={track}",
+            f"--target-hosts={host}",
+            "--report-format=json",
+            f"--report-file={report}",
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+        start_new_session=True,
+    )
+
+
+def session_processes(pgid: int) -> list[str]:
+    """The live processes of process group ``pgid`` (zombies are dead, waiting for their parent)."""
+    found = []
+    for p in psutil.process_iter(["status", "cmdline", "name", "ppid"]):
+        try:
+            if os.getpgid(p.pid) == pgid and p.info["status"] != psutil.STATUS_ZOMBIE:
+                found.append(f"{p.pid} {p.info['name']} ({p.info['status']}, parent {p.info['ppid']}): "
+                             + " ".join(p.info["cmdline"] or []))
+        except (ProcessLookupError, psutil.Error):
+            continue
+    return found
+
+
+def finish(proc: subprocess.Popen[str], timeout: float = 120) -> tuple[str, str]:
+    """Wait for the race; assert it succeeded and left no process of its session behind."""
+    out, err = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, err[-3000:]
+    assert "Traceback" not in err, err
+    # A worker still on its way out (exiting, not yet a zombie) gets a moment.
+    deadline = time.monotonic() + 10
+    while (left := session_processes(proc.pid)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not left, f"processes left by the race: {left}"
+    return out, err
+
+
+def agree(report_file: Path, task: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The task's results from results.json after checking that the stored race, results.json and
+    the JSON report say the same; returns ``(task results, report rows by metric)``."""
+    report = json.loads(report_file.read_text())
+    race_id = report["race"]["race_id"]
+    assert report["race"]["status"] == "completed"
+    results = json.loads((Path(os.environ["ESBENCH_HOME"]) / "races" / race_id / "results.json").read_text())
+    assert results["status"] == "completed"
+    (from_file,) = [t for t in results["tasks"] if t["task"] == task]
+    with ResultsStore.open() as store:
+        stored = store.get(race_id).task(task)
+    assert stored is not None
+    for name in ("sample_count", "error_count", "errors_by_type", "throughput_median", "throughput_windows"):
+        stored_value = getattr(stored, name)
+        file_value = from_file[name]
+        if isinstance(stored_value, tuple):
+            stored_value = list(stored_value)
+        assert stored_value == file_value, name
+    assert stored.service_time_ms["50"] == from_file["service_time_ms"]["50"]
+    rows = {m["metric"]: m for m in report["metrics"] if m.get("task") == task}
+    assert rows["Median Throughput"]["value"] == pytest.approx(from_file["throughput_median"], rel=1e-3)
+    assert rows["50th percentile service time"]["value"] == pytest.approx(from_file["service_time_ms"]["50"], rel=1e-3)
+    assert rows["50th percentile latency"]["value"] == pytest.approx(from_file["latency_ms"]["50"], rel=1e-3)
+    error_rate = 100.0 * from_file["error_count"] / from_file["sample_count"]
+    assert rows["error rate"]["value"] == pytest.approx(error_rate, abs=0.01)
+    return from_file, rows
+
+
+def search_total(host: str) -> int:
+    with urllib.request.urlopen(f"http://{host}/faults/_stats/search", timeout=5) as r:
+        total = json.load(r)["_all"]["total"]
+    return int(total.get("search", {}).get("query_total", 0))  # no "search" while the index is new
+
+
+def delete_index(host: str) -> None:
+    request = urllib.request.Request(f"http://{host}/faults?ignore_unavailable=true", method="DELETE")
+    with urllib.request.urlopen(request, timeout=30):
+        pass
+
+
+def wait_for_searches(host: str, proc: subprocess.Popen[str], timeout: float = 60) -> None:
+    """Return once the race's search task is sending (the node counts its queries). The test
+    deletes the index before the race, so counts from an earlier race are gone."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()[1][-3000:]
+        try:
+            if search_total(host) > 0:
+                return
+        except OSError:
+            pass  # the index does not exist yet
+        time.sleep(0.1)
+    raise AssertionError(f"the race sent no search within {timeout} s")
+
+
+def test_latency_toxic_adds_its_delay_to_latency_and_service_time(proxy, tmp_path):
+    # 10 ops/s: a request every 100 ms, so +20 ms never makes the client fall behind its schedule
+    # (latency would then include the wait, as it must).
+    track = write_track(tmp_path / "track", search_s=3, search_target=10)
+    p50 = {}
+    for label in ("plain", "toxic"):
+        report = tmp_path / f"{label}.json"
+        if label == "toxic":
+            proxy.add_toxic("delay", "latency", {"latency": 20, "jitter": 0})
+        finish(start_race(track, proxy.listen, report))
+        result, _ = agree(report, "q")
+        assert result["error_count"] == 0
+        p50[label] = (result["latency_ms"]["50"], result["service_time_ms"]["50"])
+    assert p50["toxic"][0] - p50["plain"][0] == pytest.approx(20.0, abs=1.0), p50
+    assert p50["toxic"][1] - p50["plain"][1] == pytest.approx(20.0, abs=1.0), p50
+
+
+def test_bandwidth_limit_on_bulk_lowers_throughput_without_errors(proxy, tmp_path):
+    # 10 bulks/s of 100 documents of ~1 KB: ~1 MB/s asked for; the toxic lets 100 KB/s through.
+    track = write_track(tmp_path / "track", bulk_target=10)
+    results = {}
+    for label in ("plain", "toxic"):
+        report = tmp_path / f"{label}.json"
+        if label == "toxic":
+            proxy.add_toxic("narrow", "bandwidth", {"rate": 100}, stream="upstream")
+        finish(start_race(track, proxy.listen, report))
+        result, _ = agree(report, "bulk")
+        assert result["error_count"] == 0 and result["errors_by_type"] == {}
+        assert result["item_errors_by_status"] == {}
+        results[label] = result
+    plain, toxic = results["plain"], results["toxic"]
+    assert plain["throughput_median"] > 0.8 * 1000, plain["throughput_windows"]
+    assert toxic["throughput_median"] < 0.2 * plain["throughput_median"], toxic["throughput_windows"]
+    # What the driver sent per second fits through the limit (toxiproxy's KB is 1,000 bytes).
+    sent_per_s = toxic["bytes_sent"] / toxic["duration_s"]
+    assert sent_per_s < 1.1 * 100_000, sent_per_s
+
+
+FAULTS = {
+    # name: (how it is switched on and off, the reason the failed requests carry, extra options)
+    "reset_peer": ("Connection reset by peer", ()),
+    "timeout": ("timed out", ("--client-options=timeout:0.5",)),
+    "disabled": ("Connection refused", ()),
+}
+
+
+@pytest.mark.parametrize("fault", list(FAULTS))
+def test_fault_mid_race_is_counted_and_the_race_goes_on(fault, proxy, es_hosts, tmp_path):
+    reason, extra = FAULTS[fault]
+    fault_s = 5.0 if fault == "disabled" else 3.0
+    track = write_track(tmp_path / "track", search_s=12)
+    report = tmp_path / "report.json"
+    delete_index(es_hosts[0])
+    proc = start_race(track, proxy.listen, report, *extra)
+    wait_for_searches(es_hosts[0], proc)
+    time.sleep(3.0)  # warmup (1 s) and two measured seconds before the fault
+    started = time.time()
+    if fault == "disabled":
+        proxy.set_enabled(False)
+    elif fault == "reset_peer":
+        proxy.add_toxic("fault", "reset_peer", {"timeout": 0})
+    else:
+        proxy.add_toxic("fault", "timeout", {"timeout": 0})
+    time.sleep(fault_s)
+    if fault == "disabled":
+        proxy.set_enabled(True)
+    else:
+        proxy.remove_toxic("fault")
+    ended = time.time()
+    finish(proc)
+    result, rows = agree(report, "q")
+    # Failed requests counted, with their reason; every error of the task is one of them.
+    assert result["errors_by_type"].get("connection" if fault != "timeout" else "timeout", 0) > 0, result
+    described = [d for d in result["error_descriptions"] if reason in d["reason"]]
+    assert described, result["error_descriptions"]
+    assert sum(d["count"] for d in result["error_descriptions"]) == result["error_count"]
+    assert result["error_count"] < result["sample_count"]
+    # Some requests succeeded during the fault's seconds neither before nor after: the ones
+    # before and after it make up most of the task.
+    windows = result["throughput_windows"]
+    start = result["start_epoch"]
+    after = [w for i, w in enumerate(windows) if start + i >= ended + 1.0]
+    before = [w for i, w in enumerate(windows) if start + i + 1 <= started]
+    assert len(after) >= 2 and before, (windows, start, started, ended)
+    # The schedule's throughput is back in the last windows (the client caught up before them).
+    for value in after[-2:]:
+        assert value == pytest.approx(TARGET, rel=0.1), windows
+    for value in before:
+        assert value == pytest.approx(TARGET, rel=0.1), windows
