@@ -20,8 +20,9 @@ When a task stops (Rally's ``ScheduleHandle``/``TimePeriodBased``/``IterationBas
 
 * ``warmup-time-period``/``time-period`` given: time based; warmup while a request starts before
   ``step start + warmup``; the client stops once ``step start + warmup + time-period`` has come
-  (it does not start another request, also when it fell behind its schedule) or before a
-  throttled request that would be due at or after it, or when the param source or runner ends.
+  (it does not start another request, also when it fell behind its schedule), or when the param
+  source or runner ends. A throttled client whose next request would be due at or after it does
+  not send it and waits for the end instead, so the task's span covers the whole time period.
 * else ``warmup-iterations``/``iterations`` given: that many requests per client.
 * else a runner that decides its completion (``completed``) or a finite param source (bulk) runs
   until it ends (time based, no time limit);
@@ -274,11 +275,11 @@ class ClientExecutor:
         current_timing.set(self.timing)
         current_context.set(self.context)
         current_wait.set(self.wait)
-        for allocation in self.plan.allocations:
+        for position, allocation in enumerate(self.plan.allocations):
             if self.control.should_stop(allocation.task.name):
                 break
             self.current = allocation.task.name
-            natural = await self._run_allocation(allocation)
+            natural = await self._run_allocation(allocation, first=position == 0)
             if natural and self.on_natural_end is not None:
                 self.on_natural_end(allocation.task.name, self.plan.client_id)
         self._progress = lambda: 1.0
@@ -303,12 +304,18 @@ class ClientExecutor:
             finally:
                 control.drop_waiter(waiter)
 
-    async def _run_allocation(self, allocation: ClientAllocation) -> bool:
-        """Run one allocation; True if it ended by its own limit."""
+    async def _run_allocation(self, allocation: ClientAllocation, *, first: bool = True) -> bool:
+        """Run one allocation; True if it ended by its own limit. ``first``: the client's first
+        allocation of the step, whose schedule begins at the step start."""
         run = self.runs[allocation.task.name]
         now = self.clock.now
         start_at = self.control.start_at
-        run.mark_start(max(now(), start_at))
+        # The first allocation's schedule and time period count from the step start, also when a
+        # busy machine let this worker begin late: its requests are due from there, and a late
+        # start shows in their latency. (Marking the wake-up instead made the task's first
+        # 1-second window partial, so it was left out; issue #26.) A later allocation (a
+        # ``clients`` cap) really starts when the previous one ends.
+        run.mark_start(start_at if first else max(now(), start_at))
         try:
             return await self._loop(allocation, run)
         finally:
@@ -391,7 +398,13 @@ class ClientExecutor:
                 throttled = next_due > 0.0
                 due = origin + next_due
                 if throttled and deadline is not None and due >= deadline:
-                    return True
+                    # Nothing more is due before the deadline, but the time period lasts until
+                    # it: the client's span, and so the task's measurement period, ends there,
+                    # so the last 1-second window is complete and counts. (Ending at the last
+                    # response left it incomplete: a 2-second task was reported from its first
+                    # second alone, and a stall in that second showed as a fraction of the
+                    # target although every request was sent; issue #26.)
+                    return await self._wait_until(deadline, name)
             # Rally's TimePeriodBased: the clock ends the task, also for a client that fell
             # behind its schedule (its due times are still before the deadline).
             if deadline is not None and now() >= deadline:
