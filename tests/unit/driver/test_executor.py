@@ -15,6 +15,7 @@ from esbench.driver.looplimits import unbounded
 from esbench.driver.registry import default_registry
 from esbench.exceptions import ConfigError, ConnectionFailed, DriverError, RaceAborted
 from esbench.metrics.recorder import METRICS, RecorderState
+from esbench.metrics.stats import task_result
 from esbench.track.model import Throughput
 
 START = 1000.0
@@ -553,3 +554,40 @@ def test_task_run_reuses_its_unused_recorder():
     run.recorder.record(warmup=False, end=START + 0.5, service_time=0.1, latency=0.1, processing_time=0.1)
     run.start(START + 10)  # a recorder with samples is never reused
     assert run.recorder is not unused and run.recorder.count == 0
+
+
+async def test_a_short_throttled_task_spans_its_whole_period_and_counts_both_windows():
+    # Issue #26: 2 s at 80 ops/s; request 60 (due at 0.7375 s) stalls for 0.5 s, past the first
+    # second, and the client catches up in the second one. The client waits for the end of the
+    # period after its last request, so both 1-second windows are complete and the task reports
+    # what it sent (160 requests in 2 s), not its first second alone (~60 ops/s).
+    clock = FakeClock(START)
+    calls = {"n": 0}
+
+    def responder(method, target, body_in):
+        calls["n"] += 1
+        clock.advance(0.5 if calls["n"] == 60 else 0.001)
+        return 200, SEARCH_RESPONSE
+
+    t = task(op("search"), time_period=2.0, target_throughput=Throughput(value=80.0))
+    run = await drive(t, responder, clock=clock)
+    assert calls["n"] == 160
+    assert (run.first_start, run.last_end) == (START, START + 2.0)
+    result = task_result(run.recorder.state(), task_start=run.first_start, task_end=run.last_end)
+    assert len(result.throughput_windows) == 2
+    assert result.throughput_windows[0] < 61  # the stall
+    assert result.throughput_median == pytest.approx(80.0)
+
+
+async def test_a_client_that_wakes_late_still_starts_its_task_at_the_step_start():
+    # A busy machine let the worker begin 0.3 s after the step start: the task's span (and so its
+    # first window) still begins at the step start, where its schedule is anchored, and the
+    # requests it owes are sent at once (their latency includes the wait).
+    clock = FakeClock(START + 0.3)
+    responder, starts = _starts(clock, 200, 0.001, SEARCH_RESPONSE)
+    t = task(op("search"), time_period=2.0, target_throughput=Throughput(value=10.0))
+    run = await drive(t, responder, clock=clock)
+    assert run.first_start == START and run.last_end == START + 2.0
+    assert len(starts) == 20
+    result = task_result(run.recorder.state(), task_start=run.first_start, task_end=run.last_end)
+    assert result.throughput_windows == pytest.approx((10.0, 10.0))
