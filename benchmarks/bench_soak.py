@@ -99,7 +99,8 @@ def _summary(label: str, series: list[tuple[float, float]], warmup: float) -> st
         f"  {label}: at end of warmup {at_warmup / MIB:.1f} MiB; after warmup min {min(values) / MIB:.1f}, "
         f"max {max(values) / MIB:.1f}, last {values[-1] / MIB:.1f} MiB "
         f"(max - min {(max(values) - min(values)) / MIB:.1f} MiB); slope "
-        f"{_slope_per_hour(after) / MIB:+.2f} MiB/h over {len(after)} samples"
+        f"{_slope_per_hour(after) / MIB:+.2f} MiB/h ({_slope_per_hour(after) / 3600:+.0f} B per second of "
+        f"task) over {len(after)} samples"
     )
 
 
@@ -142,7 +143,9 @@ def main() -> None:
         started = time.monotonic()
         hard_limit = args.warmup + args.duration + 120
         with open(out / "race.log", "wb") as log:
-            race = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            race = subprocess.Popen(
+                cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
         root = psutil.Process(race.pid)
         series_total: list[tuple[float, float]] = []
         series_by_role: dict[str, list[tuple[float, float]]] = {"main": [], "workers": []}
@@ -153,14 +156,18 @@ def main() -> None:
                 while race.poll() is None:
                     elapsed = time.monotonic() - started
                     if elapsed > hard_limit:
-                        raise SystemExit(f"the race ran past {hard_limit} s; killed (log: {out / 'race.log'})")
+                        raise SystemExit(
+                            f"the race ran past {hard_limit} s; killed (log: {out / 'race.log'})"
+                        )
                     rows = _tree_rss(root)  # nice execs in place: root is esbench
                     for pid, role, rss in rows:
                         writer.writerow([f"{elapsed:.1f}", pid, role, rss])
                     fh.flush()
                     if rows:
                         series_total.append((elapsed, float(sum(r[2] for r in rows))))
-                        series_by_role["main"].append((elapsed, float(sum(r[2] for r in rows if r[1] == "main"))))
+                        series_by_role["main"].append(
+                            (elapsed, float(sum(r[2] for r in rows if r[1] == "main")))
+                        )
                         series_by_role["workers"].append(
                             (elapsed, float(sum(r[2] for r in rows if r[1] == "worker")))
                         )
@@ -180,7 +187,8 @@ def main() -> None:
     # nearest to the end of warmup as measured from the first sample with workers.
     first_worker = next((t for t, v in series_by_role["workers"] if v > 0), 0.0)
     warmup_end = first_worker + args.warmup
-    print(f"\nsoak of {args.duration} s after {args.warmup} s warmup, {args.clients} client(s), nice {args.nice}")
+    shape = f"{args.clients} client(s), nice {args.nice}"
+    print(f"\nsoak of {args.duration} s after {args.warmup} s warmup, {shape}")
     print(_summary("esbench process tree", series_total, warmup_end))
     print(_summary("main process", series_by_role["main"], warmup_end))
     print(_summary("worker processes", series_by_role["workers"], warmup_end))

@@ -180,7 +180,9 @@ def toxiproxy_server(log_path: Path, timeout_s: float = 15.0) -> Iterator[Toxipr
                 break
             except (OSError, RuntimeError):
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"toxiproxy did not answer on {server.api} within {timeout_s} s") from None
+                    raise RuntimeError(
+                        f"toxiproxy did not answer on {server.api} within {timeout_s} s"
+                    ) from None
                 time.sleep(0.05)
         yield server
     finally:

@@ -69,9 +69,7 @@ def classify(exc: BaseException) -> RequestFailure | None:
     if isinstance(exc, elastic_transport.TlsError):
         return RequestFailure(error_type=TLS, description=f"TLS error: {exc.message}", fatal=True)
     if isinstance(exc, elastic_transport.ConnectionError):
-        return RequestFailure(
-            error_type=CONNECTION, description=f"connection error: {exc.message}"
-        )
+        return RequestFailure(error_type=CONNECTION, description=f"connection error: {exc.message}")
     if isinstance(exc, elastic_transport.TransportError):
         return RequestFailure(error_type=TRANSPORT, description=str(exc.message))
     return None

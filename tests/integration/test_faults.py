@@ -49,7 +49,9 @@ def proxy(toxi: Toxiproxy, es_hosts: list[str], request: pytest.FixtureRequest) 
         toxi.call("DELETE", f"/proxies/{p.name}")
 
 
-def write_track(root: Path, *, search_s: int = 0, search_target: float = TARGET, bulk_target: float = 0) -> Path:
+def write_track(
+    root: Path, *, search_s: int = 0, search_target: float = TARGET, bulk_target: float = 0
+) -> Path:
     """A track on index ``faults``: a throttled match_all search (``search_s`` seconds at
     ``search_target`` ops/s after 1 s of warmup) and/or a throttled bulk (``bulk_target``
     requests/s of 100 documents of ~1 KB, 4 s after 1 s of warmup)."""
@@ -81,7 +83,11 @@ def write_track(root: Path, *, search_s: int = 0, search_target: float = TARGET,
         schedule.append(
             {
                 "name": "q",
-                "operation": {"operation-type": "search", "index": "faults", "body": {"query": {"match_all": {}}}},
+                "operation": {
+                    "operation-type": "search",
+                    "index": "faults",
+                    "body": {"query": {"match_all": {}}},
+                },
                 "warmup-time-period": 1,
                 "time-period": search_s,
                 "target-throughput": search_target,
@@ -137,8 +143,10 @@ def session_processes(pgid: int) -> list[str]:
     for p in psutil.process_iter(["status", "cmdline", "name", "ppid"]):
         try:
             if os.getpgid(p.pid) == pgid and p.info["status"] != psutil.STATUS_ZOMBIE:
-                found.append(f"{p.pid} {p.info['name']} ({p.info['status']}, parent {p.info['ppid']}): "
-                             + " ".join(p.info["cmdline"] or []))
+                found.append(
+                    f"{p.pid} {p.info['name']} ({p.info['status']}, parent {p.info['ppid']}): "
+                    + " ".join(p.info["cmdline"] or [])
+                )
         except (ProcessLookupError, psutil.Error):
             continue
     return found
@@ -178,7 +186,9 @@ def agree(report_file: Path, task: str) -> tuple[dict[str, Any], dict[str, Any]]
     assert stored.service_time_ms["50"] == from_file["service_time_ms"]["50"]
     rows = {m["metric"]: m for m in report["metrics"] if m.get("task") == task}
     assert rows["Median Throughput"]["value"] == pytest.approx(from_file["throughput_median"], rel=1e-3)
-    assert rows["50th percentile service time"]["value"] == pytest.approx(from_file["service_time_ms"]["50"], rel=1e-3)
+    assert rows["50th percentile service time"]["value"] == pytest.approx(
+        from_file["service_time_ms"]["50"], rel=1e-3
+    )
     assert rows["50th percentile latency"]["value"] == pytest.approx(from_file["latency_ms"]["50"], rel=1e-3)
     error_rate = 100.0 * from_file["error_count"] / from_file["sample_count"]
     assert rows["error rate"]["value"] == pytest.approx(error_rate, abs=0.01)
@@ -282,7 +292,7 @@ def test_fault_mid_race_is_counted_and_the_race_goes_on(fault, proxy, es_hosts, 
         proxy.remove_toxic("fault")
     ended = time.time()
     finish(proc)
-    result, rows = agree(report, "q")
+    result, _ = agree(report, "q")
     # Failed requests counted, with their reason; every error of the task is one of them.
     assert result["errors_by_type"].get("connection" if fault != "timeout" else "timeout", 0) > 0, result
     described = [d for d in result["error_descriptions"] if reason in d["reason"]]

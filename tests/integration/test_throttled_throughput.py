@@ -34,9 +34,7 @@ def search_total(host: str) -> int:
 @pytest.fixture
 def burners() -> Iterator[None]:
     """Two processes spinning on the CPU (a core each on a 2-core machine) for at most 120 s."""
-    procs = [
-        subprocess.Popen(["timeout", "120", sys.executable, "-c", "while True: pass"]) for _ in range(2)
-    ]
+    procs = [subprocess.Popen(["timeout", "120", sys.executable, "-c", "while True: pass"]) for _ in range(2)]
     try:
         yield
     finally:
@@ -60,7 +58,11 @@ def write_track(root: Path) -> Path:
             },
             {
                 "name": "q",
-                "operation": {"operation-type": "search", "index": "throttled", "body": {"query": {"match_all": {}}}},
+                "operation": {
+                    "operation-type": "search",
+                    "index": "throttled",
+                    "body": {"query": {"match_all": {}}},
+                },
                 # Four clients: one alone must see each response within 12.5 ms to keep 80 ops/s,
                 # which a node on a machine this busy does not always do.
                 "clients": 4,
@@ -98,7 +100,9 @@ def test_two_second_throttled_task_reports_what_it_sent_under_load(es_hosts, tmp
         assert proc.returncode == 0, proc.stderr[-3000:]
         served = search_total(es_hosts[0])  # the index is new: every search is this race's
         race_id = json.loads(report.read_text())["race"]["race_id"]
-        results = json.loads((Path(os.environ["ESBENCH_HOME"]) / "races" / race_id / "results.json").read_text())
+        results = json.loads(
+            (Path(os.environ["ESBENCH_HOME"]) / "races" / race_id / "results.json").read_text()
+        )
         (task,) = [t for t in results["tasks"] if t["task"] == "q"]
         # What was sent: every request of the schedule, counted by the node.
         assert served == task["sample_count"] == TARGET * PERIOD_S, (served, task["sample_count"])

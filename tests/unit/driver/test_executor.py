@@ -257,7 +257,9 @@ async def test_connection_errors_are_recorded_and_the_schedule_goes_on():
 
     calls["n"] = 0
     aborting = make_run(t, on_error="abort")
-    with pytest.raises(RaceAborted, match=r"Task 'search' aborted.*connection: connection error: Connection lost"):
+    with pytest.raises(
+        RaceAborted, match=r"Task 'search' aborted.*connection: connection error: Connection lost"
+    ):
         await drive(t, flaky, clock=clock, run=aborting)
     assert calls["n"] == 3
 
@@ -269,7 +271,7 @@ async def test_tls_failures_end_the_race_whatever_on_error_says_timeouts_do_not(
         raise elastic_transport.TlsError("certificate verify failed")
 
     t = task(op("search"), iterations=3)
-    with pytest.raises(ConnectionFailed, match="TLS error: certificate verify failed.*ca_certs"):
+    with pytest.raises(ConnectionFailed, match=r"TLS error: certificate verify failed.*ca_certs"):
         await drive(t, tls, clock=clock)
 
     def timeout(method, target, body):
