@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import time
 import traceback
@@ -209,9 +210,7 @@ class WorkerRuntime:
         self.clock = clock or SystemClock()
         self.http_factory = http_factory
         self.registry = (
-            registry
-            if registry is not None
-            else build_registry(init.track, init.registry_blob, init.corpora)
+            registry if registry is not None else build_registry(init.track, init.registry_blob, init.corpora)
         )
         self.context = RaceContext()
         self.clients: dict[int, EsbenchClient] = {}
@@ -230,7 +229,7 @@ class WorkerRuntime:
         """Handle messages until ``Shutdown`` (or the coordinator's end of the pipe closes)."""
         loop = asyncio.get_running_loop()
         self._stopped = loop.create_future()
-        loop.add_reader(self.conn.fileno(), self._on_readable)
+        watch_pipe(loop, self.conn, self._on_readable)
         self.send(Ready(worker_id=self.worker_id, step=-1))
         try:
             await self._stopped
@@ -460,6 +459,23 @@ def _new_loop() -> asyncio.AbstractEventLoop:
     except ImportError:  # pragma: no cover - uvloop is a dependency on POSIX
         return asyncio.new_event_loop()
     return uvloop.new_event_loop()
+
+
+def watch_pipe(loop: asyncio.AbstractEventLoop, conn: Connection, callback: Callable[[], None]) -> None:
+    """Call ``callback`` on ``loop`` whenever ``conn`` (the worker's end of its pipe) is readable,
+    keeping the pipe in blocking mode.
+
+    uvloop's ``add_reader`` (libuv ``uv_poll_init``) switches the descriptor to non-blocking. The
+    worker's ``conn.send`` and ``conn.recv`` are multiprocessing's blocking calls: on a
+    non-blocking pipe a message larger than the socket buffer (~200 KB) fails half way with
+    ``BlockingIOError``, which ``send`` took for a coordinator gone away, so the worker exited
+    with code 0 and its results were lost. The ``StepDone`` of an hour-long task (per-second
+    windows, ~1.2 KB each) is such a message: the one-hour soak of issue #26 ended with "worker
+    process 0 exited unexpectedly (exit code 0)" and no samples. The poll works the same on a
+    blocking descriptor; the worker reads only what ``poll()`` says is there.
+    """
+    loop.add_reader(conn.fileno(), callback)
+    os.set_blocking(conn.fileno(), True)
 
 
 def worker_main(conn: Connection, *, in_thread: bool = False) -> None:
