@@ -421,7 +421,9 @@ def run_challenge(
         esbench.exceptions.TrackError: the track's plugins cannot be loaded.
     """
     if settings.on_error not in tuple(OnError):
-        raise ConfigError(f"--on-error must be 'continue' or 'abort', got '{settings.on_error}'.")
+        raise ConfigError(
+            f"--on-error must be one of {', '.join(e.value for e in OnError)}, got '{settings.on_error}'."
+        )
     if settings.workers is not None and settings.workers < 0:
         raise ConfigError(f"The number of worker processes must be positive, got {settings.workers}.")
     challenge = filter_schedule(challenge, include=settings.include_tasks, exclude=settings.exclude_tasks)

@@ -404,7 +404,7 @@ class ClientExecutor:
                     # response left it incomplete: a 2-second task was reported from its first
                     # second alone, and a stall in that second showed as a fraction of the
                     # target although every request was sent; issue #26.)
-                    return await self._wait_until(deadline, name)
+                    return await self._wait_until(deadline)
             # Rally's TimePeriodBased: the clock ends the task, also for a client that fell
             # behind its schedule (its due times are still before the deadline).
             if deadline is not None and now() >= deadline:

@@ -83,10 +83,14 @@ class ClientOptions:
 class OnError(StrEnum):
     """``--on-error``: what a failed request does to the race (Rally's ``--on-error``)."""
 
-    #: Record the failed request and go on.
+    #: Record the failed request and go on; connection errors included (docs/driver.md).
     CONTINUE = "continue"
     #: Stop the race at the first failed request.
     ABORT = "abort"
+    #: Rally 2.13's spelling for "go on after connection errors too" (esrally ``driver.py``
+    #: ``execute_single``): accepted so that Rally command lines run unchanged, and the same as
+    #: ``continue`` here, which already records a refused or reset connection and goes on.
+    CONTINUE_ON_NETWORK = "continue-on-network"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -232,9 +232,11 @@ async def test_ignore_response_error_level_non_fatal_keeps_going():
     assert run.recorder.state().error_count == 3
 
 
-async def test_connection_errors_are_recorded_and_the_schedule_goes_on():
+@pytest.mark.parametrize("going_on", ["continue", "continue-on-network"])
+async def test_connection_errors_are_recorded_and_the_schedule_goes_on(going_on):
     # A node that resets connections for a while (issue #26): requests 3-5 fail, the client records
-    # them with their reason and carries on with the rest of its iterations.
+    # them with their reason and carries on with the rest of its iterations. Rally's spelling
+    # continue-on-network means the same here.
     clock = FakeClock(START)
     calls = {"n": 0}
 
@@ -246,7 +248,7 @@ async def test_connection_errors_are_recorded_and_the_schedule_goes_on():
         return 200, SEARCH_RESPONSE
 
     t = task(op("search"), iterations=8)
-    run = await drive(t, flaky, clock=clock)
+    run = await drive(t, flaky, clock=clock, run=make_run(t, on_error=going_on))
     state = run.recorder.state()
     assert calls["n"] == 8
     assert state.sample_count == 8 and state.error_count == 3
