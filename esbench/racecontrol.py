@@ -29,11 +29,10 @@ import elastic_transport
 from esbench import __version__
 from esbench.console import Console
 from esbench.corpus import CorpusSet, corpora_read, prepare_corpora
-from esbench.driver.client import ConnectionSettings, EsbenchClient, create_client, host_for_display
+from esbench.driver.client import ConnectionSettings, EsbenchClient, create_client
 from esbench.driver.driver import DriverOutcome, run_challenge
 from esbench.driver.filters import filter_schedule
 from esbench.driver.registry import Registry, prepare_race
-from esbench.driver.settings import DEFAULT_TIMEOUT
 from esbench.driver.target import TargetDistribution, TargetHttpError, detect_distribution
 from esbench.exceptions import ConfigError, ConnectionFailed, EsbenchError, UserInterrupted
 from esbench.home import home_subdir
@@ -53,7 +52,7 @@ from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED, RaceResu
 from esbench.results.store import ResultsStore
 from esbench.results.store_probe import check_reachable
 from esbench.settings import PIPELINE_BENCHMARK_ONLY, PIPELINE_FROM_DISTRIBUTION, RaceSettings
-from esbench.targets import error_text, secured_client_options, transport_failure_message
+from esbench.targets import secured_client_options, unreachable_message
 from esbench.telemetry.race import attach_telemetry, check_telemetry, provisioned_nodes, start_telemetry
 from esbench.telemetry.session import TelemetryResult, TelemetrySession
 from esbench.track import Track, load_track
@@ -349,7 +348,7 @@ def _connect(
             try:
                 health = await es.cluster.health()
             except Exception as e:  # translated into one user-facing error
-                raise ConnectionFailed(_connection_message(hosts, e, settings), cause=e) from e
+                raise ConnectionFailed(unreachable_message(hosts, e, settings.client_options), cause=e) from e
             snapshot = await take_cluster_snapshot(es)
             info = ClusterInfo(
                 version=target.version, nodes=health.body.get("number_of_nodes"), flavor=target.flavor.value
@@ -366,38 +365,13 @@ async def _detect(hosts: tuple[str, ...], settings: RaceSettings) -> TargetDistr
     try:
         return await detect_distribution(es.http)
     except (TargetHttpError, elastic_transport.TransportError) as e:
-        raise ConnectionFailed(_connection_message(hosts, e, settings), cause=e) from e
+        raise ConnectionFailed(unreachable_message(hosts, e, settings.client_options), cause=e) from e
     finally:
         await es.close()
 
 
 def _admin_client(hosts: tuple[str, ...], settings: RaceSettings) -> EsbenchClient:
     return create_client(ConnectionSettings.create(hosts, settings.client_options))
-
-
-def _connection_message(
-    hosts: tuple[str, ...], error: Exception, settings: RaceSettings | None = None
-) -> str:
-    status = getattr(error, "status_code", None) or getattr(getattr(error, "meta", None), "status", None)
-    where = ", ".join(host_for_display(h) for h in hosts)
-    tls = transport_failure_message(where, error, settings.client_options if settings else None)
-    if tls is not None:
-        return tls
-    if status == 401:
-        return (
-            f"The cluster at {where} rejected the credentials (HTTP 401). Give them with "
-            "--client-options=\"basic_auth_user:'USER',basic_auth_password:'PASS'\" or the environment "
-            "variables ESBENCH_USERNAME/ESBENCH_PASSWORD (or ESBENCH_API_KEY)."
-        )
-    if status == 403:
-        return f"The cluster at {where} refused access (HTTP 403): the user lacks the monitor privilege."
-    timeout = settings.client_options.timeout if settings else DEFAULT_TIMEOUT
-    return (
-        f"Cannot reach Elasticsearch at {where}: {type(error).__name__}: {error_text(error)}. "
-        "Check --target-hosts (host:port), that the node is running, and use_ssl/verify_certs in "
-        f"--client-options for HTTPS. (A host that does not answer is given up after the client "
-        f"timeout, {timeout:g} s: --client-options=timeout:SECONDS.)"
-    )
 
 
 def _snapshot(hosts: tuple[str, ...], settings: RaceSettings) -> ClusterStatsSnapshot | None:

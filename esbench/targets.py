@@ -13,7 +13,8 @@ from typing import Any
 
 import elastic_transport
 
-from esbench.driver.client import ClientOptions
+from esbench.driver.client import ClientOptions, host_for_display
+from esbench.driver.settings import DEFAULT_TIMEOUT
 from esbench.provision.security import SecurityMaterial
 
 
@@ -76,3 +77,33 @@ def transport_failure_message(where: str, error: BaseException, options: ClientO
                 f"https:// hosts). Transport error: {text}."
             )
     return None
+
+
+def unreachable_message(hosts: tuple[str, ...], error: Exception, options: ClientOptions | None) -> str:
+    """One paragraph for a cluster that could not be asked (race control's first requests).
+
+    ``hosts``: ``host:port`` strings as given; ``options``: the client options in use (None: the
+    defaults). TLS failures get :func:`transport_failure_message`; HTTP 401/403 say which
+    credentials or privilege to give; anything else names the hosts, the error and the client
+    timeout that bounded the attempt.
+    """
+    status = getattr(error, "status_code", None) or getattr(getattr(error, "meta", None), "status", None)
+    where = ", ".join(host_for_display(h) for h in hosts)
+    tls = transport_failure_message(where, error, options)
+    if tls is not None:
+        return tls
+    if status == 401:
+        return (
+            f"The cluster at {where} rejected the credentials (HTTP 401). Give them with "
+            "--client-options=\"basic_auth_user:'USER',basic_auth_password:'PASS'\" or the environment "
+            "variables ESBENCH_USERNAME/ESBENCH_PASSWORD (or ESBENCH_API_KEY)."
+        )
+    if status == 403:
+        return f"The cluster at {where} refused access (HTTP 403): the user lacks the monitor privilege."
+    timeout = options.timeout if options is not None else DEFAULT_TIMEOUT
+    return (
+        f"Cannot reach Elasticsearch at {where}: {type(error).__name__}: {error_text(error)}. "
+        "Check --target-hosts (host:port), that the node is running, and use_ssl/verify_certs in "
+        f"--client-options for HTTPS. (A host that does not answer is given up after the client "
+        f"timeout, {timeout:g} s: --client-options=timeout:SECONDS.)"
+    )

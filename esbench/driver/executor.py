@@ -38,12 +38,12 @@ at once, also in a wait, and aborts in-flight requests (the worker cancels the c
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from esbench.compat.errors import plugin_failure, reraise_for_plugin
 from esbench.driver.allocator import ClientAllocation, ClientPlan
+from esbench.driver.clock import Clock, SystemClock, wake_up
 from esbench.driver.context import RaceContext, current_context
 from esbench.driver.errors import note_failure
 from esbench.driver.looplimits import loop_limits
@@ -64,36 +64,6 @@ _UNITS = {
     "scroll-search": "pages/s",
     "composite-agg": "pages/s",
 }
-
-
-class Clock(Protocol):
-    """Time source of the executor (injected so tests can simulate time)."""
-
-    def now(self) -> float:
-        """Monotonic seconds (``perf_counter`` scale)."""
-        ...
-
-    async def sleep(self, seconds: float, wake: asyncio.Future[None]) -> None:
-        """Return after ``seconds`` or as soon as ``wake`` is done, whichever comes first."""
-        ...
-
-
-def _resolve(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
-
-
-class SystemClock:
-    """The real clock: ``time.perf_counter`` and event-loop timers."""
-
-    now = staticmethod(time.perf_counter)
-
-    async def sleep(self, seconds: float, wake: asyncio.Future[None]) -> None:
-        handle = asyncio.get_running_loop().call_later(seconds, _resolve, wake)
-        try:
-            await wake
-        finally:
-            handle.cancel()
 
 
 class StepControl:
@@ -128,7 +98,7 @@ class StepControl:
 
     def _wake_all(self) -> None:
         for waiter in list(self._waiters):
-            _resolve(waiter)
+            wake_up(waiter)
 
     def new_waiter(self) -> asyncio.Future[None]:
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()

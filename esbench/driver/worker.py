@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import signal
 import time
 import traceback
@@ -29,10 +28,12 @@ from typing import TYPE_CHECKING, Any
 
 from esbench.driver.allocator import ClientPlan
 from esbench.driver.client import ConnectionSettings, EsbenchClient, create_client
+from esbench.driver.clock import Clock, SystemClock
 from esbench.driver.context import RaceContext
-from esbench.driver.executor import ClientExecutor, Clock, StepControl, SystemClock, TaskRun
+from esbench.driver.executor import ClientExecutor, StepControl, TaskRun
 from esbench.driver.http import HttpTransport
 from esbench.driver.taskruns import build_registry, build_task_runs
+from esbench.driver.workerloop import new_loop, watch_pipe
 from esbench.exceptions import EsbenchError
 from esbench.metrics.recorder import RecorderState
 from esbench.racelog import attach_worker_log
@@ -453,31 +454,6 @@ class WorkerRuntime:
                 await step.runner
 
 
-def _new_loop() -> asyncio.AbstractEventLoop:
-    try:
-        import uvloop
-    except ImportError:  # pragma: no cover - uvloop is a dependency on POSIX
-        return asyncio.new_event_loop()
-    return uvloop.new_event_loop()
-
-
-def watch_pipe(loop: asyncio.AbstractEventLoop, conn: Connection, callback: Callable[[], None]) -> None:
-    """Call ``callback`` on ``loop`` whenever ``conn`` (the worker's end of its pipe) is readable,
-    keeping the pipe in blocking mode.
-
-    uvloop's ``add_reader`` (libuv ``uv_poll_init``) switches the descriptor to non-blocking. The
-    worker's ``conn.send`` and ``conn.recv`` are multiprocessing's blocking calls: on a
-    non-blocking pipe a message larger than the socket buffer (~200 KB) fails half way with
-    ``BlockingIOError``, which ``send`` took for a coordinator gone away, so the worker exited
-    with code 0 and its results were lost. The ``StepDone`` of an hour-long task (per-second
-    windows, ~1.2 KB each) is such a message: the one-hour soak of issue #26 ended with "worker
-    process 0 exited unexpectedly (exit code 0)" and no samples. The poll works the same on a
-    blocking descriptor; the worker reads only what ``poll()`` says is there.
-    """
-    loop.add_reader(conn.fileno(), callback)
-    os.set_blocking(conn.fileno(), True)
-
-
 def worker_main(conn: Connection, *, in_thread: bool = False) -> None:
     """Entry point of a worker process (or thread): receive ``InitWorker``, serve until shutdown."""
     if not in_thread:
@@ -494,7 +470,7 @@ def worker_main(conn: Connection, *, in_thread: bool = False) -> None:
         with contextlib.suppress(BrokenPipeError, OSError):
             conn.send(Ready(worker_id=getattr(init, "worker_id", -1), step=-1, error=as_worker_error(exc)))
         return
-    with asyncio.Runner(loop_factory=_new_loop) as runner:
+    with asyncio.Runner(loop_factory=new_loop) as runner:
         runner.run(runtime.serve())
 
 
@@ -507,5 +483,5 @@ def run_in_thread(
     except Exception as exc:
         conn.send(Ready(worker_id=init.worker_id, step=-1, error=as_worker_error(exc)))
         return
-    with asyncio.Runner(loop_factory=_new_loop) as runner:
+    with asyncio.Runner(loop_factory=new_loop) as runner:
         runner.run(runtime.serve())
