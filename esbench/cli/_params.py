@@ -161,14 +161,16 @@ def number_list(convert: Callable[[str], float], option: str) -> Check:
     return check
 
 
-def _positive_int(text: str) -> int:
+def positive_int(text: str) -> int:
+    """A whole number >= 1 from ``text``; raises ValueError (``int()``'s, or "must be at least 1")."""
     value = int(text)
     if value < 1:
         raise ValueError("must be at least 1")
     return value
 
 
-def _positive_float(text: str) -> float:
+def positive_float(text: str) -> float:
+    """A number > 0 from ``text``; raises ValueError (``float()``'s, or "must be above 0")."""
     value = float(text)
     if not value > 0:
         raise ValueError("must be above 0")
@@ -245,10 +247,10 @@ OPTION_TYPES: dict[str, click.ParamType] = {
     "telemetry_params": params_type("--telemetry-params"),
     "user_tag": USER_TAGS,
     "load_driver_hosts": ValidatedText("hosts", empty_ok=True),
-    "clients_list": _list_type(_positive_int, "--clients"),
-    "bulk_list": _list_type(_positive_int, "--bulk-size"),
-    "nodes_list": _list_type(_positive_int, "--nodes"),
-    "rates_list": _list_type(_positive_float, "--target-throughput"),
+    "clients_list": _list_type(positive_int, "--clients"),
+    "bulk_list": _list_type(positive_int, "--bulk-size"),
+    "nodes_list": _list_type(positive_int, "--nodes"),
+    "rates_list": _list_type(positive_float, "--target-throughput"),
     "hot": ValidatedText("period", _retention("--hot"), wrong_example="ten days", numbers=True),
     "warm": ValidatedText("period", _retention("--warm"), wrong_example="ten days", numbers=True),
     "cold": ValidatedText("period", _retention("--cold"), wrong_example="ten days", numbers=True),

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from esbench.cli import main
-from esbench.cli._params import ValidatedText
+from esbench.cli._params import ValidatedText, positive_float, positive_int
 from esbench.cli._planning_options import (
     ALLOW_TEST_MODE_OPTION,
     PARAMS_OPTION,
@@ -125,10 +125,10 @@ def sweep(
 
     fixed, param, param_values = _split_sweep_params(track_params)
     given: list[tuple[Dimension, str, str | None, Callable[[str], float] | None]] = [
-        (Dimension.CLIENTS, "--clients", clients_list, _positive_int),
-        (Dimension.TARGET_THROUGHPUT, "--target-throughput", rates_list, _positive_float),
-        (Dimension.BULK_SIZE, "--bulk-size", bulk_list, _positive_int),
-        (Dimension.NODES, "--nodes", nodes_list, _positive_int),
+        (Dimension.CLIENTS, "--clients", clients_list, positive_int),
+        (Dimension.TARGET_THROUGHPUT, "--target-throughput", rates_list, positive_float),
+        (Dimension.BULK_SIZE, "--bulk-size", bulk_list, positive_int),
+        (Dimension.NODES, "--nodes", nodes_list, positive_int),
     ]
     chosen = [g for g in given if g[2] is not None]
     if param:
@@ -178,20 +178,6 @@ def sweep(
 sweep.params = [p for p in sweep.params if p.name != "nodes"] + [
     click.Option(["--nodes", "nodes_list"], default=None, help="Sweep provisioned node counts, e.g. 1,2,3.")
 ]
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise ValueError("must be at least 1")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise ValueError("must be positive")
-    return value
 
 
 @main.group()
