@@ -34,7 +34,10 @@ def search_total(host: str) -> int:
 @pytest.fixture
 def burners() -> Iterator[None]:
     """Two processes spinning on the CPU (a core each on a 2-core machine) for at most 120 s."""
-    procs = [subprocess.Popen(["timeout", "120", sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    # The burner bounds itself and is killed directly: killing a `timeout` wrapper with SIGKILL
+    # left its child spinning for the rest of the suite.
+    spin = "import time\nend = time.monotonic() + 120\nwhile time.monotonic() < end:\n    pass\n"
+    procs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(2)]
     try:
         yield
     finally:
