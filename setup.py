@@ -40,9 +40,9 @@ setup(
             optional=True,
         ),
         Extension(
-            "esbench.driver._connection",
-            [f"esbench/driver/{name}.c" for name in ("_connection", "_received", "_prepared", "_response", "_timing")],
-            depends=["esbench/_capi.h", "esbench/driver/_connection.h"],
+            "esbench.driver.transport._connection",
+            [f"esbench/driver/transport/{name}.c" for name in ("_connection", "_received", "_prepared", "_response", "_timing")],
+            depends=["esbench/_capi.h", "esbench/driver/transport/_connection.h"],
             optional=True,
         ),
     ],

@@ -24,7 +24,16 @@ COMMANDS = {
     "esbench --help": [sys.executable, "-m", "esbench", "--help"],
     "esbench race --help": [sys.executable, "-m", "esbench", "race", "--help"],
 }
-HEAVY = ("esbench.driver.driver", "elasticsearch", "aiohttp", "jinja2", "jsonschema", "hdrh", "psutil", "ray")
+HEAVY = (
+    "esbench.driver.coordinator.run",
+    "elasticsearch",
+    "aiohttp",
+    "jinja2",
+    "jsonschema",
+    "hdrh",
+    "psutil",
+    "ray",
+)
 
 
 def _source_root() -> str:

@@ -76,8 +76,8 @@ def expansion_rate(config: Path, bulks: int = 40, base: Path | None = None) -> f
     process; CPU time, so other processes on the machine hardly change it)."""
     from esbench.adhoc.loadgen import load_config
     from esbench.adhoc.track import LoadShape, build_track
-    from esbench.driver.params.base import operation_params
-    from esbench.driver.params.template_source import TemplatedRequestParamSource
+    from esbench.driver.worker.params.base import operation_params
+    from esbench.driver.worker.params.template_source import TemplatedRequestParamSource
 
     cfg = load_config(config, base=base)
     track = build_track(

@@ -38,8 +38,8 @@ from driver_helpers import StubProcess, challenge, op, task, track  # noqa: E402
 from ray_cluster import RayCluster  # noqa: E402
 from sidebyside.nginx_stub import NginxStub  # noqa: E402
 
-from esbench.driver.client import ClientOptions  # noqa: E402
-from esbench.driver.driver import DriverSettings, run_challenge, tasks_of  # noqa: E402
+from esbench.driver.coordinator.run import DriverSettings, run_challenge, tasks_of  # noqa: E402
+from esbench.driver.transport.client import ClientOptions  # noqa: E402
 
 WORKERS = 3
 

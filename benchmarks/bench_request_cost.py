@@ -8,8 +8,9 @@ Run::
 Starts the loopback nginx stub of ``benchmarks/sidebyside/`` (an instant Elasticsearch) and, in one
 process on one uvloop event loop (what one worker process of the driver runs), ``--clients``
 clients of a ``search`` task (``match_all``, unthrottled, ``--requests`` requests in all) through the
-real per-client path: :class:`esbench.driver.executor.ClientExecutor` → the built-in ``search``
-runner → :class:`esbench.driver.rawhttp.RawHttpTransport` → :class:`esbench.metrics.recorder.TaskRecorder`.
+real per-client path: :class:`esbench.driver.worker.executor.ClientExecutor` → the built-in ``search``
+runner → :class:`esbench.driver.transport.rawhttp.RawHttpTransport` →
+:class:`esbench.metrics.recorder.TaskRecorder`.
 ``--operation bulk`` sends bulks of ``--bulk-size`` small documents instead.
 
 Prints, per run, the process CPU time per request (µs: user + system, so the socket system calls
@@ -42,14 +43,14 @@ def _one_run(args: argparse.Namespace) -> dict[str, float]:
 
     import uvloop
 
-    from esbench.driver.allocator import ClientAllocation, ClientPlan
-    from esbench.driver.client import ClientOptions, ConnectionSettings, create_client
-    from esbench.driver.context import RaceContext
-    from esbench.driver.executor import ClientExecutor, StepControl, TaskRun
-    from esbench.driver.registry import default_registry
-    from esbench.driver.runners.base import PREPARED
-    from esbench.driver.runners.bulk import prepare_bulk
-    from esbench.driver.taskruns import build_task_runs
+    from esbench.driver.coordinator.allocator import ClientAllocation, ClientPlan
+    from esbench.driver.transport.client import ClientOptions, ConnectionSettings, create_client
+    from esbench.driver.worker.context import RaceContext
+    from esbench.driver.worker.executor import ClientExecutor, StepControl, TaskRun
+    from esbench.driver.worker.registry import default_registry
+    from esbench.driver.worker.runners.base import PREPARED
+    from esbench.driver.worker.runners.bulk import prepare_bulk
+    from esbench.driver.worker.taskruns import build_task_runs
     from esbench.track.model import Challenge, Operation, Task, Track
 
     bulk_body = b""

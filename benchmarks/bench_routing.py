@@ -37,12 +37,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from esbench.driver.client import ClientOptions, ConnectionSettings, create_client
-from esbench.driver.routing import IndexRouting, default_routing_num_shards
-from esbench.driver.runners.base import PREPARED
-from esbench.driver.runners.bulk import Bulk, prepare_bulk
-from esbench.driver.runners.routed_bulk import BulkSplitter, IdGenerator, RoutingAware
-from esbench.driver.shardmap import IndexShards
+from esbench.driver.transport.client import ClientOptions, ConnectionSettings, create_client
+from esbench.driver.transport.routing import IndexRouting, default_routing_num_shards
+from esbench.driver.transport.shardmap import IndexShards
+from esbench.driver.worker.runners.base import PREPARED
+from esbench.driver.worker.runners.bulk import Bulk, prepare_bulk
+from esbench.driver.worker.runners.routed_bulk import BulkSplitter, IdGenerator, RoutingAware
 
 INDEX = "bench-routing"
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))

@@ -50,9 +50,7 @@ def rally_requests(host: str, race_id: str) -> dict[str, int]:
     _get(host, "/rally-metrics-*/_refresh", method="POST")
     query = {
         "size": 0,
-        "query": {
-            "bool": {"filter": [{"term": {"race-id": race_id}}, {"term": {"name": "service_time"}}]}
-        },
+        "query": {"bool": {"filter": [{"term": {"race-id": race_id}}, {"term": {"name": "service_time"}}]}},
         "aggs": {
             "tasks": {
                 "terms": {"field": "task", "size": 100},
@@ -142,9 +140,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument(
-        "--home", type=Path, default=Path.home() / ".esbench-bench", help="state directory"
-    )
+    parser.add_argument("--home", type=Path, default=Path.home() / ".esbench-bench", help="state directory")
     parser.add_argument("--hosts", help="use this running node (host:port) instead of provisioning one")
     parser.add_argument("--node-version", default="8.8.2", help="Elasticsearch of the provisioned node")
     args = parser.parse_args()

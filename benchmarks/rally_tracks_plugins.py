@@ -32,7 +32,7 @@ import json, sys
 from pathlib import Path
 from esbench.compat.processors import effective_processors
 from esbench.compat.trackconvert import from_rally, to_rally
-from esbench.driver.registry import default_registry
+from esbench.driver.worker.registry import default_registry
 from esbench.exceptions import EsbenchError
 from esbench.track import load_track
 from esbench.track.plugins import load_plugins
@@ -88,7 +88,11 @@ def main() -> int:
         name = root.relative_to(args.checkout).as_posix()
         proc = subprocess.run(
             # cwd: the track, so that "-c" imports the esbench of the environment, not of the cwd.
-            [sys.executable, "-c", _CHILD, str(root)], capture_output=True, text=True, timeout=300, cwd=root
+            [sys.executable, "-c", _CHILD, str(root)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=root,
         )
         try:
             results[name] = json.loads(proc.stdout.strip().splitlines()[-1])

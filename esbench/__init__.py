@@ -28,8 +28,8 @@ _EXPORTS = {
     "RaceResult": "esbench.results.model",
     "TaskResult": "esbench.results.model",
     "ResultsStore": "esbench.results.store",
-    "Registry": "esbench.driver.registry",
-    "default_registry": "esbench.driver.registry",
+    "Registry": "esbench.driver.worker.registry",
+    "default_registry": "esbench.driver.worker.registry",
     "ProvisionSettings": "esbench.provision.settings",
     "provision_cluster": "esbench.provision.cluster",
 }
@@ -52,7 +52,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from esbench.driver.registry import Registry, default_registry
+    from esbench.driver.worker.registry import Registry, default_registry
     from esbench.exceptions import EsbenchError
     from esbench.provision.cluster import provision_cluster
     from esbench.provision.settings import ProvisionSettings

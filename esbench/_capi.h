@@ -1,5 +1,5 @@
 /*
- * Helpers shared by esbench's C extensions (esbench.metrics._accumulator, esbench.driver._connection):
+ * Helpers shared by esbench's C extensions (esbench.metrics._accumulator, esbench.driver.transport._connection):
  * interned names and the binding of a vectorcall's arguments to parameter names.
  */
 #ifndef ESBENCH_CAPI_H

@@ -13,9 +13,9 @@ import os
 from types import ModuleType
 
 #: The extension modules. Their Python twins: ``esbench.metrics.accumulator`` for
-#: ``_accumulator``; ``esbench.driver.connectioncore``, ``http.PyRawResponse`` and
+#: ``_accumulator``; ``esbench.driver.transport.connectioncore``, ``http.PyRawResponse`` and
 #: ``timing.PyRequestTiming`` for ``_connection``.
-EXTENSIONS = ("esbench.metrics._accumulator", "esbench.driver._connection")
+EXTENSIONS = ("esbench.metrics._accumulator", "esbench.driver.transport._connection")
 
 
 def pure_python_requested() -> bool:

@@ -1,6 +1,6 @@
 """Live progress of a race: a rich display on a terminal, plain lines otherwise.
 
-Fed by the driver's :class:`~esbench.driver.driver.Progress` callback (about once a second per
+Fed by the driver's :class:`~esbench.driver.coordinator.run.Progress` callback (about once a second per
 running task). On a terminal every task gets a row that updates in place: task name, a bar with the
 percentage done (a pulsing bar for tasks that end at an unknown point), the elapsed time of the
 task, the current throughput (over the last progress interval, warmup included) and the error count
@@ -18,8 +18,8 @@ from types import TracebackType
 from typing import Any
 
 from esbench.console import Console
-from esbench.driver.driver import Progress
-from esbench.driver.waits import WAIT_NOTE_INTERVAL
+from esbench.driver.coordinator.run import Progress
+from esbench.driver.worker.waits import WAIT_NOTE_INTERVAL
 
 
 def wait_line(p: Progress) -> str:

@@ -29,11 +29,11 @@ import elastic_transport
 from esbench import __version__
 from esbench.console import Console
 from esbench.corpus import CorpusSet, corpora_read, prepare_corpora
-from esbench.driver.client import ConnectionSettings, EsbenchClient, create_client
-from esbench.driver.driver import DriverOutcome, run_challenge
-from esbench.driver.filters import filter_schedule
-from esbench.driver.registry import Registry, prepare_race
-from esbench.driver.target import TargetDistribution, TargetHttpError, detect_distribution
+from esbench.driver.coordinator.filters import filter_schedule
+from esbench.driver.coordinator.run import DriverOutcome, run_challenge
+from esbench.driver.transport.client import ConnectionSettings, EsbenchClient, create_client
+from esbench.driver.transport.target import TargetDistribution, TargetHttpError, detect_distribution
+from esbench.driver.worker.registry import Registry, prepare_race
 from esbench.exceptions import ConfigError, ConnectionFailed, EsbenchError, UserInterrupted
 from esbench.home import home_subdir
 from esbench.live_progress import LiveProgress
@@ -62,10 +62,11 @@ from esbench.track.warmup import short_bulk_warnings
 
 logger = logging.getLogger(__name__)
 
+
 @dataclass(frozen=True, kw_only=True)
 class ClusterInfo:
     """What the race records about the target cluster: version and node count, and the product
-    (``elasticsearch`` or ``opensearch``, :mod:`esbench.driver.target`)."""
+    (``elasticsearch`` or ``opensearch``, :mod:`esbench.driver.transport.target`)."""
 
     version: str | None
     nodes: int | None

@@ -34,7 +34,7 @@ from esbench.metrics.errors import describe_line
 from esbench.results.model import RaceResult
 
 if TYPE_CHECKING:
-    from esbench.driver.client import Credentials
+    from esbench.driver.transport.client import Credentials
 
 #: File name of the race log inside the race directory.
 LOG_FILE_NAME = "esbench.log"
@@ -83,7 +83,7 @@ def race_secrets(settings: Any) -> tuple[str, ...]:
     """The secrets of a race's settings (:class:`esbench.settings.RaceSettings`): client options,
     the environment and ``user:password@`` in the target hosts."""
     # Imported here: reporting reads race_log_path without pulling in the load driver.
-    from esbench.driver.client import ConnectionSettings, resolve_credentials
+    from esbench.driver.transport.client import ConnectionSettings, resolve_credentials
 
     credentials = resolve_credentials(settings.client_options)
     if settings.target_hosts:

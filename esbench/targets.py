@@ -13,8 +13,8 @@ from typing import Any
 
 import elastic_transport
 
-from esbench.driver.client import ClientOptions, host_for_display
 from esbench.driver.settings import DEFAULT_TIMEOUT
+from esbench.driver.transport.client import ClientOptions, host_for_display
 from esbench.provision.security import SecurityMaterial
 
 

@@ -27,9 +27,9 @@ import yaml
 from esbench.adhoc.loadgen_dsl import parse_dsl
 from esbench.adhoc.loadgen_runner import RunnerOptions, runner_options
 from esbench.adhoc.track import Endpoint, Stream, split_url
-from esbench.driver.params.template_assert import compile_assertion
-from esbench.driver.params.template_source import basic_auth_header
-from esbench.driver.params.template_vars import env_value, parse_variable
+from esbench.driver.worker.params.template_assert import compile_assertion
+from esbench.driver.worker.params.template_source import basic_auth_header
+from esbench.driver.worker.params.template_vars import env_value, parse_variable
 from esbench.exceptions import ConfigError
 
 TOP_KEYS = frozenset({"env", "variables", "requests", "runner", "statsd"})

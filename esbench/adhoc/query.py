@@ -13,7 +13,7 @@ from typing import Any
 
 from esbench.adhoc.race import adhoc_settings
 from esbench.adhoc.track import LoadShape, Stream, build_track, split_url
-from esbench.driver.params.template_vars import read_lines
+from esbench.driver.worker.params.template_vars import read_lines
 from esbench.exceptions import ConfigError
 from esbench.settings import RaceSettings
 

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from esbench.adhoc.track import Endpoint, hosts_of
-from esbench.driver.client import ClientOptions
-from esbench.driver.params.base import operation_params
-from esbench.driver.params.template_source import TemplatedRequestParamSource
+from esbench.driver.transport.client import ClientOptions
+from esbench.driver.worker.params.base import operation_params
+from esbench.driver.worker.params.template_source import TemplatedRequestParamSource
 from esbench.exceptions import ConfigError
 from esbench.settings import PIPELINE_FROM_DISTRIBUTION, RaceSettings
 from esbench.track.model import Track

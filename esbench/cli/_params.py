@@ -88,7 +88,7 @@ def _without_option_prefix(message: str, param: click.Parameter | None) -> str:
 
 
 def _hosts(text: str) -> None:
-    from esbench.driver.client import host_urls
+    from esbench.driver.transport.client import host_urls
 
     hosts = [h.strip() for h in text.split(",")]
     if any(not h for h in hosts):
@@ -97,7 +97,7 @@ def _hosts(text: str) -> None:
 
 
 def _client_options(text: str) -> None:
-    from esbench.driver.client import parse_client_options
+    from esbench.driver.transport.client import parse_client_options
 
     parse_client_options(text)
 
@@ -113,7 +113,7 @@ def _params(option: str) -> Check:
 
 def _task_filters(option: str) -> Check:
     def check(text: str) -> None:
-        from esbench.driver.filters import parse_task_filters
+        from esbench.driver.coordinator.filters import parse_task_filters
 
         parse_task_filters(tuple(s.strip() for s in text.split(",") if s.strip()), option=option)
 
@@ -133,7 +133,7 @@ def _tag_filter(text: str) -> None:
 
 
 def _ray_address(text: str) -> None:
-    from esbench.driver.pools.ray_pool import parse_ray_address
+    from esbench.driver.coordinator.pools.ray_pool import parse_ray_address
 
     parse_ray_address(text)
 
@@ -229,7 +229,7 @@ def params_type(option: str) -> ValidatedText:
 
 
 def filters_type(option: str) -> ValidatedText:
-    """Task filters: ``NAME``, ``type:OPTYPE``, ``tag:TAG`` (:mod:`esbench.driver.filters`)."""
+    """Task filters: ``NAME``, ``type:OPTYPE``, ``tag:TAG`` (:mod:`esbench.driver.coordinator.filters`)."""
     return ValidatedText("filters", _task_filters(option), empty_ok=True, wrong_example="kind:search")
 
 

@@ -18,7 +18,7 @@ from esbench.cli._provision_options import PROVISION_OPTION_NAMES, provision_opt
 from esbench.cli._tags import parse_user_tags
 from esbench.cli._track_source import pop_track_source, track_source_options
 from esbench.console import Console
-from esbench.driver.filters import parse_task_filters
+from esbench.driver.coordinator.filters import parse_task_filters
 from esbench.driver.settings import DriverSettings
 from esbench.exceptions import UserError
 from esbench.planning.dimensions import Dimension, sweep_id
@@ -83,7 +83,7 @@ def base_settings(opts: dict[str, Any], *, track_params: dict[str, Any]) -> tupl
     task = opts.pop("task")
     if not task:
         raise UserError("Give the task to measure with --task=NAME (see 'esbench info' for a track's tasks).")
-    from esbench.driver.client import host_urls, parse_client_options
+    from esbench.driver.transport.client import host_urls, parse_client_options
 
     hosts = tuple(h.strip() for h in (opts.pop("target_hosts") or "").split(",") if h.strip())
     if hosts:

@@ -57,7 +57,7 @@ def _with_race_options(command: click.Command) -> click.Command:
 
 def _base_settings(options: dict[str, Any]) -> RaceSettings:
     """The shared race options as settings (the track is added by the caller)."""
-    from esbench.driver.client import parse_client_options
+    from esbench.driver.transport.client import parse_client_options
 
     provision = {name: options.pop(name) for name in PROVISION_OPTION_NAMES}
     pipeline = options.pop("pipeline")
@@ -392,7 +392,7 @@ def _loadgen_exit(result: Any, *, assert_invalid: bool, assert_error: bool) -> N
     """Exit like Loadgen after a completed run: list the failed assertions per request (count,
     first reasons with the expected and the actual value) and exit 1 with ``assert_invalid``;
     exit 2 with ``assert_error`` when requests got no response."""
-    from esbench.driver.outcome import CONNECTION, TIMEOUT, TLS, TRANSPORT
+    from esbench.driver.worker.outcome import CONNECTION, TIMEOUT, TLS, TRANSPORT
 
     # Requests that got no response are Loadgen's "errors" (loader.go: err != nil).
     no_response = {TRANSPORT, TIMEOUT, CONNECTION, TLS}

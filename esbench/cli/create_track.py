@@ -40,7 +40,7 @@ def create_track_command(
     quiet: bool,
 ) -> None:
     """Write a track (index bodies, corpora with -1k test-mode files, a default challenge) from a cluster."""
-    from esbench.driver.client import parse_client_options
+    from esbench.driver.transport.client import parse_client_options
     from esbench.tracker import create_track
 
     console = Console(quiet=quiet)

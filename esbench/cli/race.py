@@ -21,7 +21,7 @@ from esbench.cli._track_source import (
     track_source_options,
 )
 from esbench.console import Console
-from esbench.driver.filters import parse_task_filters
+from esbench.driver.coordinator.filters import parse_task_filters
 from esbench.driver.settings import DriverSettings, LoadDriver, OnError
 from esbench.exceptions import UserError, UserInterrupted
 from esbench.reporting.formats import ReportFormat
@@ -35,7 +35,7 @@ EXIT_RACE_FAILED = 1
 
 
 def _split_hosts(text: str | None) -> tuple[str, ...]:
-    from esbench.driver.client import host_urls
+    from esbench.driver.transport.client import host_urls
 
     hosts = tuple(h.strip() for h in (text or "").split(",") if h.strip())
     if hosts:
@@ -162,9 +162,9 @@ def race(
 ) -> None:
     """Run a benchmark (a race) with a Rally-format track and print its report."""
     # The driver, the load-driver backends and telemetry are imported when a race runs, not for --help.
-    from esbench.driver.client import parse_client_options
-    from esbench.driver.pools.factory import resolve_load_driver
-    from esbench.driver.pools.ray_pool import check_ray_head, parse_ray_address
+    from esbench.driver.coordinator.pools.factory import resolve_load_driver
+    from esbench.driver.coordinator.pools.ray_pool import check_ray_head, parse_ray_address
+    from esbench.driver.transport.client import parse_client_options
     from esbench.racecontrol import run_race
     from esbench.racelog import existing_race_log
     from esbench.telemetry.cli import telemetry_settings

@@ -293,7 +293,7 @@ def info_command(
 def _requirements_section(
     track: Track, challenge: str | None, target_hosts: str | None, client_options: str
 ) -> str:
-    from esbench.driver.client import parse_client_options
+    from esbench.driver.transport.client import parse_client_options
     from esbench.requirements import check_requirements, probe_cluster, track_needs
     from esbench.requirements.text import requirements_text
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from esbench.corpus.model import CorpusSet
-    from esbench.driver.registry import Registry
+    from esbench.driver.worker.registry import Registry
 
 _state: dict[str, Any] = {"registry": None, "corpora": None}
 

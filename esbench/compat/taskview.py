@@ -57,8 +57,6 @@ class Operation(RallyRepr):
         return self.name
 
 
-
-
 class Task(RallyRepr):
     """Rally's ``track.Task``; ``params`` is the task's spec (``target-throughput``...)."""
 
@@ -125,9 +123,7 @@ class Task(RallyRepr):
             raise InvalidSyntax(f"Task [{self}] specifies invalid target throughput [{throughput}].")
         if _numeric(throughput):
             return RallyThroughput(float(cast(SupportsFloat, throughput)), "ops/s")
-        raise InvalidSyntax(
-            f"Target throughput [{throughput}] for task [{self}] must be string or numeric."
-        )
+        raise InvalidSyntax(f"Target throughput [{throughput}] for task [{self}] must be string or numeric.")
 
     @property
     def ignore_response_error_level(self) -> str | None:

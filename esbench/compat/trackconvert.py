@@ -117,8 +117,7 @@ def to_rally(track: model.Track, *, document_files: Mapping[str, str] | None = N
         indices=[Index(i.name, body=i.body) for i in track.indices],
         data_streams=[DataStream(d.name) for d in track.data_streams],
         templates=[
-            IndexTemplate(t.name, t.pattern, t.content, t.delete_matching_indices)
-            for t in track.templates
+            IndexTemplate(t.name, t.pattern, t.content, t.delete_matching_indices) for t in track.templates
         ],
         composable_templates=[
             IndexTemplate(t.name, t.pattern, t.content, t.delete_matching_indices)
@@ -152,15 +151,11 @@ def _task_back(view: Any, where: str) -> model.Task:
     try:
         throttle = view.target_throughput
     except Exception as e:
-        raise TrackValidationError(
-            f"A track processor left task '{view.name}' ({where}) with {e}"
-        ) from e
+        raise TrackValidationError(f"A track processor left task '{view.name}' ({where}) with {e}") from e
     target_interval = params.get("target-interval") or None
     target = parse_target_throughput(f"{throttle[0]} {throttle[1]}") if throttle else None
     original = getattr(view, "_esbench_model", None)
-    base = (
-        original if isinstance(original, model.Task) else model.Task(name=str(view.name), operation=op)
-    )
+    base = original if isinstance(original, model.Task) else model.Task(name=str(view.name), operation=op)
     return replace(
         base,
         name=str(view.name),

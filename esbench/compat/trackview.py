@@ -92,9 +92,7 @@ class DataStream(_Named):
 class IndexTemplate(_Named):
     """Rally's ``track.IndexTemplate(name, pattern, content, delete_matching_indices=False)``."""
 
-    def __init__(
-        self, name: str, pattern: Any, content: Any, delete_matching_indices: bool = False
-    ) -> None:
+    def __init__(self, name: str, pattern: Any, content: Any, delete_matching_indices: bool = False) -> None:
         self.name = name
         self.pattern = pattern
         self.content = content
@@ -234,9 +232,7 @@ class Track(RallyRepr):
 
     @property
     def number_of_documents(self) -> int:
-        return sum(
-            c.number_of_documents(source_format=Documents.SOURCE_FORMAT_BULK) for c in self.corpora
-        )
+        return sum(c.number_of_documents(source_format=Documents.SOURCE_FORMAT_BULK) for c in self.corpora)
 
     def _esbench_bulk_size(self, size: Any) -> int | None:
         # Rally's rule: unknown (None) as soon as one corpus does not know its size.

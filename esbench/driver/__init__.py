@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING
 from esbench.lazy import lazy_exports
 
 _EXPORTS = {
-    "ClientOptions": "esbench.driver.client",
-    "parse_client_options": "esbench.driver.client",
-    "DriverOutcome": "esbench.driver.driver",
-    "DriverSettings": "esbench.driver.driver",
-    "Progress": "esbench.driver.driver",
-    "run_challenge": "esbench.driver.driver",
-    "Registry": "esbench.driver.registry",
-    "default_registry": "esbench.driver.registry",
-    "RunnerResult": "esbench.driver.runners.base",
+    "ClientOptions": "esbench.driver.transport.client",
+    "parse_client_options": "esbench.driver.transport.client",
+    "DriverOutcome": "esbench.driver.coordinator.run",
+    "DriverSettings": "esbench.driver.coordinator.run",
+    "Progress": "esbench.driver.coordinator.run",
+    "run_challenge": "esbench.driver.coordinator.run",
+    "Registry": "esbench.driver.worker.registry",
+    "default_registry": "esbench.driver.worker.registry",
+    "RunnerResult": "esbench.driver.worker.runners.base",
 }
 
 __all__ = [
@@ -35,9 +35,9 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from esbench.driver.client import ClientOptions, parse_client_options
-    from esbench.driver.driver import DriverOutcome, DriverSettings, Progress, run_challenge
-    from esbench.driver.registry import Registry, default_registry
-    from esbench.driver.runners.base import RunnerResult
+    from esbench.driver.coordinator.run import DriverOutcome, DriverSettings, Progress, run_challenge
+    from esbench.driver.transport.client import ClientOptions, parse_client_options
+    from esbench.driver.worker.registry import Registry, default_registry
+    from esbench.driver.worker.runners.base import RunnerResult
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,5 +1,5 @@
 """The load driver's settings and what it reports: :class:`ClientOptions` (how clients talk to
-Elasticsearch; parsed from ``--client-options`` by :mod:`esbench.driver.client`),
+Elasticsearch; parsed from ``--client-options`` by :mod:`esbench.driver.transport.client`),
 :class:`DriverSettings`, :class:`Progress`, :class:`DriverOutcome`, and the timing constants of the
 coordinator."""
 
@@ -18,6 +18,7 @@ class LoadDriver(StrEnum):
 
     LOCAL = "local"
     RAY = "ray"
+
 
 #: Seconds between StartStep and the common start time: every worker must get the message and
 #: start its clients before that time, also worker processes on a busy machine (a late worker
@@ -50,7 +51,7 @@ class ClientOptions:
         http_compress: gzip request bodies (and accept compressed responses).
         max_connections: connections per node and client (default: elasticsearch-py's).
         distribution_flavor / distribution_version: the target's product (``elasticsearch`` or
-            ``opensearch``) and version as detected by :mod:`esbench.driver.target`; set by race
+            ``opensearch``) and version as detected by :mod:`esbench.driver.transport.target`; set by race
             control, not by ``--client-options``. They decide the media types the client API sends.
     """
 
@@ -109,7 +110,7 @@ class DriverSettings:
         seed: seed of the random schedules (``poisson``); None = a random seed, logged and
             returned in :class:`DriverOutcome` so that a race's arrivals can be repeated.
         load_driver: ``local``, ``ray`` or None (local unless ``load_driver_hosts`` names other
-            hosts); see :mod:`esbench.driver.pools.factory`.
+            hosts); see :mod:`esbench.driver.coordinator.pools.factory`.
         ray_address: ``HOST:PORT`` of the Ray head; None = ``RAY_ADDRESS``, else a local Ray.
         load_driver_hosts: Rally's ``--load-driver-hosts``: the Ray nodes that run workers.
     """
@@ -138,7 +139,7 @@ class Progress:
         unit: throughput unit (``ops/s``, ``docs/s``...).
         samples: requests so far; errors: failed requests so far.
         waiting: why a client of the task keeps retrying an operation (e.g. ``cluster-health``
-            below the wanted status), None if none does (:mod:`esbench.driver.waits`).
+            below the wanted status), None if none does (:mod:`esbench.driver.worker.waits`).
     """
 
     task: str
@@ -162,7 +163,7 @@ class DriverOutcome:
         exception: the esbench exception behind ``error`` (e.g. ``RaceAborted``), to re-raise.
         seed: the seed of the random schedules (``DriverSettings.seed`` or the drawn one).
         load_driver: where the workers ran, for ``results.json``: ``backend``, ``workers`` (see
-            :class:`~esbench.driver.pools.base.WorkerPlacement`) and ``clients`` (task -> host ->
+            :class:`~esbench.driver.coordinator.pools.base.WorkerPlacement`) and ``clients`` (task -> host ->
             client indexes within the task); empty if no worker started.
     """
 

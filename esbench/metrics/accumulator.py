@@ -158,7 +158,7 @@ class PyRecorderCore:
                 timings and weight are recorded like any other sample (as Rally does).
             error_type: short error class (HTTP status or exception name) of a failed request.
             sent / received: bytes the request sent and received (see
-                :class:`esbench.driver.timing.RequestTiming`).
+                :class:`esbench.driver.transport.timing.RequestTiming`).
         """
         self.count += 1
         self.total_weight += weight

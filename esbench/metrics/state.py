@@ -93,7 +93,7 @@ class RecorderState:
         error_descriptions: the distinct failures of measurement requests with counts, most
             frequent first (:mod:`esbench.metrics.errors`).
         bytes_sent / bytes_received: bytes the measurement requests sent and received (HTTP
-            messages; see :class:`esbench.driver.timing.RequestTiming`).
+            messages; see :class:`esbench.driver.transport.timing.RequestTiming`).
     """
 
     task: str

@@ -120,8 +120,8 @@ async def _detect(settings: RaceSettings) -> tuple[str | None, str | None]:
     """The product and version at the target hosts (the race's own detection, GET / or its fallback)."""
     import elastic_transport
 
-    from esbench.driver.client import ConnectionSettings, create_client
-    from esbench.driver.target import TargetHttpError, detect_distribution
+    from esbench.driver.transport.client import ConnectionSettings, create_client
+    from esbench.driver.transport.target import TargetHttpError, detect_distribution
     from esbench.exceptions import ConnectionFailed
 
     es = create_client(ConnectionSettings.create(settings.target_hosts, settings.client_options))

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from esbench.driver.client import ClientOptions
 from esbench.driver.settings import OnError
+from esbench.driver.transport.client import ClientOptions
 from esbench.exceptions import ConfigError
 from esbench.requirements.needs import UNKNOWN_MODULE, Need, track_needs
 from esbench.requirements.probe import ClusterCapabilities, probe_cluster

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from esbench.driver.client import ClientOptions, ConnectionSettings, create_client, host_for_display
+from esbench.driver.transport.client import ClientOptions, ConnectionSettings, create_client, host_for_display
 from esbench.exceptions import ConnectionFailed
 
 if TYPE_CHECKING:

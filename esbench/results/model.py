@@ -19,7 +19,6 @@ from esbench.telemetry.model import TelemetrySeries
 RESULTS_FORMAT_VERSION = 1
 
 
-
 class RaceStatus(StrEnum):
     """How a race ended (``RaceResult.status``; stored and written to ``results.json`` as its value)."""
 
@@ -100,7 +99,7 @@ class TaskResult:
             ``esbench.metrics.errors.MAX_DESCRIPTIONS``; failed requests beyond them are
             ``error_count`` minus the sum of their counts.
         bytes_sent / bytes_received: bytes the measurement requests sent and received, HTTP
-            messages as the load driver handled them (:class:`esbench.driver.timing.RequestTiming`);
+            messages as the load driver handled them (:class:`esbench.driver.transport.timing.RequestTiming`);
             0 for races stored before they were counted. Rates: :attr:`sent_bytes_per_s`,
             :attr:`received_bytes_per_s`.
     """
@@ -212,8 +211,8 @@ class RaceResult:
         distribution_note: why that repository was chosen (e.g. the fallback reason naming the
             modules the integ-test distribution lacks); None for benchmark-only.
         cluster_flavor: the product the target cluster runs, ``elasticsearch`` or ``opensearch``
-            (detected, see :mod:`esbench.driver.target`); None for races stored before it existed.
-        load_driver: where the load driver's workers ran (``esbench.driver.driver.DriverOutcome``):
+            (detected, see :mod:`esbench.driver.transport.target`); None for races stored before it existed.
+        load_driver: where the load driver's workers ran (``esbench.driver.coordinator.run.DriverOutcome``):
             ``backend`` (``local``/``ray``), ``workers`` (worker id, host, pid, Ray node id, clock
             offset and its uncertainty in ms) and ``clients`` (task -> host -> the task's client
             indexes that host ran); empty for races stored before it was recorded.

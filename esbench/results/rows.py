@@ -60,9 +60,7 @@ TASK_JSON = frozenset(
     {"throughput_windows", "latency_ms", "service_time_ms", "processing_time_ms", "errors_by_type", "extra"}
 )
 TASK_BOOL = frozenset({"include_in_reporting"})
-INSERT_RACE = (
-    f"INSERT INTO races ({', '.join(RACE_COLUMNS)}) VALUES ({', '.join('?' * len(RACE_COLUMNS))})"
-)
+INSERT_RACE = f"INSERT INTO races ({', '.join(RACE_COLUMNS)}) VALUES ({', '.join('?' * len(RACE_COLUMNS))})"
 
 
 def race_row(data: dict[str, Any]) -> tuple[Any, ...]:

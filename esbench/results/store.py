@@ -342,7 +342,12 @@ class ResultsStore:
 
     def _delete_rows(self, race_id: str) -> None:
         for table in (
-            "task_histograms", "task_results", "cluster_metrics", "telemetry_series", "race_tags", "races"
+            "task_histograms",
+            "task_results",
+            "cluster_metrics",
+            "telemetry_series",
+            "race_tags",
+            "races",
         ):
             self._conn.execute(f"DELETE FROM {table} WHERE race_id = ?", (race_id,))
 

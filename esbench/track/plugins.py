@@ -55,6 +55,7 @@ class PluginRegistry(Protocol):
 
     def register_track_processor(self, processor: Any) -> None: ...
 
+
 logger = logging.getLogger(__name__)
 
 
@@ -139,7 +140,7 @@ def _import_error(entry: Path, e: ImportError) -> TrackError:
         return TrackError(
             f"The track plugin '{entry}' uses a part of Rally that esbench does not provide ({unsupported}; "
             f"imported{at}). esbench implements the Rally plugin API listed in docs/tracks.md "
-            f"(\"Rally plugin API\"); change the plugin to use those names, or install Rally "
+            f'("Rally plugin API"); change the plugin to use those names, or install Rally '
             f"(pip install esrally) so that its own modules are imported.",
             e,
         )
@@ -155,7 +156,7 @@ def load_plugins(track: Track, registry: PluginRegistry) -> None:
 
     Args:
         track: the loaded track (its ``root`` is searched).
-        registry: a :class:`PluginRegistry` (``esbench.driver.registry.Registry``); passed to the
+        registry: a :class:`PluginRegistry` (``esbench.driver.worker.registry.Registry``); passed to the
             plugin as is.
 
     Raises:

@@ -26,7 +26,7 @@ from urllib.parse import quote
 
 import elastic_transport
 
-from esbench.driver.client import ClientOptions, ConnectionSettings, create_client
+from esbench.driver.transport.client import ClientOptions, ConnectionSettings, create_client
 from esbench.exceptions import ConnectionFailed, UserError
 from esbench.tracker.fit import CreatedTrack, fitting_params
 

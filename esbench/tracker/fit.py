@@ -37,7 +37,7 @@ class CreatedTrack:
     def race_command(self, hosts: Sequence[str]) -> str:
         """``esbench race`` against ``hosts`` (host:port strings, shown without credentials) with
         :attr:`track_params`, quoted for a POSIX shell."""
-        from esbench.driver.client import host_for_display
+        from esbench.driver.transport.client import host_for_display
 
         parts = [
             "esbench",

@@ -353,7 +353,7 @@ _P10 = 'process 10:"python -m esbench race --x=1;y"'
 _P11 = 'process 11:"python worker"'
 RAW = (
     f"{_P10};{_P11};run (esbench/driver/worker.py:10);"
-    "send (esbench/driver/http.py:20);write (asyncio/selector_events.py:5) 30\n"
+    "send (esbench/driver/transport/http.py:20);write (asyncio/selector_events.py:5) 30\n"
     f"{_P10};{_P11};run (esbench/driver/worker.py:10);record (esbench/metrics/recorder.py:7) 10\n"
     f"{_P10};main (esbench/cli/race.py:3) 60\n"
 )

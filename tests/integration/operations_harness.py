@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from esbench.driver.client import ClientOptions, ConnectionSettings, EsbenchClient, create_client
-from esbench.driver.context import RaceContext, current_context
-from esbench.driver.registry import default_registry
-from esbench.driver.runners.base import RunnerResult
-from esbench.driver.timing import RequestTiming, current_timing
+from esbench.driver.transport.client import ClientOptions, ConnectionSettings, EsbenchClient, create_client
+from esbench.driver.transport.timing import RequestTiming, current_timing
+from esbench.driver.worker.context import RaceContext, current_context
+from esbench.driver.worker.registry import default_registry
+from esbench.driver.worker.runners.base import RunnerResult
 from esbench.track.model import Operation, Task, Track
 
 

@@ -9,8 +9,8 @@ import pytest
 from elasticsearch import Elasticsearch
 from operations_harness import make_track, unique
 
-from esbench.driver.client import ClientOptions
-from esbench.driver.driver import DriverSettings, run_challenge, tasks_of
+from esbench.driver.coordinator.run import DriverSettings, run_challenge, tasks_of
+from esbench.driver.transport.client import ClientOptions
 from esbench.track.model import Challenge, Operation, Task
 
 ROUTE = "/{index}/_search"

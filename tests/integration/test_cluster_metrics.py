@@ -96,9 +96,10 @@ async def test_rows_reflect_indexing_between_two_snapshots(es: AsyncElasticsearc
     # GC rows are the node counters' deltas between the snapshots, converted ms -> s.
     young = "jvm.gc.collectors.young"
     (node_id,) = after.nodes
-    young_ms = after.nodes[node_id][f"{young}.collection_time_in_millis"] - before.nodes[node_id][
-        f"{young}.collection_time_in_millis"
-    ]
+    young_ms = (
+        after.nodes[node_id][f"{young}.collection_time_in_millis"]
+        - before.nodes[node_id][f"{young}.collection_time_in_millis"]
+    )
     assert rows["Total Young Gen GC time"] == pytest.approx(young_ms / 1000)
     assert rows["Total Young Gen GC count"] == int(
         after.nodes[node_id][f"{young}.collection_count"] - before.nodes[node_id][f"{young}.collection_count"]

@@ -17,7 +17,7 @@ from elasticsearch import Elasticsearch
 from ray_cluster import HEAD_IP, SECOND_IP
 
 from esbench.console import Console
-from esbench.driver.driver import DriverSettings
+from esbench.driver.coordinator.run import DriverSettings
 from esbench.home import home_subdir
 from esbench.racecontrol import run_race
 from esbench.results.store import ResultsStore

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from operations_harness import Harness, harness, make_track, unique  # noqa: F401 - the fixture h
 
-from esbench.driver.client import ClientOptions
-from esbench.driver.driver import DriverSettings, run_challenge, tasks_of
+from esbench.driver.coordinator.run import DriverSettings, run_challenge, tasks_of
+from esbench.driver.transport.client import ClientOptions
 from esbench.exceptions import ConfigError
 from esbench.track.model import Challenge, Operation, Task
 

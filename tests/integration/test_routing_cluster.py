@@ -1,6 +1,6 @@
 """Client-side routing against a real 3-node cluster provisioned here (issue 13).
 
-* the shard computed by :mod:`esbench.driver.routing` equals the shard Elasticsearch reports
+* the shard computed by :mod:`esbench.driver.transport.routing` equals the shard Elasticsearch reports
   (``_search_shards?routing=``) and the shard a document really lands in (``preference=_shards:N``),
   for 1, 3, 5 shards, ``number_of_routing_shards``, ``_split`` indices and ``routing_partition_size``;
 * a ``routing-aware`` bulk (node and shard mode) indexes exactly the corpus, each sub-bulk to the
@@ -24,13 +24,13 @@ from typing import Any
 
 import pytest
 
-from esbench.driver.client import ClientOptions, ConnectionSettings, create_client
-from esbench.driver.rawhttp import RawHttpTransport
-from esbench.driver.routing import IndexRouting, RoutingError
-from esbench.driver.runners.base import PREPARED
-from esbench.driver.runners.bulk import Bulk, prepare_bulk
-from esbench.driver.runners.routed_bulk import RoutedBulk, RoutingAware
-from esbench.driver.shardmap import ShardMapCache, load_index_shards
+from esbench.driver.transport.client import ClientOptions, ConnectionSettings, create_client
+from esbench.driver.transport.rawhttp import RawHttpTransport
+from esbench.driver.transport.routing import IndexRouting, RoutingError
+from esbench.driver.transport.shardmap import ShardMapCache, load_index_shards
+from esbench.driver.worker.runners.base import PREPARED
+from esbench.driver.worker.runners.bulk import Bulk, prepare_bulk
+from esbench.driver.worker.runners.routed_bulk import RoutedBulk, RoutingAware
 from esbench.provision import DEFAULT_DISTRIBUTION_VERSION, ProvisionSettings, provision_cluster
 
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))

@@ -13,12 +13,12 @@ import pytest
 
 from esbench.corpus.model import CorpusSet, PreparedDocuments
 from esbench.corpus.offsets import ensure_offset_index
-from esbench.driver.client import ClientOptions, ConnectionSettings, EsbenchClient, create_client
-from esbench.driver.context import RaceContext, current_context
-from esbench.driver.driver import DriverSettings, run_challenge, tasks_of
-from esbench.driver.registry import default_registry
-from esbench.driver.runners.base import RunnerResult
-from esbench.driver.timing import RequestTiming, current_timing
+from esbench.driver.coordinator.run import DriverSettings, run_challenge, tasks_of
+from esbench.driver.transport.client import ClientOptions, ConnectionSettings, EsbenchClient, create_client
+from esbench.driver.transport.timing import RequestTiming, current_timing
+from esbench.driver.worker.context import RaceContext, current_context
+from esbench.driver.worker.registry import default_registry
+from esbench.driver.worker.runners.base import RunnerResult
 from esbench.track.model import Challenge, Documents, Index, IndexTemplate, Operation, Parallel, Task, Track
 
 pytestmark = pytest.mark.integration
@@ -350,8 +350,9 @@ async def test_force_merge_polling_waits_on_the_nodes_tasks(es_hosts, h):
         merges = [line for line in proxy.request_lines if "/_forcemerge" in line]
         polls = [line for line in proxy.request_lines if line.startswith("GET /_tasks")]
         assert len(merges) == 1  # the timed-out request is not retried
-        assert polls and all("actions=indices%3Aadmin%2Fforcemerge" in p or "indices:admin/forcemerge" in p
-                             for p in polls)
+        assert polls and all(
+            "actions=indices%3Aadmin%2Fforcemerge" in p or "indices:admin/forcemerge" in p for p in polls
+        )
         _, segments = await h.get(f"/{idx}/_segments")
         assert segments["indices"][idx]["shards"]["0"][0]["num_search_segments"] == 1
     finally:

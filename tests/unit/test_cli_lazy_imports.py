@@ -12,8 +12,8 @@ import sys
 
 #: Modules that only running a command may import.
 HEAVY = (
-    "esbench.driver.driver",
-    "esbench.driver.executor",
+    "esbench.driver.coordinator.run",
+    "esbench.driver.worker.executor",
     "esbench.racecontrol",
     "elasticsearch",
     "elastic_transport",

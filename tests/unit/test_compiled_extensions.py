@@ -42,7 +42,7 @@ def test_pure_python_is_selected_by_the_environment_and_reported() -> None:
     script = (
         "from esbench import _compiled\n"
         "print(_compiled.status())\n"
-        "print(_compiled.load('esbench.driver._connection') is None)\n"
+        "print(_compiled.load('esbench.driver.transport._connection') is None)\n"
     )
 
     def run(value: str) -> list[str]:
@@ -62,13 +62,13 @@ def test_an_extension_that_was_not_built_falls_back_and_is_named(monkeypatch: py
     real = _compiled.importlib.import_module
 
     def import_module(name: str) -> object:
-        if name == "esbench.driver._connection":
+        if name == "esbench.driver.transport._connection":
             raise ImportError(f"No module named {name!r}")
         return real(name)
 
     monkeypatch.delenv("ESBENCH_PURE_PYTHON", raising=False)
     monkeypatch.setattr(_compiled.importlib, "import_module", import_module)
-    assert _compiled.load("esbench.driver._connection") is None
+    assert _compiled.load("esbench.driver.transport._connection") is None
     status = _compiled.status()
-    assert status.startswith("hot path: pure Python for esbench.driver._connection")
+    assert status.startswith("hot path: pure Python for esbench.driver.transport._connection")
     assert "not built: no C compiler at install?" in status

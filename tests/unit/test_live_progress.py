@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 from esbench.console import Console
-from esbench.driver.driver import Progress
+from esbench.driver.coordinator.run import Progress
 from esbench.live_progress import LiveProgress
 
 

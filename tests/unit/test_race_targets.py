@@ -9,7 +9,7 @@ from pathlib import Path
 import elastic_transport
 
 from esbench.cli._provision_options import provision_settings
-from esbench.driver.client import ClientOptions
+from esbench.driver.transport.client import ClientOptions
 from esbench.provision import DEFAULT_DISTRIBUTION_VERSION
 from esbench.provision.security import create_security_material
 from esbench.targets import error_text, secured_client_options, transport_failure_message

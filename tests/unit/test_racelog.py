@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from esbench import racelog
-from esbench.driver.client import Credentials, parse_client_options
+from esbench.driver.transport.client import Credentials, parse_client_options
 from esbench.settings import RaceSettings
 
 

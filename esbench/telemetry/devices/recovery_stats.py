@@ -43,9 +43,7 @@ class RecoveryStats(TelemetryDevice):
         self.indices = ",".join(self.name_list("recovery-stats-indices")) or None
 
     async def sample(self, timestamp: float) -> None:
-        response = await self.client.indices.recovery(
-            index=self.indices, active_only=True, detailed=False
-        )
+        response = await self.client.indices.recovery(index=self.indices, active_only=True, detailed=False)
         values, units = parse_recovery(response.body)
         self.table.add(timestamp, values, units)
 

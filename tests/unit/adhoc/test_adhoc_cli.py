@@ -148,7 +148,7 @@ def test_shares_the_race_options():
 
 def test_credentials_go_to_the_client_or_into_headers(tmp_path: Path):
     from esbench.adhoc.loadgen import load_config, with_credentials
-    from esbench.driver.params.template_source import basic_auth_header
+    from esbench.driver.worker.params.template_source import basic_auth_header
 
     cfg = tmp_path / "l.yml"
     cfg.write_text(

@@ -10,8 +10,8 @@ import pytest
 from esbench.compat import shim
 from esbench.compat.errors import PluginError
 from esbench.compat.processors import DefaultTrackPreparator, TrackProcessor, effective_processors
-from esbench.driver.registry import Registry, default_registry
-from esbench.driver.runners.bulk import ndjson_body
+from esbench.driver.worker.registry import Registry, default_registry
+from esbench.driver.worker.runners.bulk import ndjson_body
 from esbench.exceptions import TrackError
 from esbench.track import load_track
 from esbench.track.model import Track
@@ -124,9 +124,7 @@ def test_trackview_changes_reach_the_model():
     count.params["target-throughput"] = "20 docs/s"
     del count.params["target-interval"]
     count.iterations = 7
-    challenge.schedule.append(
-        Task("extra", Operation("extra", "sleep", params={"duration": 0.1}), clients=2)
-    )
+    challenge.schedule.append(Task("extra", Operation("extra", "sleep", params={"duration": 0.1}), clients=2))
     changed = from_rally(view, track).challenges[0]
     task = next(t for t in changed.tasks() if t.name == "count")
     assert task.iterations == 7
@@ -157,7 +155,7 @@ def test_rally_builtin_runner_classes_return_rallys_dict():
         class http:
             @staticmethod
             async def request(method, target, body=None, headers=None, timeout=None):
-                from esbench.driver.http import RawResponse
+                from esbench.driver.transport.http import RawResponse
 
                 return RawResponse(status=200, body=b'{"acknowledged":true}')
 

@@ -12,7 +12,7 @@ from esbench.compat.corpusview import DocumentCorpus, Documents
 from esbench.compat.rally_exceptions import InvalidSyntax, RallyAssertionError
 from esbench.compat.taskview import Operation, Parallel, Task
 from esbench.compat.trackview import Index, Track
-from esbench.driver.registry import prepare_race
+from esbench.driver.worker.registry import prepare_race
 from esbench.track import load_track
 
 TRACK = Path(__file__).resolve().parents[2] / "resources" / "tracks" / "rallyviews"

@@ -11,7 +11,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from esbench.driver.http import StaticTransport
+from esbench.driver.transport.http import StaticTransport
 from esbench.track.model import Challenge, Index, Operation, Task, Track
 
 SEARCH_RESPONSE = (

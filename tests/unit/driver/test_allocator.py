@@ -5,7 +5,7 @@ import itertools
 import pytest
 from driver_helpers import op, task
 
-from esbench.driver.allocator import COMPLETED_BY_ANY, plan_schedule, plan_step, split_clients
+from esbench.driver.coordinator.allocator import COMPLETED_BY_ANY, plan_schedule, plan_step, split_clients
 from esbench.track.model import Parallel
 
 

@@ -8,7 +8,7 @@ import pickle
 import certifi
 import pytest
 
-from esbench.driver.client import (
+from esbench.driver.transport.client import (
     ClientOptions,
     ConnectionSettings,
     create_client,
@@ -16,8 +16,8 @@ from esbench.driver.client import (
     parse_client_options,
     resolve_credentials,
 )
-from esbench.driver.http import NodeHttpTransport, TimedAiohttpNode
-from esbench.driver.rawhttp import RawHttpTransport
+from esbench.driver.transport.http import NodeHttpTransport, TimedAiohttpNode
+from esbench.driver.transport.rawhttp import RawHttpTransport
 from esbench.exceptions import ConfigError
 
 SECRET = "s3cr3t-Pa55"
@@ -191,7 +191,7 @@ def test_clients_of_a_worker_share_one_tls_context():
 
 
 def test_hosts_for_display_have_no_userinfo():
-    from esbench.driver.client import host_for_display
+    from esbench.driver.transport.client import host_for_display
 
     assert host_for_display("https://elastic:S3CRET@h:9243") == "https://h:9243"
     assert host_for_display("elastic:S3CRET@127.0.0.1:9200") == "127.0.0.1:9200"

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from esbench.cli import main
-from esbench.driver.client import parse_client_options
+from esbench.driver.transport.client import parse_client_options
 from esbench.exceptions import ConfigError
 from esbench.provision.security import create_security_material
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from esbench.driver import connectioncore, timing
+from esbench.driver.transport import connectioncore, timing
 
 HERE = Path(__file__).resolve().parent
 MODULES = ["test_rawhttp.py", "test_rawhttp_prepared.py", "test_executor.py"]
@@ -40,7 +40,8 @@ def test_the_transport_tests_pass_on_the_python_core() -> None:
 
 def test_the_python_core_is_what_pure_python_selects() -> None:
     script = (
-        "from esbench.driver import connectioncore, timing; from esbench.metrics import accumulator; "
+        "from esbench.driver.transport import connectioncore, timing; "
+        "from esbench.metrics import accumulator; "
         "print(connectioncore.ConnectionCore.__name__, timing.RequestTiming.__name__, "
         "accumulator.RecorderCore.__name__)"
     )

@@ -7,10 +7,10 @@ import os
 import pytest
 from driver_helpers import SEARCH_RESPONSE, challenge, op, task, track
 
-from esbench.driver.client import ClientOptions
-from esbench.driver.driver import DriverSettings, Progress, run_challenge, tasks_of
-from esbench.driver.http import StaticTransport
-from esbench.driver.registry import default_registry
+from esbench.driver.coordinator.run import DriverSettings, Progress, run_challenge, tasks_of
+from esbench.driver.transport.client import ClientOptions
+from esbench.driver.transport.http import StaticTransport
+from esbench.driver.worker.registry import default_registry
 from esbench.exceptions import ConfigError, DriverError, RaceAborted
 from esbench.track.model import Parallel, Throughput
 
@@ -323,7 +323,7 @@ def test_race_seed_is_logged_returned_and_seeds_random_schedules(caplog):
         schedule="recording",
         target_throughput=Throughput(value=1e6),
     )
-    caplog.set_level(logging.INFO, logger="esbench.driver.driver")
+    caplog.set_level(logging.INFO, logger="esbench.driver.coordinator.run")
 
     def draws(settings):
         DRAWS.clear()
@@ -352,9 +352,9 @@ def test_target_unit_mismatch_of_a_builtin_operation_fails_before_the_race():
 
 
 def test_each_task_of_a_parallel_block_is_measured_over_its_own_span():
-    from esbench.driver.allocator import plan_step
-    from esbench.driver.driver import step_results
-    from esbench.driver.worker import StepDone
+    from esbench.driver.coordinator.allocator import plan_step
+    from esbench.driver.coordinator.run import step_results
+    from esbench.driver.worker.process import StepDone
     from esbench.metrics.recorder import TaskRecorder
 
     start = 1000.0
@@ -400,9 +400,16 @@ async def test_workers_report_when_each_task_started_and_ended():
 
     from driver_helpers import FakeClock
 
-    from esbench.driver.allocator import plan_step
-    from esbench.driver.client import ConnectionSettings
-    from esbench.driver.worker import InitWorker, PrepareStep, Ready, StartStep, StepDone, WorkerRuntime
+    from esbench.driver.coordinator.allocator import plan_step
+    from esbench.driver.transport.client import ConnectionSettings
+    from esbench.driver.worker.process import (
+        InitWorker,
+        PrepareStep,
+        Ready,
+        StartStep,
+        StepDone,
+        WorkerRuntime,
+    )
 
     clock = FakeClock(1000.0)
 

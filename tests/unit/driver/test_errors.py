@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import logging
 
-from esbench.driver.errors import describe_failure, error_line, note_failure
-from esbench.driver.runners.base import RunnerResult, normalize_result
-from esbench.driver.runners.bulk import _bulk_stats
+from esbench.driver.worker.errors import describe_failure, error_line, note_failure
+from esbench.driver.worker.runners.base import RunnerResult, normalize_result
+from esbench.driver.worker.runners.bulk import _bulk_stats
 
 # Shapes as Elasticsearch 8.19 returns them (recorded from the test node).
 SHARD_FAILURE = {
@@ -133,7 +133,7 @@ def test_note_failure_counts_and_logs_each_description_once(caplog) -> None:
         http_status=400,
         error_description="HTTP 400: parsing_exception: unknown query [foo]",
     )
-    with caplog.at_level(logging.WARNING, logger="esbench.driver.errors"):
+    with caplog.at_level(logging.WARNING, logger="esbench.driver.worker.errors"):
         for _ in range(5):
             Run.recorder.record(
                 warmup=False,

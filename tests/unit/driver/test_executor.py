@@ -8,11 +8,11 @@ import elastic_transport
 import pytest
 from driver_helpers import BULK_OK, SEARCH_RESPONSE, FakeClock, op, static_es, task, track
 
-from esbench.driver.allocator import ClientAllocation, ClientPlan
-from esbench.driver.context import RaceContext
-from esbench.driver.executor import ClientExecutor, StepControl, TaskRun, loop_limits
-from esbench.driver.looplimits import unbounded
-from esbench.driver.registry import default_registry
+from esbench.driver.coordinator.allocator import ClientAllocation, ClientPlan
+from esbench.driver.worker.context import RaceContext
+from esbench.driver.worker.executor import ClientExecutor, StepControl, TaskRun, loop_limits
+from esbench.driver.worker.looplimits import unbounded
+from esbench.driver.worker.registry import default_registry
 from esbench.exceptions import ConfigError, ConnectionFailed, DriverError, RaceAborted
 from esbench.metrics.recorder import METRICS, RecorderState
 from esbench.metrics.stats import task_result

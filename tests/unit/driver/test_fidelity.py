@@ -18,8 +18,8 @@ import time
 
 from driver_helpers import SEARCH_RESPONSE, StubProcess, challenge, op, task, track
 
-from esbench.driver.client import ClientOptions
-from esbench.driver.driver import DriverSettings, run_challenge, tasks_of
+from esbench.driver.coordinator.run import DriverSettings, run_challenge, tasks_of
+from esbench.driver.transport.client import ClientOptions
 from esbench.track.model import Throughput
 
 SETTINGS = DriverSettings(workers=1, task_pause_s=0)

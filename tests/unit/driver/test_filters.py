@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from driver_helpers import challenge, op, task
 
-from esbench.driver.filters import filter_schedule, parse_task_filters
+from esbench.driver.coordinator.filters import filter_schedule, parse_task_filters
 from esbench.exceptions import ConfigError
 from esbench.track.model import Parallel
 

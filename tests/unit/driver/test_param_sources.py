@@ -8,8 +8,8 @@ from driver_helpers import task, track
 
 from esbench.corpus.model import CorpusSet, PreparedDocuments
 from esbench.corpus.offsets import ensure_offset_index
-from esbench.driver.params import is_infinite
-from esbench.driver.registry import default_registry
+from esbench.driver.worker.params import is_infinite
+from esbench.driver.worker.registry import default_registry
 from esbench.exceptions import ConfigError
 from esbench.track.model import DataStream, Documents, IndexTemplate, Operation
 

@@ -9,12 +9,9 @@ from types import SimpleNamespace
 import pytest
 from driver_helpers import SEARCH_RESPONSE, challenge, op, task, track
 
-from esbench.driver.allocator import plan_schedule
-from esbench.driver.client import ClientOptions
-from esbench.driver.driver import DriverSettings, run_challenge
-from esbench.driver.http import StaticTransport
-from esbench.driver.pools.base import ConnectionHandle, LoadDriver
-from esbench.driver.pools.clock import (
+from esbench.driver.coordinator.allocator import plan_schedule
+from esbench.driver.coordinator.pools.base import ConnectionHandle, LoadDriver
+from esbench.driver.coordinator.pools.clock import (
     ClockedConnection,
     ClockOffset,
     answer_probes,
@@ -22,9 +19,9 @@ from esbench.driver.pools.clock import (
     to_coordinator_clock,
     to_worker_clock,
 )
-from esbench.driver.pools.factory import create_pool, resolve_load_driver
-from esbench.driver.pools.local import LocalWorkerHandle
-from esbench.driver.pools.placement import (
+from esbench.driver.coordinator.pools.factory import create_pool, resolve_load_driver
+from esbench.driver.coordinator.pools.local import LocalWorkerHandle
+from esbench.driver.coordinator.pools.placement import (
     NodeSlots,
     SampleTally,
     assign_workers,
@@ -32,9 +29,12 @@ from esbench.driver.pools.placement import (
     nodes_from_ray,
     select_nodes,
 )
-from esbench.driver.pools.ray_pool import RayWorkerHandle, parse_ray_address
-from esbench.driver.pools.ray_worker import Hello
-from esbench.driver.worker import ProgressReport, StartStep, StepDone
+from esbench.driver.coordinator.pools.ray_pool import RayWorkerHandle, parse_ray_address
+from esbench.driver.coordinator.pools.ray_worker import Hello
+from esbench.driver.coordinator.run import DriverSettings, run_challenge
+from esbench.driver.transport.client import ClientOptions
+from esbench.driver.transport.http import StaticTransport
+from esbench.driver.worker.process import ProgressReport, StartStep, StepDone
 from esbench.exceptions import ConfigError
 from esbench.metrics.recorder import RecorderState
 

@@ -9,8 +9,8 @@ import elastic_transport
 import pytest
 from scripted_http import ok
 
-from esbench.driver.rawhttp import RawHttpTransport
-from esbench.driver.timing import RequestTiming, current_timing
+from esbench.driver.transport.rawhttp import RawHttpTransport
+from esbench.driver.transport.timing import RequestTiming, current_timing
 
 
 async def test_keep_alive_request_format_and_timing(serve):
@@ -133,7 +133,7 @@ async def test_round_robin_over_nodes(serve):
 
 
 async def test_client_close_closes_fast_path_connections(serve):
-    from esbench.driver.client import ClientOptions, ConnectionSettings, create_client
+    from esbench.driver.transport.client import ClientOptions, ConnectionSettings, create_client
 
     server = await serve(lambda req: ok(b"{}"))
     client = create_client(ConnectionSettings.create([server.url], ClientOptions()))
@@ -179,7 +179,7 @@ def test_request_heads_are_cached_per_headers_object():
 
 
 async def test_head_and_body_are_written_without_joining_them():
-    from esbench.driver.rawconnection import _Connection
+    from esbench.driver.transport.rawconnection import _Connection
 
     class Recording:
         def __init__(self):
@@ -205,7 +205,7 @@ async def test_large_bodies_are_compressed_off_the_loop_before_the_request_start
     import threading
     import time
 
-    from esbench.driver import rawhttp
+    from esbench.driver.transport import rawhttp
 
     compressed_at: list[tuple[int, float]] = []
     original = rawhttp.gzip_body

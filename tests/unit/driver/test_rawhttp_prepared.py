@@ -16,9 +16,9 @@ import pytest
 from elastic_transport.client_utils import DEFAULT
 from scripted_http import ok
 
-from esbench.driver import connectioncore
-from esbench.driver.rawhttp import RawHttpTransport
-from esbench.driver.timing import RequestTiming, current_timing
+from esbench.driver.transport import connectioncore
+from esbench.driver.transport.rawhttp import RawHttpTransport
+from esbench.driver.transport.timing import RequestTiming, current_timing
 
 TARGET = "/i/_search"
 BODY = b'{"query":{"match_all":{}}}'
@@ -179,7 +179,7 @@ async def test_repeated_requests_to_several_nodes_stay_round_robin(serve):
 
 
 async def test_small_bodies_go_out_joined_to_their_head_and_large_ones_uncopied(serve):
-    from esbench.driver.rawhttp import JOIN_BODY_BYTES
+    from esbench.driver.transport.rawhttp import JOIN_BODY_BYTES
 
     server = await serve(lambda req: ok(b"{}"))
     transport = RawHttpTransport([server.url], {})

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from esbench.driver.pools.ray_pool import check_ray_head
+from esbench.driver.coordinator.pools.ray_pool import check_ray_head
 from esbench.exceptions import DriverError
 
 

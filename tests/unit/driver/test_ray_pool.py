@@ -19,9 +19,9 @@ import pytest
 from driver_helpers import StubProcess, challenge, op, task, track
 from ray_cluster import HEAD_CPUS, HEAD_IP, SECOND_CPUS, SECOND_IP
 
-from esbench.driver.client import ClientOptions
-from esbench.driver.driver import DriverOutcome, DriverSettings, Progress, run_challenge, tasks_of
-from esbench.driver.pools.ray_pool import check_ray_head, parse_ray_address
+from esbench.driver.coordinator.pools.ray_pool import check_ray_head, parse_ray_address
+from esbench.driver.coordinator.run import DriverOutcome, DriverSettings, Progress, run_challenge, tasks_of
+from esbench.driver.transport.client import ClientOptions
 from esbench.track.model import Throughput
 
 pytestmark = pytest.mark.timeout(240)
@@ -194,7 +194,7 @@ def test_the_stub_receives_exactly_the_recorded_requests(ray_cluster, limits) ->
 #: an address, one after the other (a sweep), each reporting its nodes and Ray's auth variables.
 _PRIVATE_INSTANCES = """
 import json, os
-from esbench.driver.pools.ray_pool import RayPool
+from esbench.driver.coordinator.pools.ray_pool import RayPool
 out = []
 for _ in range(2):
     pool = RayPool(address=None)

@@ -5,9 +5,9 @@ import pickle
 import pytest
 from driver_helpers import op, static_es, task, track
 
-from esbench.driver.params import ParamSource
-from esbench.driver.registry import Registry, default_registry
-from esbench.driver.runners.base import RunnerResult, normalize_result
+from esbench.driver.worker.params import ParamSource
+from esbench.driver.worker.registry import Registry, default_registry
+from esbench.driver.worker.runners.base import RunnerResult, normalize_result
 from esbench.exceptions import ConfigError, TrackError
 from esbench.track.model import Operation
 

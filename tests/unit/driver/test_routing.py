@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from esbench.driver.routing import IndexRouting, RoutingError, default_routing_num_shards, murmur3_hash
+from esbench.driver.transport.routing import (
+    IndexRouting,
+    RoutingError,
+    default_routing_num_shards,
+    murmur3_hash,
+)
 
 
 def _unsigned(value: int) -> int:
@@ -67,7 +72,7 @@ def test_partitioned_adds_the_id_offset_with_int_wrap_around() -> None:
     base = murmur3_hash("r")
     assert routing.shard("a", routing="r") == ((base + offset) % 6) // 1
     # Values whose sum passes 2**31 - 1 wrap to negative, as Java's int addition does.
-    from esbench.driver.routing import _java_int
+    from esbench.driver.transport.routing import _java_int
 
     assert _java_int(2**31 - 1 + 2) == -(2**31) + 1
 

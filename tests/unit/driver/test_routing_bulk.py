@@ -1,4 +1,4 @@
-"""Splitting bulk bodies by node or shard (pure logic of esbench.driver.runners.routed_bulk; the
+"""Splitting bulk bodies by node or shard (pure logic of esbench.driver.worker.runners.routed_bulk; the
 runner against a real 3-node cluster is tests/integration/test_routing_cluster.py)."""
 
 from __future__ import annotations
@@ -7,16 +7,16 @@ import json
 
 import pytest
 
-from esbench.driver.routing import IndexRouting, RoutingError
-from esbench.driver.runners.bulk import prepare_bulk
-from esbench.driver.runners.routed_bulk import (
+from esbench.driver.transport.routing import IndexRouting, RoutingError
+from esbench.driver.transport.shardmap import IndexShards
+from esbench.driver.worker.runners.bulk import prepare_bulk
+from esbench.driver.worker.runners.routed_bulk import (
     BulkSplitter,
     IdGenerator,
     RoutingAware,
     _UnknownTarget,
     parse_routing_aware,
 )
-from esbench.driver.shardmap import IndexShards
 from esbench.exceptions import ConfigError
 
 ROUTING = IndexRouting("logs", number_of_shards=3, routing_num_shards=768)

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from driver_helpers import SEARCH_RESPONSE, static_es, task, track
 
-from esbench.driver.context import RaceContext, current_context
-from esbench.driver.registry import default_registry
-from esbench.driver.runners.bulk import Bulk
-from esbench.driver.runners.search_summary import last_sort_values, summarize
-from esbench.driver.timing import RequestTiming, current_timing
+from esbench.driver.transport.timing import RequestTiming, current_timing
+from esbench.driver.worker.context import RaceContext, current_context
+from esbench.driver.worker.registry import default_registry
+from esbench.driver.worker.runners.bulk import Bulk
+from esbench.driver.worker.runners.search_summary import last_sort_values, summarize
 from esbench.exceptions import ConfigError
 from esbench.track.model import Operation
 
@@ -518,7 +518,7 @@ async def test_paginated_search_pages_on_with_an_int_total_or_without_a_total(hi
 async def test_runner_results_are_immutable_so_shared_ones_stay_intact():
     import dataclasses
 
-    from esbench.driver.runners.base import RunnerResult
+    from esbench.driver.worker.runners.base import RunnerResult
 
     routes = Routes({("GET", "/idx/_search"): (200, b'{"took":1}')})
     first = await run("search", routes, params_for("search", body={}))

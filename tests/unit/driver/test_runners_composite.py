@@ -9,8 +9,8 @@ import asyncio
 import pytest
 from wire import Wire, call
 
-from esbench.driver.context import RaceContext
-from esbench.driver.runners.composite import validate_requests
+from esbench.driver.worker.context import RaceContext
+from esbench.driver.worker.runners.composite import validate_requests
 from esbench.exceptions import ConfigError
 
 

@@ -13,11 +13,11 @@ import pytest
 from driver_helpers import static_es, task, track
 from wire import NO_HANDLER, Wire, call
 
-from esbench.driver.context import RaceContext
-from esbench.driver.registry import default_registry
-from esbench.driver.runners.features import OperationFailed
-from esbench.driver.runners.run_until import criterion_met, json_path_value
-from esbench.driver.runners.sql import profile_metrics
+from esbench.driver.worker.context import RaceContext
+from esbench.driver.worker.registry import default_registry
+from esbench.driver.worker.runners.features import OperationFailed
+from esbench.driver.worker.runners.run_until import criterion_met, json_path_value
+from esbench.driver.worker.runners.sql import profile_metrics
 from esbench.exceptions import ConfigError
 from esbench.track.model import Operation
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from wire import Wire, call
 
-from esbench.driver.http import RawResponse
-from esbench.driver.runners.features import OperationFailed, no_handler_message
+from esbench.driver.transport.http import RawResponse
+from esbench.driver.worker.runners.features import OperationFailed, no_handler_message
 
 STATS = {
     "total": {"file_count": 4, "size_in_bytes": 2000},

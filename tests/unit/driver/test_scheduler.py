@@ -6,7 +6,7 @@ import statistics
 import pytest
 from driver_helpers import op, task
 
-from esbench.driver.scheduler import (
+from esbench.driver.worker.scheduler import (
     DeterministicScheduler,
     FunctionScheduler,
     LegacyScheduler,

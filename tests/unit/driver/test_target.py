@@ -7,9 +7,14 @@ import json
 import pytest
 from elastic_transport import HttpHeaders
 
-from esbench.driver.client import ClientOptions, ConnectionSettings, create_client, parse_client_options
-from esbench.driver.http import StaticTransport, TimedAiohttpNode
-from esbench.driver.target import (
+from esbench.driver.transport.client import (
+    ClientOptions,
+    ConnectionSettings,
+    create_client,
+    parse_client_options,
+)
+from esbench.driver.transport.http import StaticTransport, TimedAiohttpNode
+from esbench.driver.transport.target import (
     PlainMediaTypeNode,
     TargetFlavor,
     TargetHttpError,

@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from esbench.driver.params.template import Expander, RepeatedBody, check_names, compile_template
-from esbench.driver.params.template_gen import constant_generator, make_generator
-from esbench.driver.params.template_vars import VariableSpec, VariableType
+from esbench.driver.worker.params.template import Expander, RepeatedBody, check_names, compile_template
+from esbench.driver.worker.params.template_gen import constant_generator, make_generator
+from esbench.driver.worker.params.template_vars import VariableSpec, VariableType
 from esbench.exceptions import ConfigError
 
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from esbench.driver.params.template_assert import ResponseView, compile_assertion
-from esbench.driver.params.template_source import TemplatedRequestParamSource
-from esbench.driver.registry import default_registry
-from esbench.driver.runners.base import PREPARED
+from esbench.driver.worker.params.template_assert import ResponseView, compile_assertion
+from esbench.driver.worker.params.template_source import TemplatedRequestParamSource
+from esbench.driver.worker.registry import default_registry
+from esbench.driver.worker.runners.base import PREPARED
 from esbench.exceptions import ConfigError
 from esbench.track.model import Operation, Task, Track
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from esbench.driver.params.template_gen import make_generator
-from esbench.driver.params.template_golayout import compile_layout, go_time_string
-from esbench.driver.params.template_vars import apply_replace, parse_variable
+from esbench.driver.worker.params.template_gen import make_generator
+from esbench.driver.worker.params.template_golayout import compile_layout, go_time_string
+from esbench.driver.worker.params.template_vars import apply_replace, parse_variable
 from esbench.exceptions import ConfigError
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from esbench.driver.allocator import plan_schedule
-from esbench.driver.checks import check_tasks
-from esbench.driver.registry import default_registry
+from esbench.driver.coordinator.allocator import plan_schedule
+from esbench.driver.coordinator.checks import check_tasks
+from esbench.driver.worker.registry import default_registry
 from esbench.track.model import Challenge, Operation, Parallel, Task, Track
 
 WARNING = "does not end by itself"
@@ -29,7 +29,7 @@ def sleeper(**fields: object) -> Task:
 
 def check(*items: Task | Parallel, caplog: pytest.LogCaptureFixture) -> list[str]:
     track = Track(name="t", root=Path("."), challenges=(Challenge(name="c", schedule=items, default=True),))
-    with caplog.at_level(logging.WARNING, logger="esbench.driver.checks"):
+    with caplog.at_level(logging.WARNING, logger="esbench.driver.coordinator.checks"):
         check_tasks(plan_schedule(items, max_workers=2), default_registry(), track, corpora=None)
     return [r.getMessage() for r in caplog.records if WARNING in r.getMessage()]
 

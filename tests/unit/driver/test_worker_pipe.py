@@ -12,7 +12,7 @@ import threading
 
 import uvloop
 
-from esbench.driver.workerloop import watch_pipe
+from esbench.driver.worker.loop import watch_pipe
 
 
 def test_a_message_larger_than_the_pipe_buffer_is_sent_whole_while_the_loop_watches_the_pipe():

@@ -9,9 +9,9 @@ from urllib.parse import parse_qsl, urlsplit
 
 from driver_helpers import static_es
 
-from esbench.driver.context import RaceContext, current_context
-from esbench.driver.registry import default_registry
-from esbench.driver.runners.base import RunnerResult
+from esbench.driver.worker.context import RaceContext, current_context
+from esbench.driver.worker.registry import default_registry
+from esbench.driver.worker.runners.base import RunnerResult
 
 NO_HANDLER = (400, b'{"error":"no handler found for uri [/x] and method [PUT]"}')
 

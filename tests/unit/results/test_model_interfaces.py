@@ -22,11 +22,21 @@ def _race() -> RaceResult:
         service_time_windows_ms={"50": (1.25, 1.5)},
     )
     series = TelemetrySeries(
-        device="node-stats", metric="os.cpu.percent", unit="%", node="n1",
-        timestamps=(1.0, 2.0), values=(7.0, 9.0),
+        device="node-stats",
+        metric="os.cpu.percent",
+        unit="%",
+        node="n1",
+        timestamps=(1.0, 2.0),
+        values=(7.0, 9.0),
     )
-    return RaceResult(race_id="r-1", timestamp="2026-11-23T20:00:00Z", track="t", challenge="c",
-                      tasks=(task,), telemetry=(series,))
+    return RaceResult(
+        race_id="r-1",
+        timestamp="2026-11-23T20:00:00Z",
+        track="t",
+        challenge="c",
+        tasks=(task,),
+        telemetry=(series,),
+    )
 
 
 def test_json_round_trip_keeps_windows_and_telemetry() -> None:

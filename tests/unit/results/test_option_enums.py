@@ -14,7 +14,7 @@ import pytest
 from racefactory import make_race
 
 from esbench.cli import main
-from esbench.driver.pools.base import LoadDriver
+from esbench.driver.coordinator.pools.base import LoadDriver
 from esbench.driver.settings import DriverSettings, OnError
 from esbench.provision.settings import DistributionRepository
 from esbench.reporting.compare_render import CompareTable

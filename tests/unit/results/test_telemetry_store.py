@@ -31,7 +31,7 @@ def _big_series(count: int, points: int) -> tuple[TelemetrySeries, ...]:
             unit="",
             node=f"node-{i % 3}",
             timestamps=tuple(start + k * 1.000123 for k in range(points)),
-            values=tuple(rng.random() * 10**rng.randint(0, 12) for _ in range(points)),
+            values=tuple(rng.random() * 10 ** rng.randint(0, 12) for _ in range(points)),
         )
         for i in range(count)
     )
@@ -78,8 +78,14 @@ def test_races_stored_with_telemetry_in_extra_still_load(tmp_path: Path) -> None
     path = tmp_path / "v2.db"
     conn = sqlite3.connect(path, isolation_level=None)
     migrations.migrate(conn, target=2)
-    series = {"device": "os", "metric": "process.rss", "unit": "bytes", "node": "node-0",
-              "timestamps": [1.0, 2.0], "values": [3.0, 4.0]}
+    series = {
+        "device": "os",
+        "metric": "process.rss",
+        "unit": "bytes",
+        "node": "node-0",
+        "timestamps": [1.0, 2.0],
+        "values": [3.0, 4.0],
+    }
     conn.execute(
         "INSERT INTO races (race_id, timestamp, track, challenge, track_params, car, car_params, pipeline, "
         "esbench_version, test_mode, status, duration_s, format_version, extra) "

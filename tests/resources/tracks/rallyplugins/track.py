@@ -63,9 +63,7 @@ class RawBodySource:
     def __init__(self, track, params, **kwargs):
         self.form = params.get("body-form")
         if self.form not in ("str", "bytes", "lines"):
-            raise exceptions.TrackConfigError(
-                f"body-form must be str, bytes or lines, got [{self.form}]"
-            )
+            raise exceptions.TrackConfigError(f"body-form must be str, bytes or lines, got [{self.form}]")
         self.calls = 0
 
     def partition(self, partition_index, total_partitions):

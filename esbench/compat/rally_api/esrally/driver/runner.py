@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from esbench.compat.runtime import active_registry
 
 if TYPE_CHECKING:
-    from esbench.driver.client import EsbenchClient
+    from esbench.driver.transport.client import EsbenchClient
 
 
 def runner_for(operation_type: Any) -> Any:
@@ -134,12 +134,7 @@ class Retry(Runner, Delegator):
             last = attempt >= max_attempts
             try:
                 value = await self.delegate(es, params)
-                if (
-                    last
-                    or not retry_on_error
-                    or not isinstance(value, dict)
-                    or value.get("success", True)
-                ):
+                if last or not retry_on_error or not isinstance(value, dict) or value.get("success", True):
                     return value
                 await asyncio.sleep(sleep_time)
             except (TimeoutError, elasticsearch.ConnectionError, elasticsearch.ConnectionTimeout):
@@ -205,7 +200,7 @@ class _BuiltinRunner(Runner):
 
     async def __call__(self, es: EsbenchClient, params: dict[str, Any]) -> Any:
         if self._esbench_runner is None:
-            from esbench.driver.runners import builtin_runners
+            from esbench.driver.worker.runners import builtin_runners
 
             self._esbench_runner = builtin_runners()[self.operation_type]
         return rally_result(await self._esbench_runner(es, params))

@@ -19,7 +19,7 @@ from typing import Any
 
 from esbench.compat.rally_exceptions import InvalidSyntax
 from esbench.compat.runtime import active_corpora
-from esbench.driver.params.base import get_target  # noqa: F401  (Rally's params.get_target)
+from esbench.driver.worker.params.base import get_target  # noqa: F401  (Rally's params.get_target)
 
 
 class ParamSource:
@@ -122,7 +122,7 @@ class BulkIndexParamSource(ParamSource):
 
     def __init__(self, track: Any, params: dict[str, Any], **kwargs: Any) -> None:
         super().__init__(track, params, **kwargs)
-        from esbench.driver.params.bulk import BulkParamSource
+        from esbench.driver.worker.params.bulk import BulkParamSource
 
         model = getattr(track, "_esbench_model", track)
         self._inner = BulkParamSource(model, params, corpora=active_corpora(), **kwargs)
@@ -133,9 +133,7 @@ class BulkIndexParamSource(ParamSource):
         return self._inner.partition(partition_index, total_partitions)
 
     def params(self) -> dict[str, Any]:
-        raise RuntimeError(
-            "BulkIndexParamSource must be partitioned per client (Rally: partition() first)."
-        )
+        raise RuntimeError("BulkIndexParamSource must be partitioned per client (Rally: partition() first).")
 
 
 def _merge(target: dict[str, Any], changes: Mapping[str, Any]) -> None:

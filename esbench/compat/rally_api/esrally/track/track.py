@@ -115,8 +115,6 @@ OperationType = Enum(  # type: ignore[misc]
 )
 
 
-
-
 class TaskNameFilter:
     """Rally: matches a task by name."""
 

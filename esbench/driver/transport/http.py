@@ -1,0 +1,240 @@
+"""The HTTP seam between runners and the wire.
+
+Built-in runners never call elasticsearch-py's API methods; they send prepared requests through an
+:class:`HttpTransport`: ``await es.http.request(method, target, body=..., headers=...)`` returns a
+:class:`RawResponse` (status, raw body bytes, headers) without parsing the body, and raises only
+for transport failures (connection refused, timeout, TLS). Replacing the transport (a leaner
+HTTP client, static responses) therefore changes no runner.
+
+Implementations:
+
+* :class:`NodeHttpTransport` sends through elastic_transport's node objects of the client (one
+  keep-alive connection pool per node), skipping the transport layer's node selection, retries,
+  serialization and response parsing;
+* :class:`StaticTransport` answers from a function, for tests and driver-overhead measurements.
+
+Service time is taken here: :class:`TimedAiohttpNode` (the node class esbench gives
+elasticsearch-py, so plugin runners that use the client API are timed too) reports
+``perf_counter()`` just before handing the request to aiohttp and just after the last response
+byte was read to :func:`esbench.driver.transport.timing.observe`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+from elastic_transport import AiohttpHttpNode
+from elastic_transport.client_utils import DEFAULT, DefaultType
+
+from esbench._compiled import load
+from esbench.driver.transport.timing import current_timing
+
+perf_counter = time.perf_counter
+
+
+def parse_head_fields(head: bytes) -> dict[str, str]:
+    """The header fields of a raw HTTP/1.1 response head (status line first, ``\\r\\n``-separated,
+    without the final empty line) as a dict with lower-case names (the last occurrence wins)."""
+    headers: dict[str, str] = {}
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        headers[name.strip().lower().decode("latin-1")] = value.strip().decode("latin-1")
+    return headers
+
+
+class PyRawResponse:
+    """An HTTP response whose body has not been parsed (:data:`RawResponse` is this class or its C
+    twin in ``_connection.c``, see :mod:`esbench._compiled`).
+
+    Attributes:
+        status: HTTP status code.
+        body: the raw (decompressed) body bytes.
+        headers: response headers (case-insensitive mapping where the transport provides one; with
+            ``raw_head`` a dict with lower-case names, parsed on first access: most runners never
+            look at the headers, so the hot path does not build them).
+    """
+
+    __slots__ = ("_headers", "_raw_head", "body", "status")
+
+    def __init__(
+        self, status: int, body: bytes, headers: Mapping[str, str] | None = None, *, raw_head: bytes = b""
+    ) -> None:
+        self.status = status
+        self.body = body
+        self._headers = headers
+        self._raw_head = raw_head
+
+    @property
+    def headers(self) -> Mapping[str, str]:
+        if self._headers is None:
+            self._headers = parse_head_fields(self._raw_head) if self._raw_head else {}
+        return self._headers
+
+    @property
+    def ok(self) -> bool:
+        """True for status codes below 400."""
+        return self.status < 400
+
+    def __repr__(self) -> str:
+        return f"RawResponse(status={self.status}, body={len(self.body)} bytes)"
+
+
+_C = load("esbench.driver.transport._connection")
+if _C is not None:
+    _C.configure_response(parse_head_fields=parse_head_fields)
+if TYPE_CHECKING:  # the C class has the same attributes
+    RawResponse = PyRawResponse
+else:
+    RawResponse = _C.RawResponse if _C is not None else PyRawResponse
+
+
+class HttpTransport(Protocol):
+    """What runners need from the wire (see module doc)."""
+
+    async def request(
+        self,
+        method: str,
+        target: str,
+        *,
+        body: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float | DefaultType | None = DEFAULT,
+    ) -> RawResponse:
+        """Send one request; ``target`` is the path with query string (``/idx/_search?size=1``).
+
+        ``timeout`` is the client-side timeout in seconds (None: none; DEFAULT: the client's).
+
+        Raises:
+            elastic_transport.ConnectionError / ConnectionTimeout / TlsError: transport failures.
+        """
+        ...
+
+    async def close(self) -> None:
+        """Release connections."""
+        ...
+
+
+class TimedAiohttpNode(AiohttpHttpNode):
+    """elastic_transport's aiohttp node, reporting each request's start and end (see module doc)."""
+
+    async def perform_request(  # type: ignore[override]
+        self,
+        method: str,
+        target: str,
+        body: bytes | None = None,
+        headers: Any = None,
+        request_timeout: float | DefaultType | None = DEFAULT,
+    ) -> Any:
+        timing = current_timing.get()
+        start = perf_counter()
+        received = 0
+        try:
+            response = await super().perform_request(
+                method, target, body=body, headers=headers, request_timeout=request_timeout
+            )
+            received = len(response[1] or b"")
+            return response
+        finally:
+            if timing is not None:
+                timing.observe(start, perf_counter(), len(body) if body else 0, received)
+
+
+class NodeHttpTransport:
+    """Sends requests through elastic_transport nodes, round-robin (see module doc).
+
+    Args:
+        nodes: the client's nodes (``es.transport.node_pool.all()``).
+        headers: headers sent with every request (content type, accept, authorization); a request's
+            own headers override them.
+    """
+
+    def __init__(self, nodes: Sequence[Any], headers: Mapping[str, str]) -> None:
+        if not nodes:
+            raise ValueError("NodeHttpTransport needs at least one node")
+        self._nodes = list(nodes)
+        self._next = 0
+        self._headers = dict(headers)
+
+    async def request(
+        self,
+        method: str,
+        target: str,
+        *,
+        body: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float | DefaultType | None = DEFAULT,
+    ) -> RawResponse:
+        nodes = self._nodes
+        if len(nodes) == 1:
+            node = nodes[0]
+        else:
+            node = nodes[self._next % len(nodes)]
+            self._next += 1
+        merged = self._headers if not headers else {**self._headers, **headers}
+        response = await node.perform_request(
+            method, target, body=body, headers=merged, request_timeout=timeout
+        )
+        meta = response.meta
+        return RawResponse(meta.status, response.body, meta.headers)
+
+    async def close(self) -> None:
+        # The nodes belong to the Elasticsearch client, which closes them.
+        pass
+
+
+Responder = Callable[[str, str, bytes | None], "RawResponse | tuple[int, bytes] | Awaitable[Any]"]
+
+
+class StaticTransport:
+    """Answers every request from ``responder(method, target, body)`` (no network).
+
+    The responder returns a :class:`RawResponse`, a ``(status, body)`` tuple, or an awaitable of
+    either. Requests are reported to the timing holder with ``clock()`` timestamps, so a test can
+    drive simulated time through the responder.
+
+    Attributes:
+        requests: ``(method, target, body)`` of every request, in order (when ``record=True``).
+    """
+
+    def __init__(
+        self,
+        responder: Responder,
+        *,
+        clock: Callable[[], float] = perf_counter,
+        record: bool = True,
+    ) -> None:
+        self._responder = responder
+        self._clock = clock
+        self._record = record
+        self.requests: list[tuple[str, str, bytes | None]] = []
+
+    async def request(
+        self,
+        method: str,
+        target: str,
+        *,
+        body: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float | DefaultType | None = DEFAULT,
+    ) -> RawResponse:
+        timing = current_timing.get()
+        start = self._clock()
+        try:
+            if self._record:
+                self.requests.append((method, target, body))
+            answer = self._responder(method, target, body)
+            if asyncio.iscoroutine(answer) or isinstance(answer, asyncio.Future):
+                answer = await answer
+            if isinstance(answer, RawResponse):
+                return answer
+            status, payload = cast(tuple[int, bytes], answer)
+            return RawResponse(status, payload, {})
+        finally:
+            if timing is not None:
+                timing.observe(start, self._clock())
+
+    async def close(self) -> None:
+        pass

@@ -1,0 +1,474 @@
+"""The per-client loop (hot path): get params, wait for the schedule, run, time, record.
+
+Timing points (all ``time.perf_counter()`` seconds; see docs/driver.md):
+
+* **due** - when the schedule wants the request to start: the client's origin (step start plus its
+  ramp-up wait) plus the scheduler's relative time. A request is throttled when that relative
+  time is positive (Rally's ``expected_scheduled_time > 0``); unthrottled requests have no due time.
+* **processing start/end** - around the whole runner call. The params are fetched before the
+  schedule wait (as Rally does), so building a request body delays neither the request nor
+  its latency.
+* **request start/end** - earliest request start and latest last-byte time the HTTP layer
+  reported during the call (:mod:`esbench.driver.transport.timing`); a runner that makes no request
+  (``sleep``, plugins doing local work) falls back to the processing times.
+
+service time = request end - request start; processing time = processing end - processing start;
+latency = request end - due when throttled (includes any wait when the client fell behind:
+no coordinated omission), else latency = service time (Rally's rule).
+
+When a task stops (Rally's ``ScheduleHandle``/``TimePeriodBased``/``IterationBased``):
+
+* ``warmup-time-period``/``time-period`` given: time based; warmup while a request starts before
+  ``step start + warmup``; the client stops once ``step start + warmup + time-period`` has come
+  (it does not start another request, also when it fell behind its schedule), or when the param
+  source or runner ends. A throttled client whose next request would be due at or after it does
+  not send it and waits for the end instead, so the task's span covers the whole time period.
+* else ``warmup-iterations``/``iterations`` given: that many requests per client.
+* else a runner that decides its completion (``completed``) or a finite param source (bulk) runs
+  until it ends (time based, no time limit);
+* else (an endless param source) one iteration.
+
+A step's ``completed-by`` and cancellation reach the client through :class:`StepControl`. As in
+Rally's ``AsyncExecutor`` (esrally 2.13), ``completed-by`` is looked at after each request: a client
+of another task finishes its current ramp-up or schedule wait, sends that request, records it and
+stops, so every client that starts a task records at least one sample. Cancellation stops a client
+at once, also in a wait, and aborts in-flight requests (the worker cancels the client tasks).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from esbench.compat.errors import plugin_failure, reraise_for_plugin
+from esbench.driver.coordinator.allocator import ClientAllocation, ClientPlan
+from esbench.driver.settings import OnError
+from esbench.driver.transport.timing import RequestTiming, current_timing
+from esbench.driver.worker.clock import Clock, SystemClock, wake_up
+from esbench.driver.worker.context import RaceContext, current_context
+from esbench.driver.worker.errors import note_failure
+from esbench.driver.worker.looplimits import loop_limits
+from esbench.driver.worker.outcome import classify
+from esbench.driver.worker.runners.base import Runner, RunnerResult
+from esbench.driver.worker.scheduler import UnitAwareScheduler, Unthrottled, scheduler_for
+from esbench.driver.worker.waits import WaitNote, current_wait
+from esbench.exceptions import ConnectionFailed, DriverError, EsbenchError, RaceAborted
+from esbench.metrics.recorder import TaskRecorder
+from esbench.track.model import Task
+
+#: Default throughput unit per operation type until a response reports one.
+_UNITS = {
+    "bulk": "docs/s",
+    "paginated-search": "pages/s",
+    "scroll-search": "pages/s",
+    "composite-agg": "pages/s",
+}
+
+
+class StepControl:
+    """Shared by the clients of one step in one worker: start time, completion, cancellation.
+
+    Args:
+        start_at: ``perf_counter`` time at which the step starts in every worker.
+        completing_task: name of the task whose own clients keep running when the step is
+            completed (``completed-by: <task>``); None with ``completed-by: any``.
+    """
+
+    def __init__(self, start_at: float, *, completing_task: str | None = None) -> None:
+        self.start_at = start_at
+        self.completing_task = completing_task
+        self.completed = False
+        self.cancelled = False
+        self._waiters: set[asyncio.Future[None]] = set()
+
+    def should_stop(self, task_name: str) -> bool:
+        """True if a client of ``task_name`` must not start another request."""
+        return self.cancelled or (self.completed and task_name != self.completing_task)
+
+    def complete(self) -> None:
+        """``completed-by`` fired: clients of the other tasks stop after their next request."""
+        self.completed = True
+        self._wake_all()
+
+    def cancel(self) -> None:
+        """Stop every client before its next request (the worker also cancels in-flight ones)."""
+        self.cancelled = True
+        self._wake_all()
+
+    def _wake_all(self) -> None:
+        for waiter in list(self._waiters):
+            wake_up(waiter)
+
+    def new_waiter(self) -> asyncio.Future[None]:
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.add(waiter)
+        return waiter
+
+    def drop_waiter(self, waiter: asyncio.Future[None]) -> None:
+        self._waiters.discard(waiter)
+
+
+class TaskRun:
+    """What the clients of one task share in one worker: runner, param source, recorder.
+
+    Attributes:
+        item_errors: failed items by type from runners that report them (bulk), measurement
+            samples only; reported as the task result's ``item_errors_by_status``.
+        abort_on_error: ``--on-error=abort`` applies (unless the task sets
+            ``ignore-response-error-level: non-fatal``).
+        seed: the race's seed for random schedules.
+        first_start / last_end: ``perf_counter`` seconds when the first of this worker's
+            allocations of the task started and the last one ended (None before any); the
+            coordinator takes the task's start and end from them.
+    """
+
+    def __init__(
+        self,
+        *,
+        task: Task,
+        runner: Runner,
+        source: Any,
+        schedulers: Mapping[str, Any],
+        on_error: str = OnError.CONTINUE,
+        seed: int = 0,
+    ) -> None:
+        self.task = task
+        self.runner = runner
+        self.source = source
+        self.schedulers = schedulers
+        self.seed = seed
+        self.recorder = self._new_recorder(None)
+        self.item_errors: dict[str, int] = {}
+        self.abort_on_error = (
+            on_error == OnError.ABORT and task.params.get("ignore-response-error-level") != "non-fatal"
+        )
+        self.first_start: float | None = None
+        self.last_end: float | None = None
+        self.unit_pending = True
+
+    def _default_unit(self) -> str:
+        return _UNITS.get(self.task.operation.operation_type, "ops/s")
+
+    def _new_recorder(self, origin: float | None) -> TaskRecorder:
+        op = self.task.operation
+        return TaskRecorder(
+            task=self.task.name,
+            operation=op.name,
+            operation_type=op.operation_type,
+            throughput_unit=self._default_unit(),
+            origin=origin,
+        )
+
+    def start(self, origin: float) -> None:
+        """Start recording with throughput windows counted from ``origin`` (the step start, the
+        same in every worker so that the windows merge exactly)."""
+        if self.recorder.count:
+            self.recorder = self._new_recorder(origin)
+        else:
+            # The recorder's histograms are large (~1.4 MB): reuse the unused one.
+            self.recorder.set_origin(origin)
+            self.recorder.throughput_unit = self._default_unit()
+        self.item_errors = {}
+        self.first_start = None
+        self.last_end = None
+        self.unit_pending = True
+
+    def mark_start(self, at: float) -> None:
+        """An allocation of this task started at ``at`` (perf_counter s)."""
+        if self.first_start is None or at < self.first_start:
+            self.first_start = at
+
+    def mark_end(self, at: float) -> None:
+        """An allocation of this task ended at ``at`` (perf_counter s)."""
+        if self.last_end is None or at > self.last_end:
+            self.last_end = at
+
+    def observe_unit(self, unit: str) -> None:
+        """Adopt the unit of the first response that has weight (``unit_pending`` is True until then)."""
+        if self.unit_pending:
+            self.unit_pending = False
+            self.recorder.throughput_unit = f"{unit}/s"
+
+
+class ClientExecutor:
+    """Runs one client's allocations of a step, one after the other (see module doc).
+
+    Args:
+        plan: the client's allocations.
+        es: the client's Elasticsearch client (``es.http`` for built-in runners).
+        runs: the worker's :class:`TaskRun` by task name.
+        control: the step's :class:`StepControl`.
+        context: the worker's race context (PIT ids...).
+        clock: time source.
+        on_natural_end: called with ``(task_name, client_id)`` when an allocation ends by its own
+            limit (not by completion or cancellation).
+    """
+
+    def __init__(
+        self,
+        *,
+        plan: ClientPlan,
+        es: Any,
+        runs: Mapping[str, TaskRun],
+        control: StepControl,
+        context: RaceContext,
+        clock: Clock | None = None,
+        on_natural_end: Callable[[str, int], None] | None = None,
+    ) -> None:
+        self.plan = plan
+        self.es = es
+        self.runs = runs
+        self.control = control
+        self.context = context
+        self.clock = clock or SystemClock()
+        self.on_natural_end = on_natural_end
+        self.timing = RequestTiming()
+        #: Why this client waits, if it retries an operation (esbench.driver.worker.waits).
+        self.wait = WaitNote()
+        self.current: str | None = None
+        self._progress: Callable[[], float | None] = lambda: None
+
+    def progress(self) -> float | None:
+        """Fraction (0..1) of the current allocation done, or None if unknown."""
+        return self._progress()
+
+    async def run(self) -> None:
+        """Run all allocations.
+
+        Raises:
+            esbench.exceptions.RaceAborted: a request failed and ``--on-error=abort`` applies.
+            esbench.exceptions.ConnectionFailed: a TLS failure (configuration: no request can succeed).
+            esbench.exceptions.DriverError: a runner raised something that is not a request error.
+            esbench.exceptions.EsbenchError: a runner or scheduler found bad parameters.
+        """
+        current_timing.set(self.timing)
+        current_context.set(self.context)
+        current_wait.set(self.wait)
+        for position, allocation in enumerate(self.plan.allocations):
+            if self.control.should_stop(allocation.task.name):
+                break
+            self.current = allocation.task.name
+            natural = await self._run_allocation(allocation, first=position == 0)
+            if natural and self.on_natural_end is not None:
+                self.on_natural_end(allocation.task.name, self.plan.client_id)
+        self._progress = lambda: 1.0
+
+    async def _wait_until(self, due: float) -> bool:
+        """Sleep until ``due``; False if the step was cancelled instead.
+
+        ``completed-by`` does not cut the wait short: Rally's ``AsyncExecutor`` sleeps out a
+        ramp-up or a throttled wait, sends the request and only then looks at completion.
+        """
+        clock = self.clock
+        control = self.control
+        while True:
+            rest = due - clock.now()
+            if rest <= 0:
+                return True
+            if control.cancelled:
+                return False
+            waiter = control.new_waiter()
+            try:
+                await clock.sleep(rest, waiter)
+            finally:
+                control.drop_waiter(waiter)
+
+    async def _run_allocation(self, allocation: ClientAllocation, *, first: bool = True) -> bool:
+        """Run one allocation; True if it ended by its own limit. ``first``: the client's first
+        allocation of the step, whose schedule begins at the step start."""
+        run = self.runs[allocation.task.name]
+        now = self.clock.now
+        start_at = self.control.start_at
+        # The first allocation's schedule and time period count from the step start, also when a
+        # busy machine let this worker begin late: its requests are due from there, and a late
+        # start shows in their latency. (Marking the wake-up instead made the task's first
+        # 1-second window partial, so it was left out; issue #26.) A later allocation (a
+        # ``clients`` cap) really starts when the previous one ends.
+        run.mark_start(start_at if first else max(now(), start_at))
+        try:
+            return await self._loop(allocation, run)
+        finally:
+            run.mark_end(max(now(), start_at))
+
+    async def _loop(self, allocation: ClientAllocation, run: TaskRun) -> bool:
+        task = allocation.task
+        name = task.name
+        runner = run.runner
+        # Rally's schedule_for: the partition and the scheduler are made here, when the client
+        # starts the task, in the worker that runs the client.
+        try:
+            source = run.source.partition(allocation.client_index_in_task, task.clients)
+            scheduler = scheduler_for(
+                task, run.schedulers, client_index=allocation.client_index_in_task, race_seed=run.seed
+            )
+        except Exception as exc:
+            reraise_for_plugin(exc, where="the partition of its param source or its scheduler", task=name)
+            raise
+        if hasattr(scheduler, "parameter_source"):
+            scheduler.parameter_source = source
+        scheduled = not isinstance(scheduler, Unthrottled)
+        # A unit-aware schedule that ran unthrottled (no response with a weight yet) continues
+        # from the last request once it throttles, instead of from the origin: a client does
+        # not burst to catch up with a schedule that did not exist yet.
+        rebase = isinstance(scheduler, UnitAwareScheduler)
+        time_based, total_iterations, warmup_iterations = loop_limits(task, runner, source)
+        runner_decides = getattr(runner, "completed", None) is not None
+
+        clock = self.clock
+        now = clock.now
+        control = self.control
+        start_at = control.start_at
+        warmup_end = start_at + (task.warmup_time_period or 0.0)
+        deadline = (
+            start_at + (task.warmup_time_period or 0.0) + task.time_period
+            if time_based and task.time_period is not None
+            else None
+        )
+        iterations = 0
+
+        def progress() -> float | None:
+            if total_iterations:
+                return min(iterations / total_iterations, 1.0)
+            if deadline is not None:
+                span = deadline - start_at
+                return min(max((now() - start_at) / span, 0.0), 1.0) if span > 0 else 1.0
+            value = getattr(source, "percent_completed", None)
+            if value is None and runner_decides:
+                value = getattr(runner, "percent_completed", None)
+            return float(value) if value is not None else None
+
+        self._progress = progress
+        origin = start_at + allocation.ramp_up_wait
+        if not await self._wait_until(origin):
+            return False
+
+        timing = self.timing
+        record = run.recorder.record
+        es = self.es
+        get_params = source.params
+        next_due = 0.0
+        due = 0.0
+        last_start = origin
+        throttled = False
+        while True:
+            if total_iterations is not None and iterations >= total_iterations:
+                return True
+            if scheduled:
+                current = next_due
+                if rebase and next_due == 0.0 and iterations > 1:
+                    current = last_start - origin
+                try:
+                    next_due = scheduler.next(current)
+                except Exception as exc:
+                    inner = getattr(scheduler, "scheduler", None) or getattr(scheduler, "_delegate", None)
+                    where = f"the scheduler {type(inner or scheduler).__name__}.next()"
+                    reraise_for_plugin(exc, where=where, task=name)
+                    raise
+                throttled = next_due > 0.0
+                due = origin + next_due
+                if throttled and deadline is not None and due >= deadline:
+                    # Nothing more is due before the deadline, but the time period lasts until
+                    # it: the client's span, and so the task's measurement period, ends there,
+                    # so the last 1-second window is complete and counts. (Ending at the last
+                    # response left it incomplete: a 2-second task was reported from its first
+                    # second alone, and a stall in that second showed as a fraction of the
+                    # target although every request was sent; issue #26.)
+                    return await self._wait_until(deadline)
+            # Rally's TimePeriodBased: the clock ends the task, also for a client that fell
+            # behind its schedule (its due times are still before the deadline).
+            if deadline is not None and now() >= deadline:
+                return True
+            if control.cancelled:
+                return False
+            try:
+                params = get_params()
+            except StopIteration:
+                return True
+            except Exception as exc:
+                reraise_for_plugin(exc, where=f"{type(source).__name__}.params()", task=name)
+                raise
+            if throttled and due > now() and not await self._wait_until(due):
+                return False
+            if scheduled:
+                scheduler.before_request(now())
+            timing.reset()
+            fatal = None
+            processing_start = last_start = now()
+            try:
+                result = await runner(es, params)
+            except asyncio.CancelledError:
+                raise
+            except EsbenchError as exc:
+                reraise_for_plugin(exc, where=f"the runner {runner!r}", task=name)
+                raise
+            except Exception as exc:
+                failure = classify(exc)
+                if failure is None:
+                    if getattr(runner, "delegate", None) is not None:
+                        raise plugin_failure(exc, where=f"the runner {runner!r}", task=name) from None
+                    raise DriverError(
+                        f"Task '{name}' failed: the {task.operation.operation_type} runner {runner!r} raised "
+                        f"{type(exc).__name__}: {exc}",
+                        exc,
+                    ) from exc
+                result = RunnerResult(
+                    weight=0,
+                    success=False,
+                    error_type=failure.error_type,
+                    error_description=failure.description,
+                    http_status=failure.http_status,
+                )
+                if failure.fatal:
+                    fatal = failure
+            processing_end = now()
+            if timing.end != 0.0:
+                end = timing.end
+                service_time = end - timing.start
+            else:
+                end = processing_end
+                service_time = processing_end - processing_start
+            warmup = processing_start < warmup_end if time_based else iterations < warmup_iterations
+            success = result.success
+            weight = result.weight
+            record(
+                warmup=warmup,
+                end=end,
+                service_time=service_time,
+                latency=end - due if throttled else service_time,
+                processing_time=processing_end - processing_start,
+                weight=weight,
+                success=success,
+                error_type=None if success else (result.error_type or "unknown"),
+                sent=timing.sent,
+                received=timing.received,
+            )
+            iterations += 1
+            if weight > 0 and run.unit_pending:
+                run.observe_unit(result.unit)
+            if scheduled:
+                scheduler.after_request(processing_end, weight, result.unit, result.meta)
+            if not success:
+                note_failure(run, result, warmup=warmup)
+                if result.error_counts and not warmup:
+                    item_errors = run.item_errors
+                    for key, count in result.error_counts.items():
+                        item_errors[key] = item_errors.get(key, 0) + count
+                if fatal is not None:
+                    raise ConnectionFailed(
+                        f"Task '{name}' cannot continue: {fatal.description}. Check the client options "
+                        f"(use_ssl, verify_certs, ca_certs) and the target hosts' TLS setup."
+                    )
+                if run.abort_on_error:
+                    raise RaceAborted(
+                        f"Task '{name}' aborted the race (--on-error=abort): a request failed with "
+                        f"{result.error_type or 'unknown'}"
+                        + (f": {result.error_description}" if result.error_description else "")
+                        + ". Use --on-error=continue to record errors and go on."
+                    )
+            if runner_decides and runner.completed:  # type: ignore[attr-defined]  # checked above
+                return True
+            # Rally's AsyncExecutor looks at completed-by after each request, so every client that
+            # starts a task sends at least one request (and records its sample) before it stops.
+            if control.completed and control.should_stop(name):
+                return False

@@ -1,0 +1,90 @@
+"""What a worker builds for the plugins of a race: its registry, and per step the task runs.
+
+Rally (``esrally/driver/driver.py`` ``Worker``/``AsyncIoAdapter.run``) loads the track plugins in
+every worker process and creates one param source per task when the task starts, in the worker
+that runs its clients (partitions and schedulers per client follow in
+:class:`esbench.driver.worker.executor.ClientExecutor`). Module-level and class-level state of a plugin
+therefore lives as long as the worker, i.e. across the tasks of the race; esbench's workers live for
+the whole race too.
+"""
+
+from __future__ import annotations
+
+import logging
+import pickle
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from esbench.compat import runtime
+from esbench.compat.errors import reraise_for_plugin
+from esbench.driver.worker.executor import TaskRun
+from esbench.track.model import Task, Track
+
+if TYPE_CHECKING:
+    from esbench.corpus.model import CorpusSet
+    from esbench.driver.settings import OnError
+    from esbench.driver.worker.registry import Registry
+
+logger = logging.getLogger(__name__)
+
+
+def build_registry(track: Track, blob: bytes | None, corpora: CorpusSet | None = None) -> Registry:
+    """The worker's registry: the coordinator's (pickled) one, or the defaults plus the track's
+    plugins when the coordinator's cannot be transferred. It becomes the registry the Rally plugin
+    API of this process answers from (``esrally.driver.runner.runner_for``).
+
+    Raises:
+        esbench.exceptions.TrackError: the plugin cannot be imported or registered.
+    """
+    from esbench.driver.worker.registry import default_registry
+    from esbench.track import plugins
+
+    registry = None
+    if plugins.has_plugins(track.root):
+        # Importing the plugin module first makes the pickled plugin classes resolvable.
+        plugins.import_plugin(track.root)
+    if blob is not None:
+        try:
+            registry = pickle.loads(blob)
+        except Exception as exc:
+            logger.debug("Cannot unpickle the registry (%s); registering the track plugins again.", exc)
+    if registry is None:
+        registry = default_registry()
+        plugins.load_plugins(track, registry)
+    runtime.activate(registry, corpora)
+    return registry
+
+
+def build_task_runs(
+    registry: Registry,
+    tasks: Mapping[str, Task],
+    *,
+    track: Track,
+    corpora: CorpusSet | None,
+    on_error: OnError,
+    seed: int,
+) -> dict[str, TaskRun]:
+    """One :class:`TaskRun` per task of a step: its runner and a new (unpartitioned) param source.
+
+    Raises:
+        esbench.exceptions.EsbenchError: unknown operation type or param source, bad params, or a
+            plugin's param source constructor raised (one paragraph naming the plugin line).
+    """
+    runtime.activate(registry, corpora)
+    runs = {}
+    for name, task in tasks.items():
+        runner = registry.runner(task.operation.operation_type)
+        try:
+            source = registry.param_source(task, track, corpora=corpora)
+        except Exception as exc:
+            reraise_for_plugin(exc, where="the construction of its param source", task=name)
+            raise
+        runs[name] = TaskRun(
+            task=task,
+            runner=runner,
+            source=source,
+            schedulers=registry.schedulers,
+            on_error=on_error,
+            seed=seed,
+        )
+    return runs
