@@ -14,12 +14,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from esbench.cli._provision_options import PROVISION_OPTION_NAMES, provision_options, provision_settings
-from esbench.cli._tags import parse_user_tags
-from esbench.cli._track_source import pop_track_source, track_source_options
+from esbench.cli._provision_options import provision_options
+from esbench.cli._race_settings import race_settings, track_source_from_options
+from esbench.cli._track_source import track_source_options
 from esbench.console import Console
-from esbench.driver.coordinator.filters import parse_task_filters
-from esbench.driver.settings import DriverSettings
 from esbench.exceptions import UserError
 from esbench.planning.dimensions import Dimension, sweep_id
 from esbench.planning.overrides import TaskOverride
@@ -76,48 +74,14 @@ def base_settings(opts: dict[str, Any], *, track_params: dict[str, Any]) -> tupl
     Raises:
         UserError: no or two track options, no --task, bad hosts, tags or client options.
     """
-    track_source = pop_track_source(opts)
-    track_name, track_path = opts.pop("track_name"), opts.pop("track_path")
-    if bool(track_name) == bool(track_path):
-        raise UserError("Give exactly one of --track=NAME or --track-path=DIR (see 'esbench list tracks').")
+    source = track_source_from_options(opts)
     task = opts.pop("task")
     if not task:
         raise UserError("Give the task to measure with --task=NAME (see 'esbench info' for a track's tasks).")
-    from esbench.driver.transport.client import host_urls, parse_client_options
-
-    hosts = tuple(h.strip() for h in (opts.pop("target_hosts") or "").split(",") if h.strip())
-    if hosts:
-        host_urls(hosts, use_ssl=False)
-    offline, test_mode = opts.pop("offline"), opts.pop("test_mode")
-    include, exclude = (
-        tuple(s.strip() for s in opts.pop(name).split(",") if s.strip())
-        for name in ("include_tasks", "exclude_tasks")
-    )
-    parse_task_filters(include, option="--include-tasks")
-    parse_task_filters(exclude, option="--exclude-tasks")
     override = TaskOverride(
         time_period=opts.pop("time_period"), warmup_time_period=opts.pop("warmup_time_period")
     )
-    settings = RaceSettings(
-        track_name=track_name,
-        track_path=track_path,
-        track_params=track_params,
-        challenge=opts.pop("challenge"),
-        target_hosts=hosts,
-        pipeline=opts.pop("pipeline"),
-        provision=provision_settings(**{k: opts.pop(k) for k in PROVISION_OPTION_NAMES}, offline=offline),
-        client_options=parse_client_options(opts.pop("client_options")),
-        driver=DriverSettings(
-            workers=opts.pop("load_driver_workers"),
-            include_tasks=include,
-            exclude_tasks=exclude,
-        ),
-        user_tags=parse_user_tags(opts.pop("user_tag")),
-        test_mode=test_mode,
-        offline=offline,
-        track_source=track_source,
-        task_overrides={task: override},
-    )
+    settings = race_settings(opts, source=source, track_params=track_params, task_overrides={task: override})
     return settings, task, Console(quiet=opts.pop("quiet"))
 
 

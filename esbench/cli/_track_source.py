@@ -9,7 +9,6 @@ from typing import Any, TypeVar
 
 import click
 
-from esbench.exceptions import UserError
 from esbench.track.repository import TrackRepositorySettings
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -25,22 +24,6 @@ def track_bundle_option(f: F) -> F:
         default=None,
         help="A bundle made by `esbench bundle` (track + corpora); use with --offline on air-gapped hosts.",
     )(f)
-
-
-def bundle_track_path(bundle: Path | None, track_name: str | None, track_path: Path | None) -> Path | None:
-    """The unpacked track directory of ``--track-bundle`` (None without one).
-
-    Raises:
-        UserError: ``--track-bundle`` together with ``--track`` or ``--track-path``.
-        DataError: the bundle is damaged or not a bundle (see :func:`esbench.corpus.bundle.unpack_bundle`).
-    """
-    if bundle is None:
-        return None
-    if track_name or track_path:
-        raise UserError("--track-bundle brings its own track: leave out --track and --track-path.")
-    from esbench.corpus.bundle import unpack_bundle
-
-    return unpack_bundle(bundle)[0]
 
 
 def track_source_options(f: F) -> F:

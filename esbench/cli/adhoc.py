@@ -19,16 +19,14 @@ import click
 import yaml
 
 from esbench.cli import main
-from esbench.cli._provision_options import PROVISION_OPTION_NAMES, provision_settings
-from esbench.cli._tags import parse_user_tags
-from esbench.cli.race import EXIT_RACE_FAILED, _split_hosts
+from esbench.cli._provision_options import PROVISION_OPTION_NAMES
+from esbench.cli._race_settings import race_settings
+from esbench.cli.race import EXIT_RACE_FAILED
 from esbench.cli.race import race as race_command
 from esbench.console import Console
-from esbench.driver.settings import DriverSettings, OnError
 from esbench.exceptions import ConfigError, UserError, UserInterrupted
-from esbench.reporting.formats import ReportFormat
 from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED
-from esbench.settings import Pipeline, RaceSettings, ReportSettings
+from esbench.settings import RaceSettings
 
 #: Options of ``esbench race`` that ad-hoc commands share (everything not about the track).
 SHARED_RACE_OPTIONS = (
@@ -53,31 +51,6 @@ def _with_race_options(command: click.Command) -> click.Command:
     shared = [copy.copy(p) for p in race_command.params if p.name in SHARED_RACE_OPTIONS]
     command.params.extend(shared)
     return command
-
-
-def _base_settings(options: dict[str, Any]) -> RaceSettings:
-    """The shared race options as settings (the track is added by the caller)."""
-    from esbench.driver.transport.client import parse_client_options
-
-    provision = {name: options.pop(name) for name in PROVISION_OPTION_NAMES}
-    pipeline = options.pop("pipeline")
-    return RaceSettings(
-        target_hosts=_split_hosts(options.pop("target_hosts")),
-        pipeline=Pipeline(pipeline) if pipeline else None,
-        provision=provision_settings(**provision, offline=options["offline"]),
-        client_options=parse_client_options(options.pop("client_options")),
-        driver=DriverSettings(
-            on_error=OnError(options.pop("on_error")), workers=options.pop("load_driver_workers")
-        ),
-        user_tags=parse_user_tags(options.pop("user_tag")),
-        offline=options.pop("offline"),
-        report=ReportSettings(
-            fmt=ReportFormat(options.pop("report_format")),
-            file=options.pop("report_file"),
-            show_processing_time=options.pop("show_processing_time"),
-        ),
-        metrics_store=options.pop("metrics_store"),
-    )
 
 
 def _run(settings: RaceSettings, quiet: bool, fail_on_error_rate: float | None = None) -> Any:
@@ -230,7 +203,7 @@ def query(
     if iterations is not None and (duration is not None or recurrence is not None):
         raise UserError("Give -n/--iterations alone: not with --duration or -r/--recurrence.")
     quiet, error_limit = options.pop("quiet"), options.pop("fail_on_error_rate")
-    base = _base_settings(options)
+    base = race_settings(options, source=None)
     settings = query_track(
         base,
         urls=urls,
@@ -366,7 +339,7 @@ def load(
         target, base_config = config_file or Path("loadgen.yml"), None
         dsl = None if fmt is None else fmt == ConfigFormat.DSL
     quiet, error_limit = options.pop("quiet"), options.pop("fail_on_error_rate")
-    base = _base_settings(options)
+    base = race_settings(options, source=None)
     plan = load_track(
         base,
         config=target,

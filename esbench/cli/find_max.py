@@ -22,8 +22,6 @@ from esbench.track.params import parse_track_params
 
 
 @main.command(name="find-max")
-@race_options
-@PARAMS_OPTION
 @click.option("--slo", required=True, help='E.g. "p99 latency < 100ms, error rate < 1%".')
 @click.option("--start-rate", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True)
 @click.option("--max-rate", type=click.FloatRange(min=0, min_open=True), default=100_000.0, show_default=True)
@@ -57,6 +55,8 @@ from esbench.track.params import parse_track_params
     help="Percent: the rate this much above the result must fail verification.",
 )
 @ALLOW_TEST_MODE_OPTION
+@race_options
+@PARAMS_OPTION
 def find_max(
     slo: str,
     start_rate: float,

@@ -73,7 +73,6 @@ def _split_sweep_params(text: str) -> tuple[dict[str, Any], str, list[Any]]:
 
 
 @main.command()
-@race_options
 @click.option(
     "--track-params",
     type=ValidatedText("params", _split_sweep_params, empty_ok=True, wrong_example='{"x": '),
@@ -105,6 +104,7 @@ def _split_sweep_params(text: str) -> tuple[dict[str, Any], str, list[Any]]:
     default=None,
     help="Where the html report goes (default: <esbench home>/planning/<sweep id>/sweep.html).",
 )
+@race_options
 def sweep(
     track_params: str,
     clients_list: str | None,
@@ -174,10 +174,13 @@ def sweep(
         )
 
 
-# ``--nodes`` of the provisioning options is one number; a sweep takes a list under the same name.
-sweep.params = [p for p in sweep.params if p.name != "nodes"] + [
-    click.Option(["--nodes", "nodes_list"], default=None, help="Sweep provisioned node counts, e.g. 1,2,3.")
-]
+# ``--nodes`` of the provisioning options is one number; a sweep takes a list under the same name,
+# listed with the other dimensions.
+sweep.params = [p for p in sweep.params if p.name != "nodes"]
+sweep.params.insert(
+    next(i for i, p in enumerate(sweep.params) if p.name == "bulk_list") + 1,
+    click.Option(["--nodes", "nodes_list"], default=None, help="Sweep provisioned node counts, e.g. 1,2,3."),
+)
 
 
 @main.group()
@@ -213,26 +216,26 @@ _REFINE = click.option(
 
 
 @optimize.command(name="bulk-size")
-@race_options
-@PARAMS_OPTION
 @click.option(
     "--start", type=click.IntRange(min=1), default=100, show_default=True, help="First bulk size (docs)."
 )
 @click.option("--max", "max_value", type=click.IntRange(min=1), default=25_600, show_default=True)
 @_REFINE
 @ALLOW_TEST_MODE_OPTION
+@race_options
+@PARAMS_OPTION
 def optimize_bulk_size(start: int, max_value: int, refine_steps: int, track_params: str, **opts: Any) -> None:
     """Double the bulk task's bulk-size from --start until throughput drops, then refine."""
     _optimize(Dimension.BULK_SIZE, start, max_value, refine_steps, track_params, opts)
 
 
 @optimize.command(name="clients")
-@race_options
-@PARAMS_OPTION
 @click.option("--start", type=click.IntRange(min=1), default=1, show_default=True, help="First client count.")
 @click.option("--max", "max_value", type=click.IntRange(min=1), default=128, show_default=True)
 @_REFINE
 @ALLOW_TEST_MODE_OPTION
+@race_options
+@PARAMS_OPTION
 def optimize_clients(start: int, max_value: int, refine_steps: int, track_params: str, **opts: Any) -> None:
     """Double the task's clients from --start until throughput drops, then refine."""
     _optimize(Dimension.CLIENTS, start, max_value, refine_steps, track_params, opts)

@@ -5,43 +5,26 @@ The command only translates options; all behaviour lives in the Python API.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import click
 
 from esbench.cli import main
-from esbench.cli._provision_options import provision_options, provision_settings
-from esbench.cli._tags import parse_user_tags
-from esbench.cli._track_source import (
-    bundle_track_path,
-    pop_track_source,
-    track_bundle_option,
-    track_source_options,
-)
+from esbench.cli._provision_options import provision_options
+from esbench.cli._race_settings import race_settings, track_source_from_options
+from esbench.cli._track_source import track_bundle_option, track_source_options
 from esbench.console import Console
-from esbench.driver.coordinator.filters import parse_task_filters
-from esbench.driver.settings import DriverSettings, LoadDriver, OnError
-from esbench.exceptions import UserError, UserInterrupted
+from esbench.driver.settings import LoadDriver, OnError
+from esbench.exceptions import UserInterrupted
 from esbench.reporting.formats import ReportFormat
 from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED
-from esbench.settings import PIPELINES, REPORT_FORMATS, Pipeline, RaceSettings, ReportSettings
+from esbench.settings import PIPELINES, REPORT_FORMATS
 from esbench.track.params import parse_track_params
 
 #: Exit status of a race that ran but did not complete (a request failure with --on-error=abort,
 #: a node that went away).
 EXIT_RACE_FAILED = 1
-
-
-def _split_hosts(text: str | None) -> tuple[str, ...]:
-    from esbench.driver.transport.client import host_urls
-
-    hosts = tuple(h.strip() for h in (text or "").split(",") if h.strip())
-    if hosts:
-        # Validate now, so that a typo fails before a corpus is generated.
-        host_urls(hosts, use_ssl=False)
-    return hosts
 
 
 @main.command()
@@ -132,87 +115,15 @@ def _split_hosts(text: str | None) -> tuple[str, ...]:
     default="",
     help="Telemetry device parameters: k:v list, inline JSON or a .json file (node-stats-sample-interval:2).",
 )
-def race(
-    track_name: str | None,
-    track_path: Path | None,
-    track_params: str,
-    challenge: str | None,
-    target_hosts: str | None,
-    pipeline: str | None,
-    client_options: str,
-    on_error: str,
-    fail_on_error_rate: float | None,
-    include_tasks: str,
-    exclude_tasks: str,
-    load_driver_workers: int | None,
-    load_driver: str | None,
-    ray_address: str | None,
-    load_driver_hosts: str,
-    test_mode: bool,
-    user_tag: str,
-    report_format: str,
-    report_file: Path | None,
-    show_processing_time: bool,
-    offline: bool,
-    metrics_store: str | None,
-    quiet: bool,
-    telemetry: str,
-    telemetry_params: str,
-    **provision_kwargs: Any,
-) -> None:
+def race(track_params: str, quiet: bool, fail_on_error_rate: float | None, **opts: Any) -> None:
     """Run a benchmark (a race) with a Rally-format track and print its report."""
     # The driver, the load-driver backends and telemetry are imported when a race runs, not for --help.
-    from esbench.driver.coordinator.pools.factory import resolve_load_driver
-    from esbench.driver.coordinator.pools.ray_pool import check_ray_head, parse_ray_address
-    from esbench.driver.transport.client import parse_client_options
     from esbench.racecontrol import run_race
     from esbench.racelog import existing_race_log
-    from esbench.telemetry.cli import telemetry_settings
 
-    track_source = pop_track_source(provision_kwargs)
-    bundled = bundle_track_path(provision_kwargs.pop("track_bundle", None), track_name, track_path)
-    track_path = bundled or track_path
-
-    if bool(track_name) == bool(track_path):
-        raise UserError("Give exactly one of --track=NAME or --track-path=DIR (see 'esbench list tracks').")
-    include = tuple(s.strip() for s in include_tasks.split(",") if s.strip())
-    exclude = tuple(s.strip() for s in exclude_tasks.split(",") if s.strip())
-    # Parse the filters now so that a typo fails before anything is provisioned.
-    parse_task_filters(include, option="--include-tasks")
-    parse_task_filters(exclude, option="--exclude-tasks")
-    driver_hosts = tuple(h.strip() for h in load_driver_hosts.split(",") if h.strip())
-    kind = resolve_load_driver(load_driver, driver_hosts)
-    address = (ray_address or os.environ.get("RAY_ADDRESS")) if kind is LoadDriver.RAY else None
-    if address:
-        # Before the track and corpora are prepared: a head that does not answer fails in seconds.
-        check_ray_head(*parse_ray_address(address, option="--ray-address/RAY_ADDRESS"))
-    settings = RaceSettings(
-        track_name=track_name,
-        track_path=track_path,
-        track_params=parse_track_params(track_params) if track_params.strip() else {},
-        challenge=challenge,
-        target_hosts=_split_hosts(target_hosts),
-        pipeline=Pipeline(pipeline) if pipeline else None,
-        provision=provision_settings(**provision_kwargs, offline=offline),
-        client_options=parse_client_options(client_options),
-        driver=DriverSettings(
-            on_error=OnError(on_error),
-            include_tasks=include,
-            exclude_tasks=exclude,
-            workers=load_driver_workers,
-            load_driver=LoadDriver(load_driver) if load_driver else None,
-            ray_address=ray_address,
-            load_driver_hosts=driver_hosts,
-        ),
-        user_tags=parse_user_tags(user_tag),
-        test_mode=test_mode,
-        offline=offline,
-        report=ReportSettings(
-            fmt=ReportFormat(report_format), file=report_file, show_processing_time=show_processing_time
-        ),
-        metrics_store=metrics_store,
-        track_source=track_source,
-        telemetry=telemetry_settings(telemetry, telemetry_params),
+    source = track_source_from_options(opts)
+    settings = race_settings(
+        opts, source=source, track_params=parse_track_params(track_params) if track_params.strip() else {}
     )
     result = run_race(settings, console=Console(quiet=quiet))
     if result.status == STATUS_INTERRUPTED:

@@ -14,8 +14,6 @@ from esbench.track.params import parse_track_params
 
 
 @main.command()
-@race_options
-@PARAMS_OPTION
 @click.option("--raw-gb-per-day", type=float, required=True, help="Raw data ingested per day, GB.")
 @click.option("--hot", default="0", help="Hot retention: 30d, 2w, 9m (30-day months), 1y.")
 @click.option("--warm", default="0", help="Warm retention after the hot tier.")
@@ -32,6 +30,8 @@ from esbench.track.params import parse_track_params
     help="A tier needing more nodes than this gets one spare node.",
 )
 @click.option("--verify", is_flag=True, help="Race --task (a bulk task) at the required indexing rate.")
+@race_options
+@PARAMS_OPTION
 def size(
     raw_gb_per_day: float,
     hot: str,

@@ -15,6 +15,7 @@ from esbench.home import builtin_tracks_dir
 from esbench.track.model import BuildFlavor, Challenge, Parallel, Task, Track
 from esbench.track.params import parse_track_params
 from esbench.track.repository import DEFAULT_REPOSITORY, TrackRepository, check_out, open_repository
+from esbench.tracksource import TRACK_FILE_RULE, TrackByName, choose_track_source
 
 
 def track_options(f: F) -> F:
@@ -46,12 +47,14 @@ def resolve_source(
 ) -> tuple[dict[str, Any], TrackRepository | None]:
     """``name``/``path`` keywords for the loader and the track repository they came from (if any);
     pops the options added by :func:`track_options`. A repository track is checked out first."""
-    settings = pop_track_source(options)
+    source = choose_track_source(
+        name=track_name, path=track_path, repository=pop_track_source(options), rule=TRACK_FILE_RULE
+    )
     offline, version = options.pop("offline", False), options.pop("distribution_version", None)
-    if (track_name is None) == (track_path is None):
-        raise UserError("Give exactly one of --track=NAME and --track-path=DIR|FILE.")
-    if track_name is not None:
-        track_dir, repo = settings.resolve(track_name, offline=offline, distribution_version=lambda: version)
+    if isinstance(source, TrackByName):
+        track_dir, repo = source.repository.resolve(
+            source.name, offline=offline, distribution_version=lambda: version
+        )
         if track_dir is not None:
             return {"name": None, "path": track_dir}, repo
     return {"name": track_name, "path": track_path}, None

@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 from loopback_http import serving
 
-from esbench import racecontrol
+from esbench.racecontrol.prepare import resolve_track_source
+from esbench.racecontrol.target import connect
 from esbench.settings import PIPELINE_BENCHMARK_ONLY, RaceSettings
+from esbench.tracksource import source_of
 
 _ROOT = {"name": "n", "cluster_name": "c", "version": {"number": "8.17.0", "build_flavor": "default"}}
 
@@ -63,10 +65,10 @@ def test_the_race_reuses_the_track_branch_probe(stub: tuple[str, list[str]]) -> 
     host, seen = stub
     source = _RepositorySource()
     settings = RaceSettings(track_name="tiny", target_hosts=(host,), track_source=source)  # type: ignore[arg-type]
-    track_dir, _, target = racecontrol._track_source(settings, PIPELINE_BENCHMARK_ONLY)
+    track_dir, _, target = resolve_track_source(source_of(settings), settings, PIPELINE_BENCHMARK_ONLY)
     assert source.versions == ["8.17.0"] and track_dir == Path("/tracks/tiny")
     assert seen == ["/"]  # the probe takes no stats snapshot and no health check
-    info, _ = racecontrol._connect(settings.target_hosts, settings, target)
+    info, _ = connect(settings.target_hosts, settings, target)
     assert info.version == "8.17.0" and info.nodes == 1 and info.flavor == "elasticsearch"
     assert seen.count("/") == 1 and seen.count("/_cluster/health") == 1
 
@@ -74,5 +76,5 @@ def test_the_race_reuses_the_track_branch_probe(stub: tuple[str, list[str]]) -> 
 def test_without_a_probe_the_race_asks_for_the_version_itself(stub: tuple[str, list[str]]) -> None:
     host, seen = stub
     settings = RaceSettings(track_name="tiny", target_hosts=(host,))
-    info, _ = racecontrol._connect(settings.target_hosts, settings)
+    info, _ = connect(settings.target_hosts, settings)
     assert info.version == "8.17.0" and seen.count("/") == 1

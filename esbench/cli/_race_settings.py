@@ -1,0 +1,177 @@
+"""The one path from click options to :class:`~esbench.settings.RaceSettings`.
+
+``race``, the planning commands (``sweep``, ``optimize``, ``find-max``, ``size``), ``query`` and
+``load`` each declare a different subset of the race options; every one of them turns its option
+values into settings here::
+
+    source = track_source_from_options(opts)          # --track / --track-path / --track-bundle
+    settings = race_settings(opts, source=source, track_params=...)
+
+:func:`race_settings` pops each race option it knows from the click keyword arguments; an option
+the command does not declare keeps the :class:`RaceSettings` default. What is left in ``opts`` is
+the command's own business (``--quiet``, ``--task``, ``--fresh``...). Option values were already
+checked while the command line was parsed (:mod:`esbench.cli._params`); what is checked here needs
+more than one option or a network round trip (the track source rule, the Ray head).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, MutableMapping
+from typing import Any
+
+from esbench.cli._provision_options import PROVISION_OPTION_NAMES, provision_settings
+from esbench.cli._tags import parse_user_tags
+from esbench.cli._track_source import pop_track_source
+from esbench.driver.coordinator.filters import parse_task_filters
+from esbench.driver.settings import DriverSettings, LoadDriver, OnError
+from esbench.reporting.formats import ReportFormat
+from esbench.settings import Pipeline, RaceSettings, ReportSettings
+from esbench.tracksource import (
+    RACE_RULE,
+    TrackAtPath,
+    TrackByName,
+    TrackFromBundle,
+    TrackInMemory,
+    TrackSource,
+    choose_track_source,
+)
+
+#: The click keyword arguments that name the track (popped by :func:`track_source_from_options`).
+TRACK_OPTION_NAMES = ("track_name", "track_path", "track_bundle")
+
+
+def track_source_from_options(opts: MutableMapping[str, Any], *, rule: str = RACE_RULE) -> TrackSource:
+    """Pop ``--track``, ``--track-path``, ``--track-bundle`` and the track repository options from
+    click keyword arguments and choose the one source they give.
+
+    Raises:
+        UserError: the rule of :func:`esbench.tracksource.choose_track_source` is broken.
+    """
+    repository = pop_track_source(opts)
+    name, path, bundle = (opts.pop(key, None) for key in TRACK_OPTION_NAMES)
+    return choose_track_source(name=name, path=path, bundle=bundle, repository=repository, rule=rule)
+
+
+def split_hosts(text: str | None) -> tuple[str, ...]:
+    """``--target-hosts=HOST:PORT[,HOST:PORT...]`` as a tuple (empty without the option).
+
+    Raises:
+        UserError: a host that is not ``HOST:PORT`` or a URL
+            (:func:`esbench.driver.transport.client.host_urls`).
+    """
+    from esbench.driver.transport.client import host_urls
+
+    hosts = tuple(h.strip() for h in (text or "").split(",") if h.strip())
+    if hosts:
+        # Validate now, so that a typo fails before a corpus is generated.
+        host_urls(hosts, use_ssl=False)
+    return hosts
+
+
+def race_settings(
+    opts: MutableMapping[str, Any],
+    *,
+    source: TrackSource | None,
+    track_params: Mapping[str, Any] | None = None,
+    task_overrides: Mapping[str, Any] | None = None,
+) -> RaceSettings:
+    """The race settings of a command's click keyword arguments (the race options are popped).
+
+    Args:
+        opts: click keyword arguments; every race option present is popped.
+        source: the track (see :func:`track_source_from_options`); a bundle is unpacked into the
+            esbench home here. None: the caller adds a track in memory (``query``, ``load``).
+        track_params: parsed ``--track-params`` (each command parses its own flavour of it).
+        task_overrides: task name -> :class:`~esbench.track.overrides.TaskOverride`.
+
+    Raises:
+        UserError / ConfigError: a value the command line could not check alone (hosts, car
+            params, client options, tags, telemetry devices and parameters).
+        ConnectionFailed: ``--load-driver=ray`` with a Ray head that does not answer.
+        DataError: a damaged bundle (:func:`esbench.corpus.bundle.unpack_bundle`).
+    """
+    track_fields = _track_fields(source)
+    driver = _driver_settings(opts)
+    offline = bool(opts.pop("offline", False))
+    pipeline = opts.pop("pipeline", None)
+    extra: dict[str, Any] = {}
+    if "telemetry" in opts:
+        from esbench.telemetry.cli import telemetry_settings
+
+        extra["telemetry"] = telemetry_settings(opts.pop("telemetry"), opts.pop("telemetry_params"))
+    if "report_format" in opts:
+        extra["report"] = ReportSettings(
+            fmt=ReportFormat(opts.pop("report_format")),
+            file=opts.pop("report_file"),
+            show_processing_time=opts.pop("show_processing_time"),
+        )
+    from esbench.driver.transport.client import parse_client_options
+
+    return RaceSettings(
+        **track_fields,
+        track_params=dict(track_params or {}),
+        challenge=opts.pop("challenge", None),
+        target_hosts=split_hosts(opts.pop("target_hosts", None)),
+        pipeline=Pipeline(pipeline) if pipeline else None,
+        provision=provision_settings(**{k: opts.pop(k) for k in PROVISION_OPTION_NAMES}, offline=offline),
+        client_options=parse_client_options(opts.pop("client_options", "")),
+        driver=driver,
+        user_tags=parse_user_tags(opts.pop("user_tag", "")),
+        test_mode=bool(opts.pop("test_mode", False)),
+        offline=offline,
+        task_overrides=dict(task_overrides or {}),
+        metrics_store=opts.pop("metrics_store", None),
+        **extra,
+    )
+
+
+def _track_fields(source: TrackSource | None) -> dict[str, Any]:
+    """The :class:`RaceSettings` fields that hold ``source`` (a bundle becomes its unpacked path)."""
+    match source:
+        case None:
+            return {}
+        case TrackByName(name=name, repository=repository):
+            return {"track_name": name, "track_source": repository}
+        case TrackAtPath(path=path):
+            return {"track_path": path}
+        case TrackFromBundle(bundle=bundle):
+            from esbench.corpus.bundle import unpack_bundle
+
+            return {"track_path": unpack_bundle(bundle)[0]}
+        case TrackInMemory(track=track):
+            return {"track": track}
+
+
+def _driver_settings(opts: MutableMapping[str, Any]) -> DriverSettings:
+    """``--on-error``, the task filters, workers and where they run (a Ray head is asked now,
+    before the track and corpora are prepared: one that does not answer fails in seconds)."""
+    include, exclude = (
+        tuple(s.strip() for s in opts.pop(name, "").split(",") if s.strip())
+        for name in ("include_tasks", "exclude_tasks")
+    )
+    parse_task_filters(include, option="--include-tasks")
+    parse_task_filters(exclude, option="--exclude-tasks")
+    load_driver, ray_address = opts.pop("load_driver", None), opts.pop("ray_address", None)
+    driver_hosts = tuple(h.strip() for h in opts.pop("load_driver_hosts", "").split(",") if h.strip())
+    if load_driver is not None or driver_hosts:  # else local workers: no head to ask
+        _check_ray_head(load_driver, driver_hosts, ray_address)
+    return DriverSettings(
+        on_error=OnError(opts.pop("on_error", OnError.CONTINUE)),
+        include_tasks=include,
+        exclude_tasks=exclude,
+        workers=opts.pop("load_driver_workers", None),
+        load_driver=LoadDriver(load_driver) if load_driver else None,
+        ray_address=ray_address,
+        load_driver_hosts=driver_hosts,
+    )
+
+
+def _check_ray_head(load_driver: str | None, driver_hosts: tuple[str, ...], ray_address: str | None) -> None:
+    from esbench.driver.coordinator.pools.factory import resolve_load_driver
+    from esbench.driver.coordinator.pools.ray_pool import check_ray_head, parse_ray_address
+
+    kind = resolve_load_driver(load_driver, driver_hosts)
+    address = (ray_address or os.environ.get("RAY_ADDRESS")) if kind is LoadDriver.RAY else None
+    if address:
+        check_ray_head(*parse_ray_address(address, option="--ray-address/RAY_ADDRESS"))

@@ -1,0 +1,81 @@
+"""Stage 5 of a race: store and report.
+
+Every race that measured something, completed or not, goes through here: ``results.json`` in its
+race directory, the results store, the metrics store (``--metrics-store``), the report
+(``--report-format``, ``--report-file``) and the one last line saying how it went.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from esbench.console import Console
+from esbench.exceptions import EsbenchError
+from esbench.reporting.formats import GRAPHIC_FORMATS
+from esbench.reporting.summary import render_summary
+from esbench.reporting.verdict import last_line_status, race_problems
+from esbench.results.files import write_results_file
+from esbench.results.model import STATUS_COMPLETED, RaceResult
+from esbench.results.store import ResultsStore
+from esbench.settings import RaceSettings
+
+
+def store_and_report(result: RaceResult, race_dir: Path, settings: RaceSettings, console: Console) -> None:
+    """Write ``results.json`` into ``race_dir``, save the race in the results store, export it to
+    the metrics store, print or write the report and the last line. Each step is attempted even
+    if an earlier one failed (a failure is a warning, never an exception)."""
+    write_results_file(result, race_dir / "results.json")
+    try:
+        ResultsStore.open().save(result)
+    except EsbenchError as e:
+        console.warn(f"The race was not added to the results store: {e} Its results are in {race_dir}.")
+    if settings.metrics_store:
+        _export(result, settings.metrics_store, console)
+    if settings.report.fmt in GRAPHIC_FORMATS:
+        _write_graphic_report(result, race_dir, settings, console)
+        # The file is for a browser; the terminal still gets the summary a race always prints.
+        print(render_summary(result, show_processing_time=settings.report.show_processing_time))
+    else:
+        report = render_summary(
+            result, fmt=settings.report.fmt, show_processing_time=settings.report.show_processing_time
+        )
+        if settings.report.file is not None:
+            settings.report.file.parent.mkdir(parents=True, exist_ok=True)
+            text = report + ("" if report.endswith("\n") else "\n")
+            settings.report.file.write_text(text, encoding="utf-8")
+            console.info(f"Report written to {settings.report.file}")
+        else:
+            print(report)
+    # [SUCCESS] only when every task measured something and none failed on every request.
+    problems = race_problems(result)
+    line = f"{last_line_status(result.status, problems)} race {result.race_id} "
+    line += f"({result.duration_s:.1f} s); results in {race_dir}"
+    if problems and result.status == STATUS_COMPLETED:
+        console.warn(line.removeprefix("[WARNING] "))
+    else:
+        console.info(line)
+
+
+def _write_graphic_report(
+    result: RaceResult, race_dir: Path, settings: RaceSettings, console: Console
+) -> None:
+    """``--report-format=html|png``: the file goes to ``--report-file`` or ``race_dir/report.html|png``."""
+    from esbench.reporting.html import write_race_report
+
+    report = settings.report
+    path = report.file or race_dir / f"report.{report.fmt}"
+    try:
+        write_race_report(result, fmt=report.fmt, path=path, show_processing_time=report.show_processing_time)
+    except EsbenchError as e:
+        console.warn(f"The {report.fmt} report was not written: {e}")
+        return
+    console.info(f"Report written to {path}")
+
+
+def _export(result: RaceResult, metrics_store: str, console: Console) -> None:
+    from esbench.results.es_export import export_race
+
+    try:
+        export_race(result, metrics_store)
+    except EsbenchError as e:
+        console.warn(f"Export to the metrics store failed: {e}")
