@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from esbench.adhoc.loadgen import is_dsl, load_config, with_credentials
+from esbench.adhoc.loadgen import LoadgenConfig, is_dsl, load_config, with_credentials
 from esbench.adhoc.loadgen_runner import RunnerOptions
 from esbench.adhoc.race import adhoc_settings
 from esbench.adhoc.track import LoadShape, Stream, build_track
@@ -62,29 +62,7 @@ def load_track(
         fallback = hosts[0] if "://" in hosts[0] else f"{scheme}://{hosts[0]}"
     cfg = load_config(config, base=base_config, dsl=dsl, default_endpoint=fallback)
     runner = cfg.runner
-    k = len(cfg.streams)
-    if limit is not None and runner.warm_round:
-        # Loadgen counts the warm-up round's requests against -l (main.go: leftDoc -= reqCount).
-        warm = sum(cfg.repeats)
-        if limit <= warm:
-            raise ConfigError(
-                f"-l {limit} leaves no request after Loadgen's warm-up round ({warm} requests, counted "
-                f"against -l as Loadgen does). Raise -l, or set runner.no_warm: true."
-            )
-        limit -= warm
-    limits: tuple[int, ...] = ()
-    if runner.total_rounds is not None:
-        # Each client runs every request of a round in order (Loadgen's loader.go), so the
-        # requests run one after the other, each `total_rounds` times per client.
-        limits = tuple(runner.total_rounds * clients * r for r in cfg.repeats)
-        if limit is not None:
-            limits = tuple(min(n, _share(limit, k, i)) for i, n in enumerate(limits))
-            if min(limits) < 1:
-                raise ConfigError(
-                    f"A request limit of {limit} cannot cover the {k} requests of the configuration."
-                )
-    elif limit is not None and any(r > 1 for r in cfg.repeats):
-        limits = _weighted(limit, cfg.repeats)
+    limit, limits = _request_limits(cfg, clients=clients, limit=limit)
     options = base.client_options
     streams, credentials = with_credentials(
         cfg, client_has_credentials=bool(options.basic_auth_user or options.api_key)
@@ -114,6 +92,42 @@ def load_track(
         base, track=track, endpoints=cfg.endpoints, credentials=credentials, compress=compress
     )
     return LoadPlan(settings=settings, runner=runner)
+
+
+def _request_limits(
+    cfg: LoadgenConfig, *, clients: int, limit: int | None
+) -> tuple[int | None, tuple[int, ...]]:
+    """``-l`` after Loadgen's warm-up round, and the requests each stream may send (empty: no
+    per-stream limit).
+
+    Raises:
+        ConfigError: ``-l`` leaves nothing after the warm-up round, or does not cover every request.
+    """
+    runner = cfg.runner
+    k = len(cfg.streams)
+    if limit is not None and runner.warm_round:
+        # Loadgen counts the warm-up round's requests against -l (main.go: leftDoc -= reqCount).
+        warm = sum(cfg.repeats)
+        if limit <= warm:
+            raise ConfigError(
+                f"-l {limit} leaves no request after Loadgen's warm-up round ({warm} requests, counted "
+                f"against -l as Loadgen does). Raise -l, or set runner.no_warm: true."
+            )
+        limit -= warm
+    limits: tuple[int, ...] = ()
+    if runner.total_rounds is not None:
+        # Each client runs every request of a round in order (Loadgen's loader.go), so the
+        # requests run one after the other, each `total_rounds` times per client.
+        limits = tuple(runner.total_rounds * clients * r for r in cfg.repeats)
+        if limit is not None:
+            limits = tuple(min(n, _share(limit, k, i)) for i, n in enumerate(limits))
+            if min(limits) < 1:
+                raise ConfigError(
+                    f"A request limit of {limit} cannot cover the {k} requests of the configuration."
+                )
+    elif limit is not None and any(r > 1 for r in cfg.repeats):
+        limits = _weighted(limit, cfg.repeats)
+    return limit, limits
 
 
 def _share(total: int, parts: int, index: int) -> int:

@@ -77,61 +77,86 @@ def find_max_rate(
         raise ValueError(f"need 0 < min_rate <= start <= max_rate, got {min_rate}, {start}, {max_rate}")
     if repeats < 1 or resolution <= 0:
         raise ValueError(f"repeats must be >= 1 and resolution > 0, got {repeats}, {resolution}")
-    probes: list[Probe] = []
-    counts: dict[float, int] = {}
+    search = _Search(evaluate, max_measurements)
+    lo, hi = search.bracket(start, max_rate=max_rate, min_rate=min_rate)
+    lo, hi = search.narrow(lo, hi, min_rate=min_rate, resolution=resolution, repeats=repeats)
+    return SearchOutcome(lower=lo, upper=hi, probes=tuple(search.probes))
 
-    def measure(rate: float) -> bool:
-        repeat = counts.get(rate, 0)
-        counts[rate] = repeat + 1
-        passed = evaluate(rate, repeat)
-        probes.append(Probe(rate=rate, repeat=repeat, passed=passed))
+
+class _Search:
+    """The measurements of one :func:`find_max_rate` search: every probe, the count per rate, and
+    the budget of ``max_measurements`` races."""
+
+    def __init__(self, evaluate: Callable[[float, int], bool], max_measurements: int) -> None:
+        self.evaluate = evaluate
+        self.max_measurements = max_measurements
+        self.probes: list[Probe] = []
+        self.counts: dict[float, int] = {}
+
+    def measure(self, rate: float) -> bool:
+        repeat = self.counts.get(rate, 0)
+        self.counts[rate] = repeat + 1
+        passed = self.evaluate(rate, repeat)
+        self.probes.append(Probe(rate=rate, repeat=repeat, passed=passed))
         return passed
 
-    def budget_left() -> bool:
-        return len(probes) < max_measurements
+    def budget_left(self) -> bool:
+        return len(self.probes) < self.max_measurements
 
-    lo: float | None
-    hi: float | None
-    if measure(start):
-        lo, hi = start, None
-        while hi is None and lo < max_rate and budget_left():
-            rate = min(lo * 2, max_rate)
-            if measure(rate):
-                lo = rate
-            else:
-                hi = rate
-    else:
-        lo, hi = None, start
-        while lo is None and hi > min_rate and budget_left():
-            rate = max(hi / 2, min_rate)
-            if measure(rate):
-                lo = rate
-            else:
-                hi = rate
-    while lo is not None and budget_left():
-        while hi is not None and (hi - lo) / lo > resolution and budget_left():
-            mid = (lo + hi) / 2
-            if measure(mid):
-                lo = mid
-            else:
-                hi = mid
-        confirmed = True
-        while counts[lo] < repeats and budget_left():
-            if not measure(lo):
-                confirmed = False
+    def bracket(self, start: float, *, max_rate: float, min_rate: float) -> tuple[float | None, float | None]:
+        """Double up from a passing ``start`` (to ``max_rate``), or halve down from a failing one
+        (to ``min_rate``): ``(lower, upper)``, a passing and a failing rate (None: not found)."""
+        lo: float | None
+        hi: float | None
+        if self.measure(start):
+            lo, hi = start, None
+            while hi is None and lo < max_rate and self.budget_left():
+                rate = min(lo * 2, max_rate)
+                if self.measure(rate):
+                    lo = rate
+                else:
+                    hi = rate
+        else:
+            lo, hi = None, start
+            while lo is None and hi > min_rate and self.budget_left():
+                rate = max(hi / 2, min_rate)
+                if self.measure(rate):
+                    lo = rate
+                else:
+                    hi = rate
+        return lo, hi
+
+    def narrow(
+        self, lo: float | None, hi: float | None, *, min_rate: float, resolution: float, repeats: int
+    ) -> tuple[float | None, float | None]:
+        """Bisect ``lo``..``hi`` to ``resolution``, then repeat ``lo`` ``repeats`` times; a repeat
+        that fails makes it the new upper bound and the search falls back to the best rate below
+        it that always passed (or half of it)."""
+        while lo is not None and self.budget_left():
+            while hi is not None and (hi - lo) / lo > resolution and self.budget_left():
+                mid = (lo + hi) / 2
+                if self.measure(mid):
+                    lo = mid
+                else:
+                    hi = mid
+            confirmed = True
+            while self.counts[lo] < repeats and self.budget_left():
+                if not self.measure(lo):
+                    confirmed = False
+                    break
+            if confirmed and self.counts[lo] >= repeats:
                 break
-        if confirmed and counts[lo] >= repeats:
-            break
-        if confirmed:  # out of budget before the repeats were done: lo is not confirmed
-            lo = None
-            break
-        hi = lo
-        passing = [p.rate for p in probes if p.passed and p.rate < hi and _all_passed(probes, p.rate)]
-        lo = max(passing) if passing else None
-        if lo is None:
-            rate = hi / 2
-            lo = rate if rate >= min_rate and budget_left() and measure(rate) else None
-    return SearchOutcome(lower=lo, upper=hi, probes=tuple(probes))
+            if confirmed:  # out of budget before the repeats were done: lo is not confirmed
+                lo = None
+                break
+            hi = lo
+            probes = self.probes
+            passing = [p.rate for p in probes if p.passed and p.rate < hi and _all_passed(probes, p.rate)]
+            lo = max(passing) if passing else None
+            if lo is None:
+                rate = hi / 2
+                lo = rate if rate >= min_rate and self.budget_left() and self.measure(rate) else None
+        return lo, hi
 
 
 def _all_passed(probes: Sequence[Probe], rate: float) -> bool:
