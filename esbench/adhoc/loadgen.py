@@ -126,7 +126,8 @@ def _check_key(key: Any, allowed: frozenset[str], what: str, where: str) -> None
 def _child(node: yaml.MappingNode, key: str) -> yaml.Node | None:
     for key_node, value in node.value:
         if key_node.value == key:
-            return value
+            child: yaml.Node = value
+            return child
     return None
 
 

@@ -18,7 +18,7 @@ it: :attr:`ValidatedText.wrong_example`, :attr:`ValidatedText.missing_file_examp
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -26,8 +26,14 @@ from esbench.exceptions import EsbenchError
 
 Check = Callable[[str], object]
 
+if TYPE_CHECKING:
+    # click >= 8.2 makes ParamType generic in its value; 8.1 (still supported) cannot subscript it.
+    _TextParamType = click.ParamType[Any]
+else:
+    _TextParamType = click.ParamType
 
-class ValidatedText(click.ParamType):
+
+class ValidatedText(_TextParamType):
     """Text whose value is checked by ``check`` (which raises an :class:`EsbenchError`); the value
     the command gets is the text itself, unchanged.
 
@@ -234,7 +240,7 @@ def filters_type(option: str) -> ValidatedText:
 
 
 #: Types of plain-text options, by parameter name (see the module docstring).
-OPTION_TYPES: dict[str, click.ParamType] = {
+OPTION_TYPES: dict[str, click.ParamType[Any]] = {
     "target_hosts": HOSTS,
     "client_options": CLIENT_OPTIONS,
     "metrics_store": URL,

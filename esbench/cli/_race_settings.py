@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, MutableMapping
+from dataclasses import replace
 from typing import Any
 
 from esbench.cli._provision_options import PROVISION_OPTION_NAMES, provision_settings
@@ -27,6 +28,7 @@ from esbench.driver.coordinator.filters import parse_task_filters
 from esbench.driver.settings import DriverSettings, LoadDriver, OnError
 from esbench.reporting.formats import ReportFormat
 from esbench.settings import Pipeline, RaceSettings, ReportSettings
+from esbench.telemetry.settings import TelemetrySettings
 from esbench.tracksource import (
     RACE_RULE,
     TrackAtPath,
@@ -91,25 +93,24 @@ def race_settings(
         ConnectionFailed: ``--load-driver=ray`` with a Ray head that does not answer.
         DataError: a damaged bundle (:func:`esbench.corpus.bundle.unpack_bundle`).
     """
-    track_fields = _track_fields(source)
+    track = _unpacked(source)
     driver = _driver_settings(opts)
     offline = bool(opts.pop("offline", False))
     pipeline = opts.pop("pipeline", None)
-    extra: dict[str, Any] = {}
+    telemetry, report = TelemetrySettings(), ReportSettings()
     if "telemetry" in opts:
         from esbench.telemetry.cli import telemetry_settings
 
-        extra["telemetry"] = telemetry_settings(opts.pop("telemetry"), opts.pop("telemetry_params"))
+        telemetry = telemetry_settings(opts.pop("telemetry"), opts.pop("telemetry_params"))
     if "report_format" in opts:
-        extra["report"] = ReportSettings(
+        report = ReportSettings(
             fmt=ReportFormat(opts.pop("report_format")),
             file=opts.pop("report_file"),
             show_processing_time=opts.pop("show_processing_time"),
         )
     from esbench.driver.transport.client import parse_client_options
 
-    return RaceSettings(
-        **track_fields,
+    settings = RaceSettings(
         track_params=dict(track_params or {}),
         challenge=opts.pop("challenge", None),
         target_hosts=split_hosts(opts.pop("target_hosts", None)),
@@ -122,25 +123,34 @@ def race_settings(
         offline=offline,
         task_overrides=dict(task_overrides or {}),
         metrics_store=opts.pop("metrics_store", None),
-        **extra,
+        report=report,
+        telemetry=telemetry,
     )
+    return _with_track(settings, track)
 
 
-def _track_fields(source: TrackSource | None) -> dict[str, Any]:
-    """The :class:`RaceSettings` fields that hold ``source`` (a bundle becomes its unpacked path)."""
+def _unpacked(source: TrackSource | None) -> TrackByName | TrackAtPath | TrackInMemory | None:
+    """``source`` with a bundle unpacked into the esbench home (first, as the race always did)."""
+    if not isinstance(source, TrackFromBundle):
+        return source
+    from esbench.corpus.bundle import unpack_bundle
+
+    return TrackAtPath(unpack_bundle(source.bundle)[0])
+
+
+def _with_track(
+    settings: RaceSettings, source: TrackByName | TrackAtPath | TrackInMemory | None
+) -> RaceSettings:
+    """``settings`` with the fields that hold ``source`` (None: the caller adds a track in memory)."""
     match source:
         case None:
-            return {}
+            return settings
         case TrackByName(name=name, repository=repository):
-            return {"track_name": name, "track_source": repository}
+            return replace(settings, track_name=name, track_source=repository)
         case TrackAtPath(path=path):
-            return {"track_path": path}
-        case TrackFromBundle(bundle=bundle):
-            from esbench.corpus.bundle import unpack_bundle
-
-            return {"track_path": unpack_bundle(bundle)[0]}
+            return replace(settings, track_path=path)
         case TrackInMemory(track=track):
-            return {"track": track}
+            return replace(settings, track=track)
 
 
 def _driver_settings(opts: MutableMapping[str, Any]) -> DriverSettings:

@@ -25,7 +25,7 @@ from esbench.cli.race import EXIT_RACE_FAILED
 from esbench.cli.race import race as race_command
 from esbench.console import Console
 from esbench.exceptions import ConfigError, UserError, UserInterrupted
-from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED
+from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED, RaceResult
 from esbench.settings import RaceSettings
 
 #: Options of ``esbench race`` that ad-hoc commands share (everything not about the track).
@@ -53,7 +53,7 @@ def _with_race_options(command: click.Command) -> click.Command:
     return command
 
 
-def _run(settings: RaceSettings, quiet: bool, fail_on_error_rate: float | None = None) -> Any:
+def _run(settings: RaceSettings, quiet: bool, fail_on_error_rate: float | None = None) -> RaceResult:
     """Run the race; its stored result when it completed, else exit with EXIT_RACE_FAILED (also when
     a task's error rate exceeds ``fail_on_error_rate`` %)."""
     from esbench.cli.race import check_error_rate
@@ -361,7 +361,7 @@ EXIT_ASSERT_INVALID = 1
 EXIT_ASSERT_ERROR = 2
 
 
-def _loadgen_exit(result: Any, *, assert_invalid: bool, assert_error: bool) -> None:
+def _loadgen_exit(result: RaceResult, *, assert_invalid: bool, assert_error: bool) -> None:
     """Exit like Loadgen after a completed run: list the failed assertions per request (count,
     first reasons with the expected and the actual value) and exit 1 with ``assert_invalid``;
     exit 2 with ``assert_error`` when requests got no response."""

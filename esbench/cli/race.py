@@ -18,7 +18,7 @@ from esbench.console import Console
 from esbench.driver.settings import LoadDriver, OnError
 from esbench.exceptions import UserInterrupted
 from esbench.reporting.formats import ReportFormat
-from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED
+from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED, RaceResult
 from esbench.settings import PIPELINES, REPORT_FORMATS
 from esbench.track.params import parse_track_params
 
@@ -136,7 +136,7 @@ def race(track_params: str, quiet: bool, fail_on_error_rate: float | None, **opt
     check_error_rate(result, fail_on_error_rate)
 
 
-def check_error_rate(result: Any, limit: float | None) -> None:
+def check_error_rate(result: RaceResult, limit: float | None) -> None:
     """``--fail-on-error-rate=PCT``: exit with :data:`EXIT_RACE_FAILED` when a task of ``result`` (a
     :class:`~esbench.results.model.RaceResult`) failed more than ``limit`` % of its requests."""
     from esbench.reporting.verdict import worst_error_rate

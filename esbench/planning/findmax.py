@@ -15,7 +15,7 @@ SLO percentile over its verification races, and the same for the refuted higher 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from esbench.planning.confirm import DEFAULT_MARGIN, Confirmation, confirm_max_rate
@@ -205,7 +205,7 @@ def run_find_max(
     """
     measured: dict[tuple[str, float, int], PointResult] = {}
 
-    def evaluator(phase: str):
+    def evaluator(phase: str) -> Callable[[float, int], bool]:
         def evaluate(rate: float, repeat: int) -> bool:
             settings = point_settings(base, runner.task, Dimension.TARGET_THROUGHPUT, rate)
             point = runner.measure(f"{rate:g}", settings, repeat=repeat, phase=phase)
