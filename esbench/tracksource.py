@@ -134,14 +134,3 @@ def source_of(settings: HoldsATrack) -> TrackByName | TrackAtPath | TrackInMemor
         return TrackByName(settings.track_name, settings.track_source)
     assert settings.track_path is not None  # exactly one of the two is given
     return TrackAtPath(settings.track_path)
-
-
-def track_label(source: TrackByName | TrackAtPath | TrackInMemory) -> str:
-    """How a sweep definition names its track: the name, the path as text, or the model's name."""
-    match source:
-        case TrackByName(name=name):
-            return name
-        case TrackAtPath(path=path):
-            return str(path)
-        case TrackInMemory(track=track):
-            return track.name
