@@ -8,7 +8,7 @@ or reuses each point's race (see docs/planning.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -68,7 +68,9 @@ def race_options(f: F) -> F:
     return track_source_options(provision_options(f))
 
 
-def base_settings(opts: dict[str, Any], *, track_params: dict[str, Any]) -> tuple[RaceSettings, str, Console]:
+def base_settings(
+    opts: dict[str, Any], *, track_params: Mapping[str, object]
+) -> tuple[RaceSettings, str, Console]:
     """The fixed race settings of a planning command, its task name and console.
 
     Raises:

@@ -75,8 +75,8 @@ def race_settings(
     opts: MutableMapping[str, Any],
     *,
     source: TrackSource | None,
-    track_params: Mapping[str, Any] | None = None,
-    task_overrides: Mapping[str, Any] | None = None,
+    track_params: Mapping[str, object] | None = None,
+    task_overrides: Mapping[str, object] | None = None,
 ) -> RaceSettings:
     """The race settings of a command's click keyword arguments (the race options are popped).
 

@@ -29,7 +29,7 @@ from esbench.planning.dimensions import Dimension, parse_values
 from esbench.track.params import parse_track_params
 
 
-def _split_sweep_params(text: str) -> tuple[dict[str, Any], str, list[Any]]:
+def _split_sweep_params(text: str) -> tuple[dict[str, object], str, list[object]]:
     """``bulk_size:100,200,400,shards:2`` -> fixed params, the swept name and its values.
 
     An item without ``:`` is one more value of the key before it. At most one key may have several.
@@ -61,7 +61,7 @@ def _split_sweep_params(text: str) -> tuple[dict[str, Any], str, list[Any]]:
             f"--track-params gives several values for {', '.join(swept)}: a sweep varies one dimension; "
             "keep one list and fix the others."
         )
-    fixed = {}
+    fixed: dict[str, object] = {}
     for key, values in items:
         if len(values) == 1:
             fixed.update(parse_track_params(f"{key}:{values[0]}"))
