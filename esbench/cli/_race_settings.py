@@ -85,7 +85,7 @@ def race_settings(
         source: the track (see :func:`track_source_from_options`); a bundle is unpacked into the
             esbench home here. None: the caller adds a track in memory (``query``, ``load``).
         track_params: parsed ``--track-params`` (each command parses its own flavour of it).
-        task_overrides: task name -> :class:`~esbench.track.overrides.TaskOverride`.
+        task_overrides: task name -> ``TaskOverride`` (the planning commands' ``--time-period``...).
 
     Raises:
         UserError / ConfigError: a value the command line could not check alone (hosts, car
