@@ -27,7 +27,7 @@ sys.path.append(str(Path(__file__).resolve().parents[1] / "tests" / "unit" / "re
 def _race(tasks: int, seconds: int, series: int):  # type: ignore[no-untyped-def]
     import plotfactory as pf
 
-    from esbench.results.model import RaceResult
+    from esbench.records import RaceResult
 
     task_results = tuple(
         pf.task(

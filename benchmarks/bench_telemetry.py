@@ -26,7 +26,7 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=3)
     parser.add_argument("--seconds", type=int, default=3600)
     args = parser.parse_args()
-    from esbench.results.model import RaceResult
+    from esbench.records import RaceResult
     from esbench.results.store import ResultsStore
     from esbench.telemetry.devices.node_stats import NodeStats, parse_node_stats
 

@@ -15,8 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from esbench.lazy import lazy_exports
-
-__version__ = "0.1.0"
+from esbench.version import __version__
 
 _EXPORTS = {
     "EsbenchError": "esbench.exceptions",
@@ -25,8 +24,8 @@ _EXPORTS = {
     "render_track_source": "esbench.track.loader",
     "RaceSettings": "esbench.settings",
     "run_race": "esbench.racecontrol",
-    "RaceResult": "esbench.results.model",
-    "TaskResult": "esbench.results.model",
+    "RaceResult": "esbench.records",
+    "TaskResult": "esbench.records",
     "ResultsStore": "esbench.results.store",
     "Registry": "esbench.driver.worker.registry",
     "default_registry": "esbench.driver.worker.registry",
@@ -57,7 +56,7 @@ if TYPE_CHECKING:
     from esbench.provision.cluster import provision_cluster
     from esbench.provision.settings import ProvisionSettings
     from esbench.racecontrol import run_race
-    from esbench.results.model import RaceResult, TaskResult
+    from esbench.records import RaceResult, TaskResult
     from esbench.results.store import ResultsStore
     from esbench.settings import RaceSettings
     from esbench.track.loader import load_track, render_track_source

@@ -26,15 +26,10 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from esbench.exceptions import ConfigError
 from esbench.home import esbench_home
-from esbench.metrics.errors import describe_line
-from esbench.results.model import RaceResult
-
-if TYPE_CHECKING:
-    from esbench.driver.transport.client import Credentials
+from esbench.records import RaceResult, describe_line
 
 #: File name of the race log inside the race directory.
 LOG_FILE_NAME = "esbench.log"
@@ -65,6 +60,26 @@ def existing_race_log(race_id: str) -> Path | None:
     return path if path.is_file() else None
 
 
+class Credentials(Protocol):
+    """What :func:`secrets_of` reads of resolved credentials
+    (:class:`esbench.driver.transport.client.Credentials`): a protocol, so that the race log, on the
+    ground floor, need not import the load driver that resolves them."""
+
+    @property
+    def password(self) -> str | None:
+        """The basic-auth password, or None."""
+        ...
+
+    @property
+    def api_key(self) -> str | None:
+        """The API key (``id:key`` or already encoded), or None."""
+        ...
+
+    def headers(self) -> dict[str, str]:
+        """The ``authorization`` header built from the credentials (empty without any)."""
+        ...
+
+
 def secrets_of(credentials: Credentials) -> tuple[str, ...]:
     """The strings of ``credentials`` that must never appear in a log: password, API key (and its
     ``id``/``key`` halves) and the ``Authorization`` header value built from them."""
@@ -77,20 +92,6 @@ def secrets_of(credentials: Credentials) -> tuple[str, ...]:
     for header in credentials.headers().values():
         values.append(header.split(" ", 1)[-1])
     return tuple(dict.fromkeys(v for v in values if v))
-
-
-def race_secrets(settings: Any) -> tuple[str, ...]:
-    """The secrets of a race's settings (:class:`esbench.settings.RaceSettings`): client options,
-    the environment and ``user:password@`` in the target hosts."""
-    # Imported here: reporting reads race_log_path without pulling in the load driver.
-    from esbench.driver.transport.client import ConnectionSettings, resolve_credentials
-
-    credentials = resolve_credentials(settings.client_options)
-    if settings.target_hosts:
-        with contextlib.suppress(ConfigError):  # bad hosts are reported by the race itself
-            connection = ConnectionSettings.create(settings.target_hosts, settings.client_options)
-            credentials = connection.credentials
-    return secrets_of(credentials)
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
@@ -203,12 +204,13 @@ def _attach(path: Path, secrets: Iterable[str], level: int) -> RaceLog:
     return _active
 
 
-def start_race_log(race_dir: Path, settings: Any) -> RaceLog:
+def start_race_log(race_dir: Path, secrets: Iterable[str]) -> RaceLog:
     """Start writing ``race_dir/esbench.log`` from this process (replaces an earlier race log).
 
     Args:
         race_dir: the race directory (exists).
-        settings: the race's :class:`esbench.settings.RaceSettings` (for the secrets to redact).
+        secrets: the strings to mask in every record
+            (:func:`esbench.driver.transport.client.race_secrets` of the race's hosts and options).
 
     A file that cannot be created is a warning, not an error: the race runs without its log
     (the returned log is inert).
@@ -216,7 +218,7 @@ def start_race_log(race_dir: Path, settings: Any) -> RaceLog:
     root_level = logging.getLogger().getEffectiveLevel()
     level = logging.DEBUG if root_level <= logging.DEBUG else logging.INFO
     try:
-        log = _attach(race_dir / LOG_FILE_NAME, race_secrets(settings), level)
+        log = _attach(race_dir / LOG_FILE_NAME, secrets, level)
     except OSError as e:
         # The race can run without its log; the user hears why there is none.
         logging.getLogger(__name__).warning("cannot write the race log in %s: %s", race_dir, e)

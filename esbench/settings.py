@@ -61,7 +61,7 @@ class RaceSettings:
         user_tags: ``--user-tag`` key/values stored with the race.
         test_mode: Rally's ``--test-mode`` (``-1k`` corpora, capped iterations and time periods).
         offline: never try to download anything.
-        task_overrides: task name -> :class:`esbench.planning.overrides.TaskOverride` (clients,
+        task_overrides: task name -> :class:`esbench.track.overrides.TaskOverride` (clients,
             target-throughput, bulk-size, time periods) applied to the loaded track (capacity planning).
         report: summary output.
         metrics_store: URL of an Elasticsearch metrics store to export the race to, or None.

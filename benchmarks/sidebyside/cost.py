@@ -59,7 +59,7 @@ def count_mismatch(requests: Mapping[str, int]) -> float | None:
 
 def esbench_requests(report_file: Path, esbench_home: Path) -> int | None:
     """All requests an esbench race sent, from its ``results.json``: the sum over its tasks of
-    ``sample_count + warmup_sample_count`` (``esbench/results/model.py``, ``TaskResult``).
+    ``sample_count + warmup_sample_count`` (``esbench/records/task.py``, ``TaskResult``).
 
     The race is found through the ``race.race_id`` of the ``--report-format=json`` report file, under
     ``ESBENCH_HOME/races/<race_id>/results.json`` (``esbench/home.py``). None when either file is

@@ -15,8 +15,8 @@ from typing import Any
 
 import click
 
-from esbench import __version__
 from esbench.exceptions import EsbenchError, UserError, UserInterrupted
+from esbench.version import __version__
 
 
 class _EsbenchGroup(click.Group):

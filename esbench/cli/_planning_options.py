@@ -20,8 +20,8 @@ from esbench.cli._track_source import track_source_options
 from esbench.console import Console
 from esbench.exceptions import UserError
 from esbench.planning.dimensions import Dimension, sweep_id
-from esbench.planning.overrides import TaskOverride
 from esbench.settings import PIPELINES, RaceSettings
+from esbench.track.overrides import TaskOverride
 
 if TYPE_CHECKING:
     from esbench.planning.sweep import PointRunner

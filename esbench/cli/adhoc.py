@@ -25,7 +25,7 @@ from esbench.cli.race import EXIT_RACE_FAILED
 from esbench.cli.race import race as race_command
 from esbench.console import Console
 from esbench.exceptions import ConfigError, UserError, UserInterrupted
-from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED, RaceResult
+from esbench.records import STATUS_COMPLETED, STATUS_INTERRUPTED, RaceResult
 from esbench.settings import RaceSettings
 
 #: Options of ``esbench race`` that ad-hoc commands share (everything not about the track).

@@ -17,8 +17,8 @@ from esbench.cli._track_source import track_bundle_option, track_source_options
 from esbench.console import Console
 from esbench.driver.settings import LoadDriver, OnError
 from esbench.exceptions import UserInterrupted
+from esbench.records import STATUS_COMPLETED, STATUS_INTERRUPTED, RaceResult
 from esbench.reporting.formats import ReportFormat
-from esbench.results.model import STATUS_COMPLETED, STATUS_INTERRUPTED, RaceResult
 from esbench.settings import PIPELINES, REPORT_FORMATS
 from esbench.track.params import parse_track_params
 
@@ -138,7 +138,7 @@ def race(track_params: str, quiet: bool, fail_on_error_rate: float | None, **opt
 
 def check_error_rate(result: RaceResult, limit: float | None) -> None:
     """``--fail-on-error-rate=PCT``: exit with :data:`EXIT_RACE_FAILED` when a task of ``result`` (a
-    :class:`~esbench.results.model.RaceResult`) failed more than ``limit`` % of its requests."""
+    :class:`~esbench.records.RaceResult`) failed more than ``limit`` % of its requests."""
     from esbench.reporting.verdict import worst_error_rate
 
     worst = worst_error_rate(result) if limit is not None else None

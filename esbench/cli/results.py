@@ -22,12 +22,12 @@ from esbench.cli import list_group, main
 from esbench.cli._params import TAG_FILTER
 from esbench.cli._tags import parse_tag_filter
 from esbench.exceptions import UserError
+from esbench.records import RaceResult, RaceStatus
 from esbench.reporting.compare import DEFAULT_ALPHA, Side, all_warnings, compare_races
 from esbench.reporting.compare_render import TABLES, CompareTable, gate_lines, render_comparison
 from esbench.reporting.formats import GRAPHIC_FORMATS, REPORT_FORMATS, ReportFormat
 from esbench.reporting.gate import default_rules, evaluate_gate, load_thresholds
 from esbench.results.es_export import DEFAULT_PREFIX, MetricsStoreSettings
-from esbench.results.model import RaceResult, RaceStatus
 from esbench.results.store import ResultsStore, parse_tag_ref
 
 DEFAULT_LIST_LIMIT = 10

@@ -29,12 +29,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from esbench import __version__
 from esbench.corpus.cache import corpus_dir
 from esbench.corpus.prepare import generator_meta, prepare_corpora
 from esbench.exceptions import DataError, UserError
 from esbench.home import home_subdir
 from esbench.track.model import Track
+from esbench.version import __version__
 
 MANIFEST = "esbench-bundle.json"
 BUNDLE_FORMAT = 1

@@ -10,7 +10,7 @@ from enum import StrEnum
 from typing import Any
 
 from esbench.exceptions import EsbenchError
-from esbench.results.model import RaceStatus, TaskResult
+from esbench.records import RaceStatus, TaskResult
 
 
 class LoadDriver(StrEnum):

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from esbench.results.model import ClusterMetric
+from esbench.records import ClusterMetric
 
 if TYPE_CHECKING:
     from elasticsearch import AsyncElasticsearch

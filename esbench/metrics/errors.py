@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from esbench.results.model import ErrorDescription
+from esbench.records import ErrorDescription
 
 #: Distinct descriptions kept per task and phase (per worker process, and after merging).
 MAX_DESCRIPTIONS = 20
@@ -89,13 +89,3 @@ def merge_descriptions(parts: Iterable[Iterable[ErrorDescription]]) -> tuple[Err
             key = (d.error_type, d.http_status, d.es_type, d.reason)
             counts[key] = counts.get(key, 0) + d.count
     return _ranked(counts)
-
-
-def describe_line(d: ErrorDescription) -> str:
-    """One line for reports and logs: ``HTTP 400 parsing_exception: unknown query [foo]``."""
-    head = f"HTTP {d.http_status}" if d.http_status is not None else d.error_type
-    if d.error_type not in (str(d.http_status), head):
-        head = f"{d.error_type}, {head}"
-    if d.es_type:
-        head += f" {d.es_type}"
-    return f"{head}: {d.reason}" if d.reason else head

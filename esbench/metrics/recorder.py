@@ -179,7 +179,7 @@ class TaskRecorder(RecorderCore):
         Args:
             warmup: the phase of the request, as given to :meth:`record`.
             error_type / http_status / es_type / reason: see
-                :class:`esbench.results.model.ErrorDescription`.
+                :class:`esbench.records.ErrorDescription`.
 
         Returns:
             True the first time this description is seen in this phase (callers log it once).

@@ -15,7 +15,7 @@ from hdrh.histogram import HdrHistogram
 
 from esbench.metrics.errors import merge_descriptions
 from esbench.metrics.windowed import merge_window_buckets
-from esbench.results.model import ErrorDescription
+from esbench.records import ErrorDescription
 
 # Recording range and precision, in integer microseconds:
 # - lowest 1 µs: perf_counter durations below a microsecond are noise for a network request; a 0 is

@@ -14,7 +14,7 @@ from hdrh.histogram import HdrHistogram
 
 from esbench.metrics.recorder import LATENCY, METRICS, SERVICE_TIME, RecorderState
 from esbench.metrics.windowed import WINDOW_PERCENTILES, window_series_ms
-from esbench.results.model import TaskResult
+from esbench.records import TaskResult
 
 # Rally's rule (esrally/metrics.py ``percentiles_for_sample_size``): the more samples, the further
 # into the tail a percentile is meaningful. Upper bounds are exclusive.

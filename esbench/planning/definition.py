@@ -19,9 +19,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from esbench import __version__
-from esbench.results.model import RaceResult
+from esbench.records import RaceResult
 from esbench.settings import RaceSettings
+from esbench.version import __version__
 
 
 def major(version: str | None) -> str:

@@ -13,8 +13,8 @@ from dataclasses import replace
 from enum import StrEnum
 from typing import Any
 
-from esbench.planning.overrides import TaskOverride
 from esbench.settings import RaceSettings
+from esbench.track.overrides import TaskOverride
 
 
 class Dimension(StrEnum):

@@ -14,7 +14,7 @@ from esbench.exceptions import EsbenchError
 from esbench.metrics.recorder import decode_histogram
 from esbench.metrics.stats import percentile_values
 from esbench.planning.driver_cpu import DriverCpu
-from esbench.results.model import STATUS_COMPLETED, RaceResult, TaskResult
+from esbench.records import STATUS_COMPLETED, RaceResult, TaskResult
 
 #: Percentiles of the sweep table (seed 003's table, with p50/p90/p99 as issue 10 asks).
 TABLE_PERCENTILES: tuple[float, ...] = (50.0, 90.0, 99.0)
@@ -42,7 +42,7 @@ class PointResult:
             stored by an older esbench).
         received_kb_s / sent_kb_s: mean KB/s (1 KB = 1,024 bytes, as JMeter's "Received KB/sec" and
             "Sent KB/sec" of seed 003) the measurement requests received and sent
-            (:attr:`esbench.results.model.TaskResult.received_bytes_per_s`); None for races stored
+            (:attr:`esbench.records.TaskResult.received_bytes_per_s`); None for races stored
             before esbench counted bytes.
     """
 

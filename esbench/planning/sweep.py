@@ -1,7 +1,7 @@
 """Run (or reuse) one stored, tagged race per point of a sweep.
 
 A sweep varies one *dimension* of an otherwise fixed race: a task's clients, target-throughput or
-bulk-size (:class:`~esbench.planning.overrides.TaskOverride`), one track param, or the number of
+bulk-size (:class:`~esbench.track.overrides.TaskOverride`), one track param, or the number of
 provisioned nodes. Every point is an ordinary race (:func:`esbench.racecontrol.run_race`) tagged
 ``sweep:<id>``, ``sweep-kind:<kind>``, ``sweep-param:<dimension>``, ``sweep-point:<value>`` and
 ``sweep-repeat:<n>``. The sweep id is a hash of everything but the swept values, so running the same
@@ -26,8 +26,8 @@ from esbench.planning.definition import DefinitionProbe, RaceDefinition
 from esbench.planning.dimensions import Dimension, labels, parse_values, point_settings, sweep_id
 from esbench.planning.driver_cpu import DriverCpu, DriverCpuSampler
 from esbench.planning.measure import TABLE_PERCENTILES, PointResult, find_task, point_from_race
+from esbench.records import STATUS_COMPLETED, RaceResult
 from esbench.reporting.formats import ReportFormat
-from esbench.results.model import STATUS_COMPLETED, RaceResult
 from esbench.results.store import ResultsStore
 from esbench.settings import RaceSettings
 

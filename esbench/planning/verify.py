@@ -13,11 +13,11 @@ from dataclasses import dataclass, replace
 
 from esbench.exceptions import ConfigError
 from esbench.planning.measure import PointResult
-from esbench.planning.overrides import TaskOverride
 from esbench.planning.sizing import SizingPlan
 from esbench.planning.sweep import PointRunner
 from esbench.settings import RaceSettings
 from esbench.track import load_track
+from esbench.track.overrides import TaskOverride
 
 #: Share of the required rate the achieved throughput must reach.
 DEFAULT_TOLERANCE = 0.95

@@ -17,11 +17,11 @@ from esbench.console import Console
 from esbench.corpus import CorpusSet, corpora_read, prepare_corpora
 from esbench.driver.transport.target import TargetDistribution
 from esbench.driver.worker.registry import Registry, prepare_race
-from esbench.planning.overrides import apply_task_overrides
 from esbench.racecontrol.target import detect
 from esbench.settings import PIPELINE_FROM_DISTRIBUTION, RaceSettings
 from esbench.track import Track, load_track
 from esbench.track.model import Challenge
+from esbench.track.overrides import apply_task_overrides
 from esbench.track.repository import TrackRepository
 from esbench.track.warmup import short_bulk_warnings
 from esbench.tracksource import TrackAtPath, TrackByName, TrackInMemory, source_of

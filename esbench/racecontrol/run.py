@@ -26,10 +26,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from esbench import __version__
 from esbench.console import Console
 from esbench.driver.coordinator.filters import filter_schedule
 from esbench.driver.coordinator.run import run_challenge
+from esbench.driver.transport.client import race_secrets
 from esbench.exceptions import EsbenchError, UserInterrupted
 from esbench.home import home_subdir
 from esbench.live_progress import LiveProgress
@@ -47,13 +47,14 @@ from esbench.racecontrol.target import (
     with_cluster,
 )
 from esbench.racelog import start_race_log
+from esbench.records import STATUS_INTERRUPTED, RaceResult
 from esbench.requirements import verify_race_requirements
-from esbench.results.model import STATUS_INTERRUPTED, RaceResult
 from esbench.results.store_probe import check_reachable
 from esbench.settings import PIPELINE_FROM_DISTRIBUTION, RaceSettings
 from esbench.telemetry.race import attach_telemetry, check_telemetry, provisioned_nodes, start_telemetry
 from esbench.telemetry.session import TelemetryResult, TelemetrySession
 from esbench.track.model import Challenge
+from esbench.version import __version__
 
 
 def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceResult:
@@ -151,7 +152,7 @@ def _race_against(race: _Race, target: TargetCluster, console: Console) -> RaceR
     provisioned cluster is stopped at the end, whatever happens)."""
     settings = target.settings
     telemetry: TelemetrySession | None = None
-    race_log = start_race_log(race.race_dir, settings)
+    race_log = start_race_log(race.race_dir, race_secrets(settings.target_hosts, settings.client_options))
     try:
         info, before = connect(target.hosts, settings, race.prepared.target)
         settings = with_cluster(settings, info)

@@ -11,11 +11,11 @@ from pathlib import Path
 
 from esbench.console import Console
 from esbench.exceptions import EsbenchError
+from esbench.records import STATUS_COMPLETED, RaceResult
 from esbench.reporting.formats import GRAPHIC_FORMATS
 from esbench.reporting.summary import render_summary
 from esbench.reporting.verdict import last_line_status, race_problems
 from esbench.results.files import write_results_file
-from esbench.results.model import STATUS_COMPLETED, RaceResult
 from esbench.results.store import ResultsStore
 from esbench.settings import RaceSettings
 

@@ -29,8 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from esbench.records import STATUS_COMPLETED, RaceResult, TaskResult
 from esbench.results import stats
-from esbench.results.model import STATUS_COMPLETED, RaceResult, TaskResult
 
 DEFAULT_ALPHA = 0.05
 

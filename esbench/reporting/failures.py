@@ -13,7 +13,7 @@ from typing import Any
 
 import tabulate
 
-from esbench.metrics.errors import describe_line
+from esbench.records import describe_line
 
 __all__ = [
     "HEADERS",
@@ -25,8 +25,8 @@ __all__ = [
     "log_hint",
 ]
 from esbench.racelog import existing_race_log
+from esbench.records import RaceResult, TaskResult
 from esbench.reporting.formats import Cell
-from esbench.results.model import RaceResult, TaskResult
 
 HEADERS: tuple[str, ...] = ("Task", "Requests", "HTTP status", "Error", "Reason")
 #: Descriptions per task shown in text and markdown (json has all that were recorded).

@@ -21,8 +21,8 @@ from typing import Any
 import yaml
 
 from esbench.exceptions import ConfigError
+from esbench.records import STATUS_COMPLETED
 from esbench.reporting.compare import TIMING_KEYS, Comparison, Row, format_value
-from esbench.results.model import STATUS_COMPLETED
 
 REGRESSION_EXIT_CODE = 3
 #: Exit status of a gate that could not judge: a gated metric of the baseline is missing or empty in the

@@ -21,6 +21,7 @@ from pathlib import Path
 import plotly.graph_objects as go
 
 from esbench.exceptions import ConfigError, UserError
+from esbench.records import RaceResult
 from esbench.reporting.compare import Comparison, Side, all_warnings
 from esbench.reporting.compare_render import (
     HEADERS as COMPARE_HEADERS,
@@ -54,7 +55,6 @@ from esbench.reporting.plot_data import (
 )
 from esbench.reporting.summary import HEADERS as SUMMARY_HEADERS
 from esbench.reporting.summary import header_fields, summary_rows, summary_warnings
-from esbench.results.model import RaceResult
 
 #: Size in px of the PNG chart.
 PNG_SIZE = (1200, 460)

@@ -27,8 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from esbench.results.model import RaceResult, TaskResult
-from esbench.telemetry.model import TelemetrySeries
+from esbench.records import RaceResult, TaskResult, TelemetrySeries
 
 #: Percentile labels of the per-second latency / service time series, in drawing order.
 WINDOW_PERCENTILES: tuple[str, ...] = ("50", "90", "99", "100")

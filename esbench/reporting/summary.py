@@ -19,10 +19,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from esbench.metrics.errors import describe_line
+from esbench.records import STATUS_COMPLETED, RaceResult, TaskResult, describe_line
 from esbench.reporting import failures
 from esbench.reporting.formats import Cell, check_format, csv_table, dump_json, json_rows, pipe_table
-from esbench.results.model import STATUS_COMPLETED, RaceResult, TaskResult
 
 HEADERS: tuple[str, str, str, str] = ("Metric", "Task", "Value", "Unit")
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from esbench.metrics.errors import describe_line
-from esbench.results.model import RaceResult
+from esbench.records import RaceResult, describe_line
 
 
 @dataclass(frozen=True, kw_only=True)

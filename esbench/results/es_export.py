@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from esbench.exceptions import ConfigError, StoreError
+from esbench.records import RaceResult
 from esbench.results.es_export_telemetry import telemetry_documents
-from esbench.results.model import RaceResult
 
 if TYPE_CHECKING:
     from elasticsearch import Elasticsearch

@@ -14,7 +14,7 @@ import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
-from esbench.results.model import RaceResult
+from esbench.records import RaceResult
 
 
 def _race_start(race: RaceResult) -> float | None:

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from esbench.exceptions import NotFound, StoreError
-from esbench.results.model import RESULTS_FORMAT_VERSION, RaceResult
+from esbench.records import RESULTS_FORMAT_VERSION, RaceResult
 
 
 def write_results_file(race: RaceResult, path: Path) -> None:

@@ -8,7 +8,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from esbench.results.model import RESULTS_FORMAT_VERSION
+from esbench.records import RESULTS_FORMAT_VERSION
 
 RACE_COLUMNS = (
     "race_id",

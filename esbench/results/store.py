@@ -29,8 +29,8 @@ from typing import Any
 
 from esbench.exceptions import NotFound, StoreError, UserError
 from esbench.home import esbench_home
+from esbench.records import RaceResult
 from esbench.results import migrations, telemetry_store
-from esbench.results.model import RaceResult
 from esbench.results.rows import (
     INSERT_RACE,
     RACE_BOOL,

@@ -17,7 +17,7 @@ from typing import Any
 
 import zstandard
 
-from esbench.telemetry.model import TelemetrySeries
+from esbench.records import TelemetrySeries
 
 _LEVEL = 3
 

@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from esbench.exceptions import ConfigError
-from esbench.results.model import ClusterMetric
-from esbench.telemetry.model import TelemetrySeries
+from esbench.records import ClusterMetric, TelemetrySeries
 from esbench.telemetry.table import SampleTable
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@
 :func:`start_telemetry` builds the devices of ``--telemetry`` and starts them before the first task;
 :meth:`TelemetrySession.stop <esbench.telemetry.session.TelemetrySession.stop>` after the last task
 (also when the race fails or is interrupted) returns what they sampled; :func:`attach_telemetry`
-puts it into the :class:`~esbench.results.model.RaceResult`.
+puts it into the :class:`~esbench.records.RaceResult`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from esbench.exceptions import ConfigError
-from esbench.results.model import RaceResult
+from esbench.records import RaceResult
 from esbench.telemetry.device import DeviceContext, ProvisionedNode
 from esbench.telemetry.registry import create_devices
 from esbench.telemetry.session import TelemetryResult, TelemetrySession

@@ -25,9 +25,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from esbench.exceptions import EsbenchError
-from esbench.results.model import ClusterMetric
+from esbench.records import ClusterMetric, TelemetrySeries
 from esbench.telemetry.device import DeviceContext, TelemetryDevice
-from esbench.telemetry.model import TelemetrySeries
 
 if TYPE_CHECKING:
     from elasticsearch import AsyncElasticsearch

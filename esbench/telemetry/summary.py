@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from esbench.results.model import ClusterMetric
+from esbench.records import ClusterMetric
 from esbench.telemetry.table import SampleTable
 
 MIB = 1024 * 1024

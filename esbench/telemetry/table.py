@@ -22,7 +22,7 @@ from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from esbench.telemetry.model import TelemetrySeries
+from esbench.records import TelemetrySeries
 
 #: Rows kept per table: 34 minutes at 1 s sampling before the first thinning.
 DEFAULT_CAPACITY = 2048

@@ -183,8 +183,8 @@ def test_parse_rally_csv(tmp_path):
 
 def test_parse_esbench_json_report_as_rendered_by_esbench(tmp_path):
     # The real renderer, so that a change of esbench's JSON report shape breaks this test.
+    from esbench.records import RaceResult, TaskResult
     from esbench.reporting.summary import render_summary
-    from esbench.results.model import RaceResult, TaskResult
 
     task = TaskResult(
         task="index-append",

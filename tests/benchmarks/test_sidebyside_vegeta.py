@@ -124,9 +124,9 @@ def test_cpu_per_1k_requests_arithmetic_and_sources():
 
 def test_esbench_requests_sums_measurement_and_warmup_of_all_tasks(tmp_path):
     # esbench's own writer and renderer, so that a change of either file's shape breaks this test.
+    from esbench.records import RaceResult, TaskResult
     from esbench.reporting.summary import render_summary
     from esbench.results.files import write_results_file
-    from esbench.results.model import RaceResult, TaskResult
 
     def task(name: str, samples: int, warmup: int) -> TaskResult:
         return TaskResult(task=name, operation=name, operation_type="search", throughput_unit="ops/s",

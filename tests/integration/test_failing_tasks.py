@@ -24,11 +24,11 @@ from pathlib import Path
 import pytest
 from elasticsearch import Elasticsearch
 
+from esbench.records import RaceResult
 from esbench.reporting.html import render_race_html
 from esbench.reporting.summary import render_summary
 from esbench.requirements.probe import probe_cluster
 from esbench.results.es_export import result_documents
-from esbench.results.model import RaceResult
 from esbench.results.store import ResultsStore
 
 TRACK = Path(__file__).resolve().parent.parent / "resources" / "failing-tasks"

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from elasticsearch import Elasticsearch
 
+from esbench.records import RaceResult
 from esbench.results.es_export import MetricsStoreSettings, export_race, index_templates
-from esbench.results.model import RaceResult
 from esbench.results.store import ResultsStore
 
 

@@ -14,7 +14,7 @@ from esbench.driver.settings import DriverOutcome, DriverSettings
 from esbench.exceptions import ConfigError
 from esbench.racecontrol import ClusterInfo, run_race
 from esbench.racecontrol import run as stages
-from esbench.results.model import STATUS_COMPLETED
+from esbench.records import STATUS_COMPLETED
 from esbench.settings import RaceSettings
 
 TRACK = {

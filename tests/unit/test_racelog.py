@@ -9,12 +9,14 @@ from pathlib import Path
 import pytest
 
 from esbench import racelog
-from esbench.driver.transport.client import Credentials, parse_client_options
-from esbench.settings import RaceSettings
+from esbench.driver.settings import ClientOptions
+from esbench.driver.transport.client import Credentials, parse_client_options, race_secrets
 
 
-def _settings(**kw) -> RaceSettings:
-    return RaceSettings(track_name="t", **kw)
+def _secrets(
+    target_hosts: tuple[str, ...] = (), client_options: ClientOptions | None = None
+) -> tuple[str, ...]:
+    return race_secrets(target_hosts, client_options or ClientOptions())
 
 
 def test_redact_masks_secrets_auth_headers_and_url_userinfo() -> None:
@@ -43,17 +45,17 @@ def test_short_secrets_are_masked_as_whole_words_only() -> None:
 
 def test_race_secrets_come_from_options_env_and_host_urls(monkeypatch) -> None:
     monkeypatch.setenv("ESBENCH_PASSWORD", "from-the-env")
-    assert "from-the-env" in racelog.race_secrets(_settings())
+    assert "from-the-env" in _secrets()
     opts = parse_client_options("basic_auth_user:'u',basic_auth_password:'from-options'")
-    assert "from-options" in racelog.race_secrets(_settings(client_options=opts))
+    assert "from-options" in _secrets(client_options=opts)
     monkeypatch.delenv("ESBENCH_PASSWORD")
     hosts = ("https://u:in-the-url@127.0.0.1:9200",)
-    assert "in-the-url" in racelog.race_secrets(_settings(target_hosts=hosts))
+    assert "in-the-url" in _secrets(target_hosts=hosts)
 
 
 def test_race_log_captures_esbench_and_plugin_loggers_and_never_a_password(tmp_path: Path) -> None:
     opts = parse_client_options("basic_auth_user:'u',basic_auth_password:'hunter2-secret'")
-    log = racelog.start_race_log(tmp_path, _settings(client_options=opts))
+    log = racelog.start_race_log(tmp_path, _secrets(client_options=opts))
     try:
         assert racelog.active_log_file() == str(tmp_path / "esbench.log")
         logging.getLogger("esbench.driver").warning("connecting with password hunter2-secret")
@@ -78,7 +80,7 @@ def test_levels_are_restored_and_the_console_is_not_made_noisier(tmp_path: Path)
     old = root.level
     root.setLevel(logging.WARNING)
     try:
-        log = racelog.start_race_log(tmp_path, _settings())
+        log = racelog.start_race_log(tmp_path, _secrets())
         assert root.level == logging.INFO
         assert console.level == logging.WARNING  # the console keeps showing warnings only
         log.close()
@@ -90,7 +92,7 @@ def test_levels_are_restored_and_the_console_is_not_made_noisier(tmp_path: Path)
 
 
 def test_discard_removes_the_file(tmp_path: Path) -> None:
-    log = racelog.start_race_log(tmp_path, _settings())
+    log = racelog.start_race_log(tmp_path, _secrets())
     log.discard()
     assert not (tmp_path / "esbench.log").exists()
 
@@ -133,7 +135,7 @@ def test_workers_without_a_race_log_configure_nothing(path) -> None:
 def test_an_unwritable_race_directory_is_a_warning_not_a_failure(tmp_path: Path, caplog) -> None:
     missing = tmp_path / "gone"  # the directory does not exist: os.open fails
     with caplog.at_level(logging.WARNING, logger="esbench.racelog"):
-        log = racelog.start_race_log(missing, _settings())
+        log = racelog.start_race_log(missing, _secrets())
     assert "cannot write the race log" in caplog.text
     assert racelog.active_log_file() is None
     log.finish(None)

@@ -12,7 +12,7 @@ event loops) and walks the steps:
 3. forward ``completed-by`` (all clients of the named task ended, or any client with ``any``) as
    ``CompleteStep``; report progress about once a second;
 4. at the join point merge the workers' recorder states per task and compute the
-   :class:`~esbench.results.model.TaskResult` (``esbench.metrics.stats.task_result``) over the
+   :class:`~esbench.records.TaskResult` (``esbench.metrics.stats.task_result``) over the
    task's own span (from the start of its first allocation to the end of its last one).
 
 A failed request with ``--on-error=abort``, a connection that Elasticsearch refuses, a runner bug,
@@ -60,7 +60,7 @@ from esbench.driver.worker.registry import Registry, race_registry
 from esbench.driver.worker.waits import WAIT_NOTE_INTERVAL
 from esbench.exceptions import ConfigError, DriverError, EsbenchError
 from esbench.racelog import active_log_file
-from esbench.results.model import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, TaskResult
+from esbench.records import STATUS_COMPLETED, STATUS_FAILED, STATUS_INTERRUPTED, TaskResult
 from esbench.track.model import Challenge, Track
 
 if TYPE_CHECKING:

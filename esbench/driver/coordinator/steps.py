@@ -22,7 +22,7 @@ from esbench.driver.worker.process import (
 from esbench.exceptions import DriverError, EsbenchError
 from esbench.metrics.recorder import RecorderState
 from esbench.metrics.stats import task_result
-from esbench.results.model import TaskResult
+from esbench.records import TaskResult
 
 
 def worker_exception(error: WorkerError) -> EsbenchError:

@@ -21,6 +21,7 @@ are :class:`esbench.driver.transport.target.PlainMediaTypeNode` (plain JSON medi
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import json
 import os
@@ -40,6 +41,7 @@ from esbench.driver.transport.http import HttpTransport, NodeHttpTransport, Time
 from esbench.driver.transport.rawhttp import RawHttpTransport, ssl_context_for
 from esbench.driver.transport.target import PlainMediaTypeNode, uses_compat_media_types
 from esbench.exceptions import ConfigError
+from esbench.racelog import secrets_of
 
 ENV_USERNAME = "ESBENCH_USERNAME"
 ENV_PASSWORD = "ESBENCH_PASSWORD"
@@ -353,6 +355,18 @@ class ConnectionSettings:
                 )
             credentials = Credentials(username=userinfo[0], password=userinfo[1])
         return cls(urls=urls, options=options, credentials=credentials)
+
+
+def race_secrets(hosts: Sequence[str], options: ClientOptions) -> tuple[str, ...]:
+    """What the race log must mask (:func:`esbench.racelog.secrets_of`) for a race against ``hosts``
+    with ``options``: credentials from the options, the environment and ``user:password@`` in the
+    host URLs. With hosts that do not parse, those of the options and the environment (the race
+    itself reports the bad hosts)."""
+    credentials = resolve_credentials(options)
+    if hosts:
+        with contextlib.suppress(ConfigError):
+            credentials = ConnectionSettings.create(hosts, options).credentials
+    return secrets_of(credentials)
 
 
 class EsbenchClient(AsyncElasticsearch):

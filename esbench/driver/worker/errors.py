@@ -8,7 +8,7 @@ Two halves:
   (``search_phase_execution_exception: all shards failed``), the first root cause is appended, since
   that is what a user can act on (``query_shard_exception: failed to create query: ...``).
 * :func:`describe_failure` turns a failed :class:`~esbench.driver.worker.runners.base.RunnerResult` into
-  the fields of an :class:`~esbench.results.model.ErrorDescription` (error type, HTTP status,
+  the fields of an :class:`~esbench.records.ErrorDescription` (error type, HTTP status,
   Elasticsearch error type, reason), reading back the lines written by :func:`error_line`, by
   :func:`esbench.driver.worker.outcome.classify` (``type: reason``) and by the bulk runner
   (``HTTP status 409, version_conflict_engine_exception: ...``); a plugin runner's free-text
@@ -24,8 +24,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from esbench.driver.transport import jsonutil
-from esbench.metrics.errors import clip_reason, describe_line
-from esbench.results.model import ErrorDescription
+from esbench.metrics.errors import clip_reason
+from esbench.records import ErrorDescription, describe_line
 
 logger = logging.getLogger(__name__)
 

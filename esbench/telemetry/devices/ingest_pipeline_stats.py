@@ -16,7 +16,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from esbench.results.model import ClusterMetric
+from esbench.records import ClusterMetric
 from esbench.telemetry.device import TelemetryDevice
 from esbench.telemetry.flatten import unit_of
 from esbench.telemetry.summary import counter_delta

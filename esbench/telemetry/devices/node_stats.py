@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from esbench.results.model import ClusterMetric
+from esbench.records import ClusterMetric
 from esbench.telemetry.device import TelemetryDevice
 from esbench.telemetry.flatten import flatten, unit_of
 from esbench.telemetry.summary import MIB, counter_delta, peak_and_mean

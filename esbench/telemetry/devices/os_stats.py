@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from esbench.exceptions import ConfigError
-from esbench.results.model import ClusterMetric
+from esbench.records import ClusterMetric
 from esbench.telemetry.device import TelemetryDevice
 from esbench.telemetry.summary import MIB, peak_and_mean
 from esbench.telemetry.table import Key

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 from esbench.metrics import errors
-from esbench.metrics.errors import MAX_DESCRIPTIONS, MAX_REASON_CHARS, ErrorTable, describe_line
+from esbench.metrics.errors import MAX_DESCRIPTIONS, MAX_REASON_CHARS, ErrorTable
 from esbench.metrics.recorder import RecorderState, TaskRecorder
 from esbench.metrics.stats import task_result
-from esbench.results.model import ErrorDescription, RaceResult
+from esbench.records import ErrorDescription, RaceResult, describe_line
 
 
 def _fail(r: TaskRecorder, reason: str, *, warmup: bool = False, status: int = 400) -> bool:

@@ -12,8 +12,8 @@ import pytest
 from esbench.exceptions import NotFound, StoreError
 from esbench.metrics.recorder import TaskRecorder
 from esbench.metrics.stats import task_result
+from esbench.records import RESULTS_FORMAT_VERSION, ClusterMetric, RaceResult
 from esbench.results.files import read_results_file, write_results_file
-from esbench.results.model import RESULTS_FORMAT_VERSION, ClusterMetric, RaceResult
 
 
 def _race() -> RaceResult:

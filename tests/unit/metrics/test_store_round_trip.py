@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from esbench.metrics.recorder import TaskRecorder
 from esbench.metrics.stats import task_result
-from esbench.results.model import RaceResult
+from esbench.records import RaceResult
 from esbench.results.store import ResultsStore
 
 

@@ -4,7 +4,7 @@ from esbench.planning.findmax import run_find_max
 from esbench.planning.measure import PointResult
 from esbench.planning.slo import parse_slo
 from esbench.planning.sweep import Dimension
-from esbench.results.model import STATUS_COMPLETED
+from esbench.records import STATUS_COMPLETED
 from esbench.settings import RaceSettings
 
 

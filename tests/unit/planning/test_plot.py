@@ -40,7 +40,7 @@ def test_the_table_shows_received_and_sent_kb_per_second_from_the_task_bytes() -
 
     from esbench.planning.measure import point_from_race
     from esbench.planning.table import render_points
-    from esbench.results.model import RaceResult, TaskResult
+    from esbench.records import RaceResult, TaskResult
 
     def race(race_id: str, received: int, sent: int) -> RaceResult:
         task = TaskResult(

@@ -3,10 +3,10 @@ from pathlib import Path
 import pytest
 
 from esbench.exceptions import ConfigError, UserError
-from esbench.planning.overrides import TaskOverride, apply_task_overrides
 from esbench.planning.slo import SloMetric, parse_slo
 from esbench.planning.sweep import parse_values
 from esbench.track import load_track
+from esbench.track.overrides import TaskOverride, apply_task_overrides
 
 TRACK = Path(__file__).resolve().parents[2] / "resources" / "tracks" / "planning-search"
 

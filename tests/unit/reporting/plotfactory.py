@@ -13,8 +13,7 @@ import random
 import uuid
 
 from esbench.metrics.recorder import new_histogram
-from esbench.results.model import RaceResult, TaskResult
-from esbench.telemetry.model import TelemetrySeries
+from esbench.records import RaceResult, TaskResult, TelemetrySeries
 
 T0 = 1_790_000_000.0  # 2026-09-21, an arbitrary wall-clock start
 

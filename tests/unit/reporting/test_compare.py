@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from esbench.metrics.stats import percentile_values
+from esbench.records import RaceResult
 from esbench.reporting.compare import ContenderComparison, Row, Stat, all_warnings, compare_races
 from esbench.reporting.gate import MISSING_EXIT_CODE, evaluate_gate
-from esbench.results.model import RaceResult
 
 # racefactory is a helper beside the results tests, not a package module.
 sys.path.append(str(Path(__file__).resolve().parents[1] / "results"))

@@ -15,10 +15,10 @@ import click
 import pytest
 
 from esbench.exceptions import ConfigError
+from esbench.records import RaceResult
 from esbench.reporting.compare import Comparison, compare_races
 from esbench.reporting.compare_render import HEADERS, SEED_HEADERS, STAT_HEADERS, render_comparison
 from esbench.reporting.gate import evaluate_gate
-from esbench.results.model import RaceResult
 
 # racefactory is a helper beside the results tests, not a package module.
 sys.path.append(str(Path(__file__).resolve().parents[1] / "results"))

@@ -7,9 +7,9 @@ import io
 import json
 
 from esbench.racelog import race_log_path
+from esbench.records import STATUS_FAILED, ErrorDescription, RaceResult, TaskResult
 from esbench.reporting.failures import TOP_PER_TASK, failure_rows
 from esbench.reporting.summary import render_summary, summary_warnings
-from esbench.results.model import STATUS_FAILED, ErrorDescription, RaceResult, TaskResult
 
 PARSING = ErrorDescription(
     error_type="400", http_status=400, es_type="parsing_exception", reason="unknown query [foo]", count=30

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from esbench.exceptions import ConfigError
+from esbench.records import RaceResult
 from esbench.reporting.compare import compare_races
 from esbench.reporting.gate import (
     Threshold,
@@ -21,7 +22,6 @@ from esbench.reporting.gate import (
     parse_thresholds,
     tail_keys,
 )
-from esbench.results.model import RaceResult
 
 # racefactory is a helper beside the results tests, not a package module.
 sys.path.append(str(Path(__file__).resolve().parents[1] / "results"))

@@ -9,9 +9,9 @@ import json
 import pytest
 
 from esbench.exceptions import ConfigError
+from esbench.records import ClusterMetric, RaceResult, TaskResult
 from esbench.reporting.formats import FORMATS, json_key, render_table
 from esbench.reporting.summary import render_summary, summary_rows, summary_warnings
-from esbench.results.model import ClusterMetric, RaceResult, TaskResult
 
 
 def _race(**overrides) -> RaceResult:

@@ -1,8 +1,8 @@
 """The last line of a race: [SUCCESS] only when every task measured something and none failed on
 every request."""
 
+from esbench.records import ErrorDescription, RaceResult, TaskResult
 from esbench.reporting.verdict import last_line_status, race_problems, worst_error_rate
-from esbench.results.model import ErrorDescription, RaceResult, TaskResult
 
 
 def race(*tasks: TaskResult, status: str = "completed") -> RaceResult:

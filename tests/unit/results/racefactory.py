@@ -17,8 +17,8 @@ from typing import Any
 from hdrh.histogram import HdrHistogram
 
 from esbench.metrics.stats import percentile_values
+from esbench.records import ClusterMetric, RaceResult, TaskResult
 from esbench.reporting.compare import Side
-from esbench.results.model import ClusterMetric, RaceResult, TaskResult
 
 _LOWEST_US = 1
 _HIGHEST_US = 60_000_000  # 1 min: enough for these tests, small and fast to build

@@ -6,9 +6,8 @@ import json
 
 import pytest
 
-from esbench.results.model import RaceResult, TaskResult
+from esbench.records import RaceResult, TaskResult, TelemetrySeries
 from esbench.results.store import ResultsStore
-from esbench.telemetry.model import TelemetrySeries
 
 
 def _race() -> RaceResult:

@@ -17,10 +17,10 @@ from esbench.cli import main
 from esbench.driver.coordinator.pools.base import LoadDriver
 from esbench.driver.settings import DriverSettings, OnError
 from esbench.provision.settings import DistributionRepository
+from esbench.records import RaceResult, RaceStatus
 from esbench.reporting.compare_render import CompareTable
 from esbench.reporting.formats import ReportFormat
 from esbench.results.files import write_results_file
-from esbench.results.model import RaceResult, RaceStatus
 from esbench.results.store import ResultsStore
 from esbench.settings import Pipeline
 from esbench.track.model import BuildFlavor

@@ -15,7 +15,7 @@ from racefactory import make_race
 from esbench.cli import main
 from esbench.cli._tags import parse_tag_filter, parse_user_tags
 from esbench.exceptions import UserError
-from esbench.results.model import RaceResult
+from esbench.records import RaceResult
 from esbench.results.store import ResultsStore
 
 

@@ -12,8 +12,8 @@ import pytest
 from racefactory import make_race
 
 from esbench.exceptions import NotFound, StoreError, UserError
+from esbench.records import RaceResult
 from esbench.results import migrations
-from esbench.results.model import RaceResult
 from esbench.results.store import ResultsStore, default_path
 
 

@@ -8,11 +8,10 @@ import random
 import sqlite3
 from pathlib import Path
 
+from esbench.records import RaceResult, TelemetrySeries
 from esbench.results import migrations
-from esbench.results.model import RaceResult
 from esbench.results.store import ResultsStore
 from esbench.results.telemetry_store import decode_floats, encode_floats
-from esbench.telemetry.model import TelemetrySeries
 
 
 def _race(race_id: str, series: tuple[TelemetrySeries, ...]) -> RaceResult:

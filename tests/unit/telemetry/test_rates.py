@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from esbench.telemetry.model import TelemetrySeries
+from esbench.records import TelemetrySeries
 from esbench.telemetry.rates import is_cumulative, rate
 
 

@@ -1,8 +1,8 @@
 """What a telemetry device hands to the results: time series of one metric on one node.
 
 Agreed shape between ``telemetry/`` (producer), ``results/`` (storage) and ``reporting/`` (tables and
-plots). A series is columnar (two equal-length tuples) so a race of an hour at 1 s sampling stays a
-few thousand floats per metric.
+plots), kept on the ground floor so that none of them imports another for it. A series is columnar
+(two equal-length tuples) so a race of an hour at 1 s sampling stays a few thousand floats per metric.
 """
 
 from __future__ import annotations

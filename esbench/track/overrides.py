@@ -1,8 +1,10 @@
 """Task overrides: change one task's clients, target-throughput, bulk-size or time periods.
 
-Planning varies these per race without editing the track: :func:`apply_task_overrides` rewrites the
-loaded (frozen) :class:`~esbench.track.model.Track` with :func:`dataclasses.replace`, and race control
-calls it once, right after loading the track, with ``RaceSettings.task_overrides``.
+A track -> track rewrite, so it lives with the track model: planning varies these per race without
+editing the track, :func:`apply_task_overrides` rewrites the loaded (frozen)
+:class:`~esbench.track.model.Track` with :func:`dataclasses.replace`, and race control calls it once,
+right after loading the track, with ``RaceSettings.task_overrides``. Neither planning nor race
+control imports the other for it.
 """
 
 from __future__ import annotations
