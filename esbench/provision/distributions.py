@@ -1,6 +1,6 @@
 """Supply an unpacked Elasticsearch distribution: from Maven, from Elastic's download server, or a file.
 
-Cache layout below :func:`distributions_cache` (``$ESBENCH_DIST_CACHE``, else
+Cache layout below :func:`esbench.provision.repositories.distributions_cache` (``$ESBENCH_DIST_CACHE``, else
 ``$ESBENCH_HOME/distributions``)::
 
     maven/elasticsearch-8.19.0.zip            copied out of the local Maven repository
@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import platform
 import re
 import shlex
 import shutil
@@ -30,9 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from esbench.exceptions import SupplyError, UserError
-from esbench.home import home_subdir
 from esbench.provision.archives import COMPLETE_MARKER, archive_kind, file_lock, unpack
-from esbench.provision.settings import DEFAULT_ELASTIC_URL_TEMPLATE, REPOSITORIES, ProvisionSettings
+from esbench.provision.repositories import distributions_cache, elastic_url, pin_repository
+from esbench.provision.settings import REPOSITORIES, ProvisionSettings
 from esbench.provision.versions import parse_version
 
 logger = logging.getLogger(__name__)
@@ -57,23 +56,10 @@ class Distribution:
     flavor: str
 
 
-def distributions_cache() -> Path:
-    """The distribution cache: ``$ESBENCH_DIST_CACHE`` if set (shared between homes, e.g. in CI), else
-    ``$ESBENCH_HOME/distributions``."""
-    raw = os.environ.get("ESBENCH_DIST_CACHE")
-    if raw:
-        path = Path(raw).expanduser()
-        path.mkdir(parents=True, exist_ok=True)
-        return path
-    return home_subdir("distributions")
-
-
 def _pinned(settings: ProvisionSettings) -> ProvisionSettings:
     """Resolve ``--distribution-repository=auto`` (see :mod:`esbench.provision.repositories`)."""
     if settings.distribution_path is not None or settings.distribution_repository != "auto":
         return settings
-    from esbench.provision.repositories import pin_repository
-
     return pin_repository(settings, notify=logger.warning)[0]
 
 
@@ -185,28 +171,6 @@ def _maven_failure(
 
 
 # --- elastic -----------------------------------------------------------------------------------------
-
-
-def elastic_url(version: str, template: str | None = None) -> str:
-    """Render the download URL of the full Linux/macOS tar.gz for ``version``.
-
-    ``template`` (else ``$ESBENCH_DISTRIBUTION_URL``, else :data:`DEFAULT_ELASTIC_URL_TEMPLATE`) may use
-    ``{version}``, ``{os}`` (``linux``/``darwin``) and ``{arch}`` (``x86_64``/``aarch64``), Elastic's names.
-    """
-    template = template or os.environ.get("ESBENCH_DISTRIBUTION_URL") or DEFAULT_ELASTIC_URL_TEMPLATE
-    machine = platform.machine().lower()
-    arch = {"amd64": "x86_64", "x86_64": "x86_64", "arm64": "aarch64", "aarch64": "aarch64"}.get(
-        machine, machine
-    )
-    os_name = {"linux": "linux", "darwin": "darwin"}.get(platform.system().lower(), platform.system().lower())
-    try:
-        return template.format(version=version, os=os_name, arch=arch)
-    except (KeyError, IndexError, ValueError) as e:
-        raise UserError(
-            f"Bad distribution URL template '{template}': {e!r}. Only {{version}}, {{os}} and {{arch}} "
-            f"can be substituted.",
-            e,
-        ) from e
 
 
 def _download(url: str, dest: Path, *, timeout: float = 60.0) -> None:

@@ -31,6 +31,7 @@ from esbench.provision import distributions
 from esbench.provision.archives import COMPLETE_MARKER, unpack
 from esbench.provision.distributions import Distribution
 from esbench.provision.java import java_requirement
+from esbench.provision.repositories import distributions_cache
 from esbench.provision.settings import DEFAULT_DISTRIBUTION_VERSION, ProvisionSettings
 from esbench.provision.versions import parse_version
 
@@ -160,7 +161,7 @@ def download_archive(settings: ProvisionSettings) -> Path:
     parse_version(settings.distribution_version)
     return distributions._maven_archive(
         settings.distribution_version,
-        distributions.distributions_cache(),
+        distributions_cache(),
         offline=settings.offline,
         coordinates=flavor.maven_coordinates(settings.distribution_version),
         stem=flavor.executable,
@@ -182,7 +183,7 @@ def obtain(settings: ProvisionSettings) -> Distribution:
     if flavor is ELASTICSEARCH:
         return distributions.obtain_distribution(settings)
     _check_repository(settings, flavor)
-    cache = distributions.distributions_cache()
+    cache = distributions_cache()
     if settings.distribution_path is not None:
         _, target = distributions.local_archive(settings, cache)
         packaging = "local"

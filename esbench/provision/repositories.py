@@ -21,15 +21,18 @@ The decision order (first match wins):
 from __future__ import annotations
 
 import os
+import platform
 import re
 import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from esbench.exceptions import UserError
+from esbench.home import home_subdir
 from esbench.provision.archives import COMPLETE_MARKER
-from esbench.provision.settings import DistributionRepository, ProvisionSettings
+from esbench.provision.settings import DEFAULT_ELASTIC_URL_TEMPLATE, DistributionRepository, ProvisionSettings
 
 #: The value of ``--distribution-repository`` that lets esbench choose.
 AUTO = DistributionRepository.AUTO
@@ -50,6 +53,39 @@ INTEG_TEST_MISSING_MODULES = (
     "x-pack-ml",
     "x-pack-transform",
 )
+
+
+def distributions_cache() -> Path:
+    """The distribution cache: ``$ESBENCH_DIST_CACHE`` if set (shared between homes, e.g. in CI), else
+    ``$ESBENCH_HOME/distributions``."""
+    raw = os.environ.get("ESBENCH_DIST_CACHE")
+    if raw:
+        path = Path(raw).expanduser()
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    return home_subdir("distributions")
+
+
+def elastic_url(version: str, template: str | None = None) -> str:
+    """Render the download URL of the full Linux/macOS tar.gz for ``version``.
+
+    ``template`` (else ``$ESBENCH_DISTRIBUTION_URL``, else :data:`DEFAULT_ELASTIC_URL_TEMPLATE`) may use
+    ``{version}``, ``{os}`` (``linux``/``darwin``) and ``{arch}`` (``x86_64``/``aarch64``), Elastic's names.
+    """
+    template = template or os.environ.get("ESBENCH_DISTRIBUTION_URL") or DEFAULT_ELASTIC_URL_TEMPLATE
+    machine = platform.machine().lower()
+    arch = {"amd64": "x86_64", "x86_64": "x86_64", "arm64": "aarch64", "aarch64": "aarch64"}.get(
+        machine, machine
+    )
+    os_name = {"linux": "linux", "darwin": "darwin"}.get(platform.system().lower(), platform.system().lower())
+    try:
+        return template.format(version=version, os=os_name, arch=arch)
+    except (KeyError, IndexError, ValueError) as e:
+        raise UserError(
+            f"Bad distribution URL template '{template}': {e!r}. Only {{version}}, {{os}} and {{arch}} "
+            f"can be substituted.",
+            e,
+        ) from e
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,8 +139,6 @@ def choose_repository(settings: ProvisionSettings, *, timeout: float | None = No
     Raises:
         UserError: a bad URL template or probe timeout.
     """
-    from esbench.provision.distributions import distributions_cache, elastic_url
-
     if settings.distribution_path is not None:
         return RepositoryChoice(
             repository="local", reason=f"--distribution-path {settings.distribution_path}"

@@ -12,7 +12,7 @@ import dataclasses
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from esbench.exceptions import ConfigError
 from esbench.records import RaceResult
@@ -23,8 +23,6 @@ from esbench.telemetry.settings import TelemetrySettings
 
 if TYPE_CHECKING:
     from elasticsearch import AsyncElasticsearch
-
-    from esbench.provision.cluster import ProvisionedCluster
 
 
 def check_telemetry(settings: TelemetrySettings, *, provisioned: bool) -> None:
@@ -45,7 +43,30 @@ def check_telemetry(settings: TelemetrySettings, *, provisioned: bool) -> None:
             )
 
 
-def provisioned_nodes(cluster: ProvisionedCluster | None) -> tuple[ProvisionedNode, ...]:
+class _Node(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def pid(self) -> int | None: ...
+
+
+class _Installation(Protocol):
+    @property
+    def nodes(self) -> Sequence[_Node]: ...
+
+
+class RunningCluster(Protocol):
+    """What telemetry reads of a provisioned cluster (:class:`esbench.provision.ProvisionedCluster`):
+    its installation's nodes, each with a name and a JVM pid (None when not running). A protocol so
+    that telemetry and provisioning stay independent stages (``.importlinter``)."""
+
+    @property
+    def installation(self) -> _Installation:
+        """The nodes esbench started."""
+        ...
+
+
+def provisioned_nodes(cluster: RunningCluster | None) -> tuple[ProvisionedNode, ...]:
     """Name and JVM pid of every node of a :class:`~esbench.provision.ProvisionedCluster` (or None)."""
     if cluster is None:
         return ()

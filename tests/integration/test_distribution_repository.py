@@ -20,8 +20,8 @@ import pytest
 from loopback_http import directory_handler, serving
 
 from esbench.provision.archives import COMPLETE_MARKER, unpack
-from esbench.provision.distributions import download_archive, elastic_url
-from esbench.provision.repositories import INTEG_TEST_MISSING_MODULES
+from esbench.provision.distributions import download_archive
+from esbench.provision.repositories import INTEG_TEST_MISSING_MODULES, elastic_url
 from esbench.provision.settings import DEFAULT_DISTRIBUTION_VERSION, ProvisionSettings
 from esbench.results.store import ResultsStore
 

@@ -8,14 +8,9 @@ from loopback_http import directory_handler, serving
 from provfakes import distribution_files, write_tar, write_zip
 
 from esbench.exceptions import SupplyError, UserError
-from esbench.provision.distributions import (
-    distributions_cache,
-    download_archive,
-    elastic_url,
-    maven_coordinates,
-    obtain_distribution,
-)
+from esbench.provision.distributions import download_archive, maven_coordinates, obtain_distribution
 from esbench.provision.ports import free_ports
+from esbench.provision.repositories import distributions_cache, elastic_url
 from esbench.provision.settings import ProvisionSettings
 
 

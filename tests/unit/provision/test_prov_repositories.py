@@ -18,10 +18,11 @@ from provfakes import distribution_files, write_tar, write_zip
 
 from esbench.cli import main
 from esbench.exceptions import UserError
-from esbench.provision.distributions import distributions_cache, obtain_distribution
+from esbench.provision.distributions import obtain_distribution
 from esbench.provision.repositories import (
     INTEG_TEST_MISSING_MODULES,
     choose_repository,
+    distributions_cache,
     pin_repository,
     probe_timeout,
 )
@@ -67,7 +68,7 @@ def closed_port() -> int:
 
 
 def _serve_fake_full_distribution(root: Path, version: str = "8.19.0") -> None:
-    from esbench.provision.distributions import elastic_url
+    from esbench.provision.repositories import elastic_url
 
     name = elastic_url(version, "http://x" + TEMPLATE).rsplit("/", 1)[-1]
     write_tar(root / name, distribution_files(version))
