@@ -28,42 +28,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from esbench.driver.plan import ClientAllocation, ClientPlan
 from esbench.track.model import Parallel, ScheduleItem, Task
 
 COMPLETED_BY_ANY = "any"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ClientAllocation:
-    """One client's share of one task.
-
-    Attributes:
-        task: the task.
-        client_index_in_task: 0-based index among the task's clients (partitions param sources).
-        global_client_index: 0-based index among all clients of the step (ramp-up order).
-        total_clients: number of clients of the step (ramp-up denominator).
-    """
-
-    task: Task
-    client_index_in_task: int
-    global_client_index: int
-    total_clients: int
-
-    @property
-    def ramp_up_wait(self) -> float:
-        """Seconds this client waits after the step start before its first request."""
-        period = self.task.ramp_up_time_period
-        if not period:
-            return 0.0
-        return period * self.global_client_index / self.total_clients
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ClientPlan:
-    """What one client runs in a step: its allocations, one after the other."""
-
-    client_id: int
-    allocations: tuple[ClientAllocation, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

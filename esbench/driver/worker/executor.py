@@ -42,7 +42,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from esbench.compat.errors import plugin_failure, reraise_for_plugin
-from esbench.driver.coordinator.allocator import ClientAllocation, ClientPlan
+from esbench.driver.plan import ClientAllocation, ClientPlan
 from esbench.driver.settings import OnError
 from esbench.driver.transport.timing import RequestTiming, current_timing
 from esbench.driver.worker.clock import Clock, SystemClock, wake_up

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
-from esbench.driver.coordinator.allocator import ClientPlan
+from esbench.driver.plan import ClientPlan
 from esbench.driver.transport.client import ConnectionSettings, EsbenchClient, create_client
 from esbench.driver.transport.http import HttpTransport
 from esbench.driver.worker.clock import Clock, SystemClock

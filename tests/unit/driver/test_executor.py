@@ -8,7 +8,7 @@ import elastic_transport
 import pytest
 from driver_helpers import BULK_OK, SEARCH_RESPONSE, FakeClock, op, static_es, task, track
 
-from esbench.driver.coordinator.allocator import ClientAllocation, ClientPlan
+from esbench.driver.plan import ClientAllocation, ClientPlan
 from esbench.driver.worker.context import RaceContext
 from esbench.driver.worker.executor import ClientExecutor, StepControl, TaskRun, loop_limits
 from esbench.driver.worker.looplimits import unbounded
