@@ -3,7 +3,7 @@ esbench major version."""
 
 from esbench import __version__
 from esbench.planning.definition import RaceDefinition, major
-from esbench.results.model import RaceResult
+from esbench.records import RaceResult
 
 
 def stored(**changes: object) -> RaceResult:
