@@ -10,22 +10,23 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from typing import Any
 
 
 def lazy_exports(
     package: str, exports: Mapping[str, str]
-) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
     """The ``__getattr__`` and ``__dir__`` of ``package`` for ``exports`` (name -> defining module).
 
     A name is imported from its module on first access and then cached in the package's namespace.
+    Its type is ``object`` here: a package's type-checked view of each name comes from its
+    ``if TYPE_CHECKING:`` imports.
 
     Raises (from the returned ``__getattr__``):
         AttributeError: a name that is not in ``exports`` (which also lets ``from package import
         submodule`` fall back to importing the submodule).
     """
 
-    def __getattr__(name: str) -> Any:
+    def __getattr__(name: str) -> object:
         module = exports.get(name)
         if module is None:
             raise AttributeError(f"module '{package}' has no attribute '{name}'")

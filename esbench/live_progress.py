@@ -15,11 +15,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from esbench.console import Console
 from esbench.driver.coordinator.run import Progress
 from esbench.driver.worker.waits import WAIT_NOTE_INTERVAL
+
+if TYPE_CHECKING:
+    from rich.progress import Progress as RichProgress
+    from rich.progress import TaskID
 
 
 def wait_line(p: Progress) -> str:
@@ -50,7 +54,15 @@ def progress_line(p: Progress) -> str:
     return f"Running {p.task:<30} [{done}] {p.elapsed_s:7.1f}s {rate_text(p)}{errors}"
 
 
-def _fields(p: Progress) -> dict[str, str]:
+class _Fields(TypedDict):
+    """The extra columns of a task's row (the ``task.fields[...]`` of the rich columns)."""
+
+    elapsed: str
+    rate: str
+    errors: str
+
+
+def _fields(p: Progress) -> _Fields:
     minutes, seconds = divmod(int(p.elapsed_s), 60)
     return {
         "elapsed": f"{minutes:d}:{seconds:02d}",
@@ -68,8 +80,8 @@ class LiveProgress:
 
     def __init__(self, console: Console) -> None:
         self._console = console
-        self._rich: Any = None
-        self._rows: dict[str, Any] = {}
+        self._rich: RichProgress | None = None
+        self._rows: dict[str, TaskID] = {}
         #: Task name -> monotonic time its wait was last shown.
         self._wait_shown: dict[str, float] = {}
 
@@ -79,7 +91,7 @@ class LiveProgress:
             from rich.progress import BarColumn, TaskProgressColumn, TextColumn
             from rich.progress import Progress as RichProgress
 
-            self._rich = RichProgress(
+            rich = RichProgress(
                 TextColumn("[bold]{task.description}"),
                 BarColumn(),
                 TaskProgressColumn(),
@@ -89,7 +101,8 @@ class LiveProgress:
                 console=RichConsole(file=self._console.stream),
                 refresh_per_second=4,
             )
-            self._rich.start()
+            self._rich = rich
+            rich.start()
             return self._show_rich
         return self._show_plain
 
@@ -115,6 +128,8 @@ class LiveProgress:
             self._console.info(wait_line(p))
 
     def _show_rich(self, p: Progress) -> None:
+        # Only handed out by __enter__ after it set the rich display.
+        assert self._rich is not None
         row = self._rows.get(p.task)
         total = 100.0 if p.percent_done is not None else None
         if row is None:

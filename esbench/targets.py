@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ssl
 from dataclasses import replace
-from typing import Any
 
 import elastic_transport
 
@@ -25,13 +24,16 @@ def secured_client_options(options: ClientOptions, security: SecurityMaterial) -
     Raises:
         esbench.exceptions.ProvisionError: the installation's password file is unreadable.
     """
-    changes: dict[str, Any] = {"use_ssl": True}
-    if options.ca_certs is None:
-        changes["ca_certs"] = str(security.ca_cert)
+    ca_certs = str(security.ca_cert) if options.ca_certs is None else options.ca_certs
     if options.basic_auth_user is None and options.api_key is None:
-        changes["basic_auth_user"] = security.user
-        changes["basic_auth_password"] = security.password()
-    return replace(options, **changes)
+        return replace(
+            options,
+            use_ssl=True,
+            ca_certs=ca_certs,
+            basic_auth_user=security.user,
+            basic_auth_password=security.password(),
+        )
+    return replace(options, use_ssl=True, ca_certs=ca_certs)
 
 
 def error_text(error: BaseException) -> str:

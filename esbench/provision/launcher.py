@@ -108,11 +108,9 @@ def launch(
     env = node_env(java_home=java_home, node=node, user=user, base=os.environ, flavor=flavor)
     logger.info("Starting node %s: %s (as %s)", node.name, " ".join(cmd), user.name)
     with open(node.console_log, "ab") as out:
-        kwargs: dict[str, object] = {}
-        if user.switch:
-            kwargs = {"user": user.uid, "group": user.gid, "extra_groups": []}
-        # typeshed's Popen overloads cannot tell bytes mode from a **kwargs dict.
-        return subprocess.Popen(  # type: ignore[call-overload]
+        # None is Popen's default for each: the node runs as the current user then.
+        switch = user.switch
+        return subprocess.Popen(
             cmd,
             cwd=node.path,
             env=env,
@@ -120,7 +118,9 @@ def launch(
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            **kwargs,
+            user=user.uid if switch else None,
+            group=user.gid if switch else None,
+            extra_groups=[] if switch else None,
         )
 
 

@@ -112,17 +112,20 @@ def _esc(value: object) -> str:
 def _plotly_js() -> str:
     from plotly.offline import get_plotlyjs
 
+    # plotly ships no types: its return values are pinned here.
+    js: str = get_plotlyjs()
     # "</script" inside the library would end the inline script early.
-    return get_plotlyjs().replace("</script", "<\\/script")
+    return js.replace("</script", "<\\/script")
 
 
 def _figure_div(fig: go.Figure, div_id: str) -> str:
-    return fig.to_html(
+    div: str = fig.to_html(
         full_html=False,
         include_plotlyjs=False,
         div_id=div_id,
         config={"displaylogo": False, "responsive": True},
     )
+    return div
 
 
 def _table(
