@@ -27,10 +27,13 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from esbench.records import STATUS_COMPLETED, RaceResult, TaskResult
 from esbench.results import stats
+
+if TYPE_CHECKING:
+    from hdrh.histogram import HdrHistogram
 
 DEFAULT_ALPHA = 0.05
 
@@ -175,7 +178,7 @@ def cluster_key(name: str) -> str:
     return "cluster." + re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
-def _decode(encoded: str) -> Any | None:
+def _decode(encoded: str) -> HdrHistogram | None:
     from esbench.metrics.recorder import decode_histogram
 
     try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Any
+from typing import NotRequired, TypedDict
 
 import click
 import tabulate
@@ -230,10 +230,93 @@ def gate_lines(gate: GateResult) -> list[str]:
     return lines
 
 
-def gate_json(gate: GateResult) -> dict[str, Any]:
+class ViolationJson(TypedDict):
+    """One violation of :func:`gate_json`; task, metric and rule are None when it has no row/rule."""
+
+    contender: str
+    message: str
+    task: str | None
+    metric: str | None
+    rule: str | None
+
+
+class GateJson(TypedDict):
+    """:func:`gate_json`: the fields of :class:`GateResult`, rules by their ``source``."""
+
+    passed: bool
+    violations: list[ViolationJson]
+    missing: list[ViolationJson]
+    allow_missing: bool
+    exit_code: int
+    within_noise: list[ViolationJson]
+    unused_rules: list[str]
+
+
+class StatJson(TypedDict):
+    """One side's :class:`Stat` of a row (``rsd_pct`` in %, None for fewer than 2 races)."""
+
+    value: float
+    values: list[float]
+    rsd_pct: float | None
+    method: str
+
+
+class RaceJson(TypedDict):
+    """A race of a side, as listed in :func:`comparison_json`."""
+
+    race_id: str
+    timestamp: str
+    track: str
+    status: str
+
+
+class SideJson(TypedDict):
+    """A side's label and races."""
+
+    label: str
+    races: list[RaceJson]
+
+
+class RowJson(TypedDict):
+    """One :class:`Row` with its derived values at the comparison's alpha."""
+
+    metric: str
+    key: str
+    task: str
+    unit: str
+    baseline: StatJson | None
+    contender: StatJson | None
+    diff: float | None
+    diff_pct: float | None
+    higher_is_better: bool
+    p_value: float | None
+    significant: bool | None
+    improvement: bool | None
+
+
+class ContenderJson(SideJson):
+    """A contender side with its rows, the keys only one side has, and its warnings."""
+
+    rows: list[RowJson]
+    only_in_baseline: list[str]
+    only_in_contender: list[str]
+    warnings: list[str]
+
+
+class ComparisonJson(TypedDict):
+    """:func:`comparison_json`; ``gate`` only when a gate was evaluated."""
+
+    baseline: SideJson
+    alpha: float
+    contenders: list[ContenderJson]
+    warnings: list[str]
+    gate: NotRequired[GateJson]
+
+
+def gate_json(gate: GateResult) -> GateJson:
     """The gate outcome as JSON-ready data."""
 
-    def v(x: Violation) -> dict[str, Any]:
+    def v(x: Violation) -> ViolationJson:
         return {
             "contender": x.contender,
             "message": x.message,
@@ -253,16 +336,16 @@ def gate_json(gate: GateResult) -> dict[str, Any]:
     }
 
 
-def _stat_json(s: Stat | None) -> dict[str, Any] | None:
+def _stat_json(s: Stat | None) -> StatJson | None:
     if s is None:
         return None
     return {"value": s.value, "values": list(s.values), "rsd_pct": s.rsd, "method": s.method}
 
 
-def comparison_json(comparison: Comparison, gate: GateResult | None = None) -> dict[str, Any]:
+def comparison_json(comparison: Comparison, gate: GateResult | None = None) -> ComparisonJson:
     """The whole comparison as JSON-ready data (rows with per-race values, p-values, warnings, gate)."""
 
-    def side(s: Side) -> dict[str, Any]:
+    def side(s: Side) -> SideJson:
         return {
             "label": s.label,
             "races": [
@@ -271,7 +354,7 @@ def comparison_json(comparison: Comparison, gate: GateResult | None = None) -> d
             ],
         }
 
-    def row(r: Row) -> dict[str, Any]:
+    def row(r: Row) -> RowJson:
         return {
             "metric": r.metric,
             "key": r.key,
@@ -287,7 +370,7 @@ def comparison_json(comparison: Comparison, gate: GateResult | None = None) -> d
             "improvement": r.improvement(comparison.alpha),
         }
 
-    out: dict[str, Any] = {
+    out: ComparisonJson = {
         "baseline": side(comparison.baseline),
         "alpha": comparison.alpha,
         "contenders": [

@@ -9,7 +9,7 @@ reason, number of requests) and names the race log (``esbench.log``) when it is 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import tabulate
 
@@ -35,7 +35,19 @@ TOP_PER_TASK = 5
 MAX_SHOWN_REASON = 200
 TITLE = "Failed requests by reason"
 
-Row = tuple[Any, ...]
+#: Task, requests, HTTP status (``""`` when none), error type, reason.
+Row = tuple[str, int, int | str, str, str]
+
+
+class FailureJson(TypedDict):
+    """One recorded error description of a task (:func:`failure_json`)."""
+
+    task: str
+    count: int
+    error_type: str
+    http_status: int | None
+    es_type: str | None
+    reason: str
 
 
 def undescribed(task: TaskResult) -> int:
@@ -78,7 +90,7 @@ def failure_table(race: RaceResult, *, markdown: bool = False) -> str:
     return f"{title}\n\n{table}"
 
 
-def failure_json(race: RaceResult) -> list[dict[str, Any]]:
+def failure_json(race: RaceResult) -> list[FailureJson]:
     """Every recorded description: ``{"task", "count", "error_type", "http_status", "es_type",
     "reason"}``, per task in schedule order, most frequent first."""
     return [

@@ -22,7 +22,6 @@ import io
 import json
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Any
 
 import tabulate
 
@@ -112,8 +111,12 @@ def json_rows(headers: Sequence[str], rows: Sequence[Sequence[Cell]]) -> list[di
     return [dict(zip(keys, (json_number(c) for c in r), strict=True)) for r in rows]
 
 
-def dump_json(data: Any) -> str:
-    """Pretty JSON text (2-space indent, UTF-8 kept, trailing newline)."""
+def dump_json(data: object) -> str:
+    """Pretty JSON text (2-space indent, UTF-8 kept, trailing newline).
+
+    Raises:
+        TypeError: ``data`` holds a value that is not JSON (``json.dumps``).
+    """
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -17,7 +17,6 @@ average (docs/metrics.md), and the warnings also name the error types and histog
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from esbench.records import STATUS_COMPLETED, RaceResult, TaskResult, describe_line
 from esbench.reporting import failures
@@ -134,7 +133,7 @@ def summary_warnings(race: RaceResult) -> list[str]:
     return warnings
 
 
-def _kv(items: Iterable[tuple[str, Any]]) -> str:
+def _kv(items: Iterable[tuple[str, object]]) -> str:
     return ", ".join(f"{k}={v}" for k, v in items)
 
 

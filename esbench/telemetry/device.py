@@ -15,7 +15,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from esbench.exceptions import ConfigError
 from esbench.records import ClusterMetric, TelemetrySeries
@@ -81,11 +81,11 @@ class TelemetryDevice:
     name: ClassVar[str]
     human_name: ClassVar[str]
     help: ClassVar[str]
-    params: ClassVar[Mapping[str, Any]] = {}
+    params: ClassVar[Mapping[str, object]] = {}
     needs_client: ClassVar[bool] = True
     provisioned_only: ClassVar[bool] = False
 
-    def __init__(self, params: Mapping[str, Any]) -> None:
+    def __init__(self, params: Mapping[str, object]) -> None:
         self.settings = {key: params.get(key, default) for key, default in self.params.items()}
         self.table = SampleTable(self.name)
         self.sample_interval_s: float | None = None
@@ -168,7 +168,9 @@ class TelemetryDevice:
 
 
 def check_param_names(
-    given: Mapping[str, Any], devices: Sequence[type[TelemetryDevice]], known: Sequence[type[TelemetryDevice]]
+    given: Mapping[str, object],
+    devices: Sequence[type[TelemetryDevice]],
+    known: Sequence[type[TelemetryDevice]],
 ) -> None:
     """Reject ``--telemetry-params`` keys that no device knows (typos would otherwise be ignored).
 

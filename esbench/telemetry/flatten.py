@@ -10,7 +10,6 @@ response path, e.g. ``thread_pool.write.rejected``) where Rally joins it with ``
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 # Suffix of an Elasticsearch field name -> unit (ES: ``*_in_bytes``, ``*_in_millis``... naming).
 _UNIT_SUFFIXES: tuple[tuple[str, str], ...] = (
@@ -33,7 +32,7 @@ def unit_of(metric: str) -> str:
     return next((unit for suffix, unit in _UNIT_SUFFIXES if leaf.endswith(suffix)), "")
 
 
-def flatten(stats: Any, prefix: str = "") -> Iterator[tuple[str, float]]:
+def flatten(stats: object, prefix: str = "") -> Iterator[tuple[str, float]]:
     """``(dotted name, value)`` for every number in ``stats`` (rule: module docstring).
 
     Example: ``flatten({"jvm": {"mem": {"heap_used_percent": 41}}})`` yields

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from esbench.exceptions import ConfigError
 from esbench.telemetry.device import TelemetryDevice, check_param_names
@@ -58,7 +57,7 @@ def parse_device_names(text: str | Sequence[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
-def create_devices(names: Sequence[str], params: Mapping[str, Any]) -> list[TelemetryDevice]:
+def create_devices(names: Sequence[str], params: Mapping[str, object]) -> list[TelemetryDevice]:
     """Build the devices ``names`` with ``params`` (``--telemetry-params``).
 
     Raises:

@@ -23,16 +23,16 @@ class DataStreamStats(TelemetryDevice):
     name = "data-stream-stats"
     human_name = "Data Stream Stats"
     help = "Regularly samples data stream stats"
-    params: ClassVar[Mapping[str, Any]] = {"data-stream-stats-sample-interval": 10}
+    params: ClassVar[Mapping[str, object]] = {"data-stream-stats-sample-interval": 10}
 
-    def __init__(self, params: Mapping[str, Any]) -> None:
+    def __init__(self, params: Mapping[str, object]) -> None:
         super().__init__(params)
         self.sample_interval_s = self.positive_number("data-stream-stats-sample-interval")
 
     async def start(self) -> None:
         # ``GET /`` is missing from some distributions; ``_nodes/_local`` has version and flavor.
         local = (await self.client.nodes.info(node_id="_local", metric="_none")).body
-        info: dict[str, Any] = next(iter((local.get("nodes") or {}).values()), {})
+        info: Mapping[str, object] = next(iter((local.get("nodes") or {}).values()), {})
         number = str(info.get("version", "7.9.0"))
         major_minor = tuple(int(p) for p in number.split("-")[0].split(".")[:2] if p.isdigit())
         if major_minor < (7, 9):
@@ -68,7 +68,7 @@ def parse_data_stream_stats(body: Mapping[str, Any]) -> tuple[dict[Key, float], 
     values: dict[Key, float] = {}
     units: dict[Key, str] = {}
 
-    def put(metric: str, value: Any, unit: str = "") -> None:
+    def put(metric: str, value: object, unit: str = "") -> None:
         if isinstance(value, int | float) and not isinstance(value, bool):
             values[(metric, "")] = float(value)
             units[(metric, "")] = unit

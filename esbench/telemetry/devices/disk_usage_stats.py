@@ -39,13 +39,13 @@ class DiskUsageStats(TelemetryDevice):
     name = "disk-usage-stats"
     human_name = "Disk usage of each field"
     help = "Runs the indices disk usage API after benchmarking"
-    params: ClassVar[Mapping[str, Any]] = {
+    params: ClassVar[Mapping[str, object]] = {
         "disk-usage-stats-indices": None,
         "disk-usage-stats-timeout": 600,
         "disk-usage-stats-flush": True,
     }
 
-    def __init__(self, params: Mapping[str, Any]) -> None:
+    def __init__(self, params: Mapping[str, object]) -> None:
         super().__init__(params)
         self.timeout_s = self.positive_number("disk-usage-stats-timeout")
         self.flush = self.flag("disk-usage-stats-flush")

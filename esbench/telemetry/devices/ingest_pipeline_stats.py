@@ -70,7 +70,7 @@ def parse_ingest(body: Mapping[str, Any]) -> tuple[dict[Key, float], dict[Key, s
     values: dict[Key, float] = {}
     units: dict[Key, str] = {}
 
-    def put(metric: str, node: str, stats: Mapping[str, Any]) -> None:
+    def put(metric: str, node: str, stats: Mapping[str, object]) -> None:
         for field, _, _ in _COUNTERS:
             value = stats.get(field)
             if isinstance(value, int | float) and not isinstance(value, bool):

@@ -64,8 +64,8 @@ _INDEXING_PRESSURE_REJECTIONS = tuple(
 )
 
 
-def _section(doc: Mapping[str, Any], path: tuple[str, ...]) -> Any:
-    current: Any = doc
+def _section(doc: Mapping[str, object], path: tuple[str, ...]) -> object:
+    current: object = doc
     for key in path:
         if not isinstance(current, Mapping):
             return None
@@ -79,7 +79,7 @@ class NodeStats(TelemetryDevice):
     name = "node-stats"
     human_name = "Node Stats"
     help = "Regularly samples node stats: thread pools, JVM heap and GC, breakers, CPU, fs IO, indices"
-    params: ClassVar[Mapping[str, Any]] = {
+    params: ClassVar[Mapping[str, object]] = {
         "node-stats-sample-interval": 1,
         "node-stats-include-indices": True,
         "node-stats-include-indices-metrics": None,
@@ -96,7 +96,7 @@ class NodeStats(TelemetryDevice):
         "node-stats-include-os-cpu": True,
     }
 
-    def __init__(self, params: Mapping[str, Any]) -> None:
+    def __init__(self, params: Mapping[str, object]) -> None:
         super().__init__(params)
         self.sample_interval_s = self.positive_number("node-stats-sample-interval")
         # Rally: naming indices metrics switches indices stats on even without include-indices.
@@ -179,7 +179,7 @@ def parse_node_stats(
     units: dict[Key, str] = {}
     for node_id, node in (body.get("nodes") or {}).items():
         name = node.get("name", node_id)
-        parts: list[tuple[str, Any]] = [(".".join(path), _section(node, path)) for path, _ in sections]
+        parts: list[tuple[str, object]] = [(".".join(path), _section(node, path)) for path, _ in sections]
         indices = node.get("indices") or {}
         parts += [(f"indices.{s}", indices.get(s)) for s in indices_metrics]
         for prefix, section in parts:

@@ -32,12 +32,16 @@ import logging
 import os
 import time
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from esbench.exceptions import ConfigError
 from esbench.records import ClusterMetric
 from esbench.telemetry.device import TelemetryDevice
 from esbench.telemetry.summary import MIB, peak_and_mean
+
+if TYPE_CHECKING:
+    import psutil
+    from psutil._ntuples import pio
 from esbench.telemetry.table import Key
 
 logger = logging.getLogger(__name__)
@@ -65,15 +69,15 @@ class OsStats(TelemetryDevice):
     name = "os"
     human_name = "OS Stats"
     help = "Regularly samples CPU, RSS, disk IO of provisioned nodes, page cache, load driver CPU"
-    params: ClassVar[Mapping[str, Any]] = {"os-sample-interval": 1}
+    params: ClassVar[Mapping[str, object]] = {"os-sample-interval": 1}
     needs_client = False
     provisioned_only = True
 
-    def __init__(self, params: Mapping[str, Any]) -> None:
+    def __init__(self, params: Mapping[str, object]) -> None:
         super().__init__(params)
         self.sample_interval_s = self.positive_number("os-sample-interval")
         self._rates = _Rates()
-        self._processes: dict[str, Any] = {}
+        self._processes: dict[str, psutil.Process] = {}
         # node -> (read bytes, write bytes) at the start and at the latest sample.
         self._io_first: dict[str, tuple[float, float]] = {}
         self._io_last: dict[str, tuple[float, float]] = {}
@@ -171,7 +175,7 @@ class OsStats(TelemetryDevice):
         put("process.cpu.percent", LOAD_DRIVER, self._load_driver_cpu(now), "%")
         self.table.add(timestamp, values, units)
 
-    def _io(self, name: str, proc: Any) -> Any:
+    def _io(self, name: str, proc: psutil.Process) -> pio | None:
         import psutil
 
         try:

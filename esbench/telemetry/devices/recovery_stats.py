@@ -25,9 +25,12 @@ class RecoveryStats(TelemetryDevice):
     name = "recovery-stats"
     human_name = "Recovery Stats"
     help = "Regularly samples shard recovery stats"
-    params: ClassVar[Mapping[str, Any]] = {"recovery-stats-indices": "", "recovery-stats-sample-interval": 1}
+    params: ClassVar[Mapping[str, object]] = {
+        "recovery-stats-indices": "",
+        "recovery-stats-sample-interval": 1,
+    }
 
-    def __init__(self, params: Mapping[str, Any]) -> None:
+    def __init__(self, params: Mapping[str, object]) -> None:
         super().__init__(params)
         self.sample_interval_s = self.positive_number("recovery-stats-sample-interval")
         indices = self.settings["recovery-stats-indices"]

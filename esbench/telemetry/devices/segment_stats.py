@@ -8,7 +8,6 @@ records no series; the segment count of the race is a row of every report alread
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from esbench.telemetry.device import DeviceOutput, TelemetryDevice
 
@@ -20,7 +19,7 @@ class SegmentStats(TelemetryDevice):
     human_name = "Segment Stats"
     help = "Determines segment stats at the end of the benchmark."
 
-    def __init__(self, params: Mapping[str, Any]) -> None:
+    def __init__(self, params: Mapping[str, object]) -> None:
         super().__init__(params)
         self.written: str | None = None
 

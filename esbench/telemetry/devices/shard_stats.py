@@ -29,9 +29,9 @@ class ShardStats(TelemetryDevice):
     name = "shard-stats"
     human_name = "Shard Stats"
     help = "Regularly samples nodes stats at shard level"
-    params: ClassVar[Mapping[str, Any]] = {"shard-stats-sample-interval": 60}
+    params: ClassVar[Mapping[str, object]] = {"shard-stats-sample-interval": 60}
 
-    def __init__(self, params: Mapping[str, Any]) -> None:
+    def __init__(self, params: Mapping[str, object]) -> None:
         super().__init__(params)
         self.sample_interval_s = self.positive_number("shard-stats-sample-interval")
 
