@@ -23,7 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import overload
 
 import jinja2
 import yaml
@@ -45,9 +45,9 @@ class CarDefinition:
     description: str
     type: str
     base: str | None = None
-    variables: Mapping[str, Any] = field(default_factory=dict)
+    variables: Mapping[str, object] = field(default_factory=dict)
     jvm_options: tuple[str, ...] = ()
-    settings: Mapping[str, Any] = field(default_factory=dict)
+    settings: Mapping[str, object] = field(default_factory=dict)
     security: bool = False
 
 
@@ -67,9 +67,9 @@ class Car:
 
     name: str
     names: tuple[str, ...]
-    variables: Mapping[str, Any]
+    variables: Mapping[str, object]
     jvm_options: tuple[str, ...]
-    settings: Mapping[str, Any]
+    settings: Mapping[str, object]
     security: bool = False
 
     @property
@@ -152,7 +152,7 @@ def load_definition(name: str) -> CarDefinition:
     )
 
 
-def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
+def _flatten(prefix: str, value: object, out: dict[str, object]) -> None:
     if isinstance(value, Mapping):  # an empty mapping sets nothing
         for k, v in value.items():
             _flatten(f"{prefix}.{k}" if prefix else str(k), v, out)
@@ -160,7 +160,14 @@ def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
         out[prefix] = value
 
 
-def _render(value: Any, variables: Mapping[str, Any], env: jinja2.Environment, where: str) -> Any:
+@overload
+def _render(value: str, variables: Mapping[str, object], env: jinja2.Environment, where: str) -> str: ...
+@overload
+def _render(
+    value: object, variables: Mapping[str, object], env: jinja2.Environment, where: str
+) -> object: ...
+def _render(value: object, variables: Mapping[str, object], env: jinja2.Environment, where: str) -> object:
+    # A string renders to a string, a list item by item; anything else (numbers, booleans) as is.
     if isinstance(value, str):
         try:
             return env.from_string(value).render(**variables)
@@ -205,7 +212,7 @@ def parse_car_names(spec: str) -> list[str]:
     return names
 
 
-def resolve_car(spec: str, car_params: Mapping[str, Any] | None = None) -> Car:
+def resolve_car(spec: str, car_params: Mapping[str, object] | None = None) -> Car:
     """Resolve ``--car`` (comma-separated) plus ``--car-params`` into a :class:`Car`.
 
     Raises:
@@ -216,17 +223,17 @@ def resolve_car(spec: str, car_params: Mapping[str, Any] | None = None) -> Car:
     defs = _expand(names)
     if all(d.type == "mixin" for d in defs):
         defs = _expand([DEFAULT_CAR, *names])
-    variables: dict[str, Any] = {}
+    variables: dict[str, object] = {}
     for d in defs:
         variables.update(d.variables)
     variables.update(car_params or {})
     env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
     jvm: list[str] = []
-    settings: dict[str, Any] = {}
+    settings: dict[str, object] = {}
     for d in defs:
         for opt in d.jvm_options:
             jvm.append(_render(opt, variables, env, f"Car '{d.name}' ({d.path}) jvm_options"))
-        flat: dict[str, Any] = {}
+        flat: dict[str, object] = {}
         _flatten("", d.settings, flat)
         for k, v in flat.items():
             settings[k] = _render(v, variables, env, f"Car '{d.name}' ({d.path}) setting {k}")

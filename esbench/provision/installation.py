@@ -23,7 +23,7 @@ import uuid
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from esbench.exceptions import NotFound, ProvisionError
 from esbench.home import home_subdir
@@ -75,6 +75,19 @@ class NodeState:
         return f"127.0.0.1:{self.http_port}"
 
 
+class CarState(TypedDict):
+    """The resolved car as an installation keeps it (:class:`esbench.provision.cars.Car`, JSON form).
+
+    ``settings`` are the rendered ``elasticsearch.yml`` settings (dotted keys, YAML values).
+    """
+
+    name: str
+    names: list[str]
+    jvm_options: list[str]
+    settings: dict[str, object]
+    security: bool
+
+
 @dataclass(frozen=True, kw_only=True)
 class Installation:
     """The persisted state of one installation (``$ESBENCH_HOME/installs/<id>.json``).
@@ -94,14 +107,14 @@ class Installation:
     java_home: str
     run_as_user: str
     cluster_name: str
-    car: dict[str, Any]
+    car: CarState
     nodes: tuple[NodeState, ...]
     created: str
     status: str = "installed"
     race_dir: str | None = None
     #: Where this state is saved; fixed at install so later calls do not depend on $ESBENCH_HOME.
     state_path: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, object] = field(default_factory=dict)
     distribution_flavor: str = "elasticsearch"
     security: dict[str, str] = field(default_factory=dict)
 
@@ -109,8 +122,8 @@ class Installation:
     def hosts(self) -> tuple[str, ...]:
         return tuple(n.host for n in self.nodes)
 
-    def with_nodes(self, nodes: tuple[NodeState, ...], **changes: Any) -> Installation:
-        return replace(self, nodes=nodes, **changes)
+    def with_nodes(self, nodes: tuple[NodeState, ...], *, status: str) -> Installation:
+        return replace(self, nodes=nodes, status=status)
 
 
 def state_dir() -> Path:

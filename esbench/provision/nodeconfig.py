@@ -6,7 +6,6 @@ import re
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import yaml
 
@@ -16,10 +15,10 @@ from esbench.provision.ports import LOOPBACK
 from esbench.provision.security import SecurityMaterial, install_node_files, node_security_settings
 
 #: Settings every esbench node with the security module starts from; the car may override them.
-BASE_SETTINGS: Mapping[str, Any] = {"xpack.security.enabled": False}
+BASE_SETTINGS: Mapping[str, object] = {"xpack.security.enabled": False}
 
 
-def base_settings(es_home: Path) -> dict[str, Any]:
+def base_settings(es_home: Path) -> dict[str, object]:
     """:data:`BASE_SETTINGS` for distributions that have the security module; none for OSS-only ones
     (an unknown ``xpack.*`` setting stops such a node)."""
     return dict(BASE_SETTINGS) if (es_home / "modules" / "x-pack-security").is_dir() else {}
@@ -41,10 +40,10 @@ def node_settings(
     cluster_name: str,
     all_nodes: Sequence[NodeState],
     initial_masters_setting: str = ELASTICSEARCH.initial_masters_setting,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Settings identifying ``node`` in its cluster: names, loopback ports, paths, discovery
     (``initial_masters_setting`` is the flavor's name for the bootstrap masters)."""
-    settings: dict[str, Any] = {
+    settings: dict[str, object] = {
         "cluster.name": cluster_name,
         "node.name": node.name,
         "network.host": LOOPBACK,
@@ -62,10 +61,13 @@ def node_settings(
 
 
 def render_elasticsearch_yml(
-    car_settings: Mapping[str, Any], identity: Mapping[str, Any], *, base: Mapping[str, Any] = BASE_SETTINGS
+    car_settings: Mapping[str, object],
+    identity: Mapping[str, object],
+    *,
+    base: Mapping[str, object] = BASE_SETTINGS,
 ) -> str:
     """``elasticsearch.yml`` text: ``base`` settings, then the car's, then the node identity."""
-    merged: dict[str, Any] = {**base, **car_settings, **identity}
+    merged: dict[str, object] = {**base, **car_settings, **identity}
     return "# Written by esbench; edits are overwritten on the next start.\n" + yaml.safe_dump(
         merged, default_flow_style=False, sort_keys=True
     )
@@ -102,7 +104,7 @@ def write_node_config(
     cluster_name: str,
     all_nodes: Sequence[NodeState],
     car_jvm_options: Sequence[str],
-    car_settings: Mapping[str, Any],
+    car_settings: Mapping[str, object],
     flavor: Flavor = ELASTICSEARCH,
     security: SecurityMaterial | None = None,
 ) -> None:

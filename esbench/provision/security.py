@@ -38,7 +38,7 @@ import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -98,7 +98,7 @@ class SecurityMaterial:
         return {"directory": str(self.directory), "user": self.user}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> SecurityMaterial | None:
+    def from_dict(cls, data: Mapping[str, str] | None) -> SecurityMaterial | None:
         """Inverse of :meth:`to_dict`; None for an installation without security."""
         if not data:
             return None
@@ -206,12 +206,12 @@ def create_security_material(directory: Path, *, user: str = DEFAULT_USER) -> Se
     return SecurityMaterial(directory=directory, user=user)
 
 
-def node_security_settings() -> dict[str, Any]:
+def node_security_settings() -> dict[str, object]:
     """The ``elasticsearch.yml`` settings of a secured node (paths relative to its config dir).
 
     Transport TLS is on too: Elasticsearch requires it for a multi-node cluster with security.
     """
-    settings: dict[str, Any] = {"xpack.security.enabled": True}
+    settings: dict[str, object] = {"xpack.security.enabled": True}
     for layer in ("http", "transport"):
         prefix = f"xpack.security.{layer}.ssl"
         settings.update(
@@ -227,7 +227,14 @@ def node_security_settings() -> dict[str, Any]:
     return settings
 
 
-def health_access(material: SecurityMaterial | None) -> dict[str, Any]:
+class HealthAccess(TypedDict, total=False):
+    """Keyword arguments of :func:`esbench.provision.launcher.cluster_health` for a secured node."""
+
+    ssl_context: ssl.SSLContext
+    headers: dict[str, str]
+
+
+def health_access(material: SecurityMaterial | None) -> HealthAccess:
     """Keyword arguments of :func:`esbench.provision.launcher.cluster_health` for a node secured
     with ``material``: an SSL context verifying with its CA, and the user's ``authorization``
     header (empty for an unsecured node)."""

@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
 
 #: The newest 8.x release whose integ-test distribution runs on Java 17 (Maven Central carries it).
 DEFAULT_DISTRIBUTION_VERSION = "8.19.0"
@@ -67,7 +66,7 @@ class ProvisionSettings:
     distribution_repository: DistributionRepository = DistributionRepository.AUTO
     distribution_path: Path | None = None
     car: str = "defaults"
-    car_params: Mapping[str, Any] = field(default_factory=dict)
+    car_params: Mapping[str, object] = field(default_factory=dict)
     nodes: int = 1
     preserve_install: bool = False
     run_as_user: str | None = None
