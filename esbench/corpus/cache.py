@@ -23,7 +23,6 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from esbench.home import home_subdir
 
@@ -46,7 +45,7 @@ def local_dir(source: Path) -> Path:
     return corpora_home() / "_local" / digest
 
 
-def generated_dir(generator: str, version: str, params: Mapping[str, Any]) -> Path:
+def generated_dir(generator: str, version: str, params: Mapping[str, object]) -> Path:
     """Directory for the output of ``generator`` at ``version`` with normalized ``params`` (not created)."""
     canonical = json.dumps(dict(params), sort_keys=True, separators=(",", ":"))
     digest = hashlib.sha256(canonical.encode()).hexdigest()[:12]

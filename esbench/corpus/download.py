@@ -46,7 +46,7 @@ class RetryPolicy:
         """Seconds to wait before try number ``attempt`` (1-based; 0 before the first)."""
         if attempt <= 1:
             return 0.0
-        # attempt >= 2 here, so the power is an int (typeshed types int ** int as Any: a negative
+        # attempt >= 2 here, so the power is an int (typeshed leaves int ** int untyped: a negative
         # exponent would give a float).
         factor: int = 2 ** (attempt - 2)
         return min(self.max_backoff_s, self.backoff_s * factor)

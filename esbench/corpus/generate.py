@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import zstandard
 
@@ -78,7 +78,7 @@ def one_k_name(file_name: str) -> str:
 
 
 def read_generated(
-    path: Path, *, generator: CorpusGenerator, params: Mapping[str, Any], document_count: int
+    path: Path, *, generator: CorpusGenerator, params: Mapping[str, object], document_count: int
 ) -> GeneratedFile | None:
     """The generated file at ``path`` if its metadata, size and offset index match; else None."""
     meta_path = meta_path_for(path)
@@ -109,14 +109,14 @@ def read_generated(
     )
 
 
-def _render(job: tuple[CorpusGenerator, Mapping[str, Any], int, int]) -> bytes:
+def _render(job: tuple[CorpusGenerator, Mapping[str, object], int, int]) -> bytes:
     generator, params, chunk_index, count = job
     return generator.render_chunk(params, chunk_index, count)
 
 
 def _chunk_jobs(
-    generator: CorpusGenerator, params: Mapping[str, Any], document_count: int
-) -> list[tuple[CorpusGenerator, Mapping[str, Any], int, int]]:
+    generator: CorpusGenerator, params: Mapping[str, object], document_count: int
+) -> list[tuple[CorpusGenerator, Mapping[str, object], int, int]]:
     size = generator.chunk_size
     return [
         (generator, params, k, min(size, document_count - k * size))
@@ -133,7 +133,7 @@ def _pool_context() -> multiprocessing.context.BaseContext:
 
 
 def _chunks(
-    generator: CorpusGenerator, params: Mapping[str, Any], document_count: int, workers: int
+    generator: CorpusGenerator, params: Mapping[str, object], document_count: int, workers: int
 ) -> Iterator[bytes]:
     jobs = _chunk_jobs(generator, params, document_count)
     if workers <= 1 or len(jobs) <= 1:
@@ -210,7 +210,7 @@ class _Output:
         if self._ctmp:
             self._ctmp.unlink(missing_ok=True)
 
-    def finish(self, generator: CorpusGenerator, params: Mapping[str, Any]) -> GeneratedFile:
+    def finish(self, generator: CorpusGenerator, params: Mapping[str, object]) -> GeneratedFile:
         self._stack.close()
         if self._ctmp and self.compressed_path:
             os.replace(self._ctmp, self.compressed_path)
@@ -244,7 +244,7 @@ class _Output:
 
 def generate_file(
     generator: CorpusGenerator,
-    params: Mapping[str, Any],
+    params: Mapping[str, object],
     *,
     path: Path,
     document_count: int,

@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
 from esbench.corpus.cache import (
     corpus_dir,
@@ -138,7 +137,7 @@ def _data_roots(track: Track, corpus: DocumentCorpus) -> list[Path]:
     return [root] if root is not None and Path(root).is_dir() else []
 
 
-def generator_meta(corpus: DocumentCorpus, documents: Documents) -> tuple[str, Mapping[str, Any]] | None:
+def generator_meta(corpus: DocumentCorpus, documents: Documents) -> tuple[str, Mapping[str, object]] | None:
     """``(generator name, params)`` when ``documents`` (or its corpus) is generated, else None."""
     for meta in (documents.meta, corpus.meta):
         if meta and meta.get("generator"):
@@ -313,7 +312,7 @@ def _decompressed(archive: Path, target: Path, documents: Documents, reporter: _
 def _prepare_generated(
     corpus: DocumentCorpus,
     documents: Documents,
-    generator_meta: tuple[str, Mapping[str, Any]],
+    generator_meta: tuple[str, Mapping[str, object]],
     reporter: _Reporter,
 ) -> tuple[Path, Path]:
     name, raw_params = generator_meta

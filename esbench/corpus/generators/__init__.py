@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from esbench.exceptions import TrackValidationError
 
@@ -31,11 +31,11 @@ class CorpusGenerator(Protocol):
     version: str
     chunk_size: int
 
-    def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+    def normalize_params(self, params: Mapping[str, object]) -> Mapping[str, object]:
         """Validated params with defaults filled in (raise TrackValidationError on bad ones)."""
         ...
 
-    def render_chunk(self, params: Mapping[str, Any], chunk_index: int, count: int) -> bytes:
+    def render_chunk(self, params: Mapping[str, object], chunk_index: int, count: int) -> bytes:
         """The first ``count`` documents of chunk ``chunk_index`` as NDJSON bytes."""
         ...
 

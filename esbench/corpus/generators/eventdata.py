@@ -24,7 +24,7 @@ import datetime
 import random
 import time
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar, NotRequired, TypedDict
 
 from esbench.corpus.generators.eventdata_catalog import catalog
 from esbench.exceptions import TrackValidationError
@@ -35,7 +35,7 @@ DEFAULT_DOCS_PER_SECOND = 5000.0
 HEAD_SHARE = 0.002
 
 
-def _parse_start(value: Any) -> int:
+def _parse_start(value: object) -> int:
     """Epoch milliseconds of an ISO-8601 UTC timestamp like ``2017-07-03T00:00:00Z``."""
     try:
         text = str(value).replace("Z", "+00:00")
@@ -47,6 +47,15 @@ def _parse_start(value: Any) -> int:
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=datetime.UTC)
     return calendar.timegm(parsed.utctimetuple()) * 1000 + parsed.microsecond // 1000
+
+
+class EventDataParams(TypedDict):
+    """The normalized ``generator-params`` of :class:`EventDataGenerator` (defaults filled in)."""
+
+    seed: int
+    start: str
+    docs_per_second: float
+    doc_count: NotRequired[int]
 
 
 class EventDataGenerator:
@@ -65,7 +74,7 @@ class EventDataGenerator:
     version: ClassVar[str] = "1"
     chunk_size: ClassVar[int] = 50_000
 
-    def normalize_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+    def normalize_params(self, params: Mapping[str, object]) -> EventDataParams:
         """Validate ``params`` and fill defaults.
 
         Raises:
@@ -95,12 +104,12 @@ class EventDataGenerator:
             )
         start = str(params.get("start", DEFAULT_START))
         _parse_start(start)
-        out: dict[str, Any] = {"seed": seed, "start": start, "docs_per_second": float(rate)}
+        out: EventDataParams = {"seed": seed, "start": start, "docs_per_second": float(rate)}
         if doc_count is not None:
             out["doc_count"] = doc_count
         return out
 
-    def time_range_ms(self, params: Mapping[str, Any], doc_count: int) -> tuple[int, int]:
+    def time_range_ms(self, params: Mapping[str, object], doc_count: int) -> tuple[int, int]:
         """``(first, last)`` @timestamp in epoch ms (both inclusive) of a corpus of ``doc_count`` documents.
 
         Exact: it draws the same timestamps as :meth:`render_chunk` (for the first and the last
@@ -115,7 +124,7 @@ class EventDataGenerator:
         last = self._stamps(p, last_chunk, doc_count - last_chunk * self.chunk_size)[-1]
         return first, last
 
-    def _stamps(self, p: Mapping[str, Any], chunk_index: int, count: int) -> list[int]:
+    def _stamps(self, p: EventDataParams, chunk_index: int, count: int) -> list[int]:
         """The first ``count`` timestamps (epoch ms) of chunk ``chunk_index``."""
         size = self.chunk_size
         window_ms = size * 1000.0 / p["docs_per_second"]
@@ -124,7 +133,7 @@ class EventDataGenerator:
         draws = sorted([rng_ts.random() for _ in range(size)])
         return [int(base + u * window_ms) for u in draws[:count]]
 
-    def render_chunk(self, params: Mapping[str, Any], chunk_index: int, count: int) -> bytes:
+    def render_chunk(self, params: Mapping[str, object], chunk_index: int, count: int) -> bytes:
         """The first ``count`` documents (``<= chunk_size``) of chunk ``chunk_index`` as NDJSON bytes."""
         if not 0 <= count <= self.chunk_size:
             raise ValueError(f"count must be in [0, {self.chunk_size}], got {count}")
