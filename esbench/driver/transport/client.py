@@ -29,7 +29,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from elasticsearch import AsyncElasticsearch
@@ -43,6 +43,9 @@ from esbench.driver.transport.target import PlainMediaTypeNode, uses_compat_medi
 from esbench.exceptions import ConfigError
 from esbench.racelog import secrets_of
 
+if TYPE_CHECKING:
+    import ssl
+
 ENV_USERNAME = "ESBENCH_USERNAME"
 ENV_PASSWORD = "ESBENCH_PASSWORD"
 ENV_API_KEY = "ESBENCH_API_KEY"
@@ -53,7 +56,7 @@ _ALIASES = {"compressed": "http_compress", "request_timeout": "timeout"}
 _IGNORED = {"enable_cleanup_closed", "ssl_show_warn", "max_retries", "retry_on_timeout", "trace"}
 
 
-def _scalar(text: str) -> Any:
+def _scalar(text: str) -> str | int | float | bool | None:
     if text.startswith("'") and text.endswith("'") and len(text) >= 2:
         return text[1:-1]
     for convert in (int, float):
@@ -102,8 +105,8 @@ def _shown(entry: str, previous: str) -> str:
     return "(hidden: it may hold a secret)"
 
 
-def _parse_kv(text: str) -> dict[str, Any]:
-    values: dict[str, Any] = {}
+def _parse_kv(text: str) -> dict[str, object]:
+    values: dict[str, object] = {}
     previous = ""
     for part in _entries(text):
         part = part.strip()
@@ -121,7 +124,7 @@ def _parse_kv(text: str) -> dict[str, Any]:
     return values
 
 
-def _as_bool(key: str, value: Any) -> bool:
+def _as_bool(key: str, value: object) -> bool:
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and value.lower() in ("true", "false"):
@@ -199,7 +202,7 @@ def parse_client_options(text: str | None) -> ClientOptions:
     if text is None or not text.strip():
         return ClientOptions()
     text = text.strip()
-    values: Any
+    values: object
     if text.endswith(".json"):
         path = Path(text).expanduser()
         try:
@@ -217,9 +220,8 @@ def parse_client_options(text: str | None) -> ClientOptions:
         values = _parse_kv(text)
     if not isinstance(values, Mapping):
         raise ConfigError("--client-options must be key:value pairs or a JSON object.")
-    if isinstance(values.get("default"), Mapping):
-        values = values["default"]
-    return client_options_from_mapping(values)
+    default = values.get("default")
+    return client_options_from_mapping(default if isinstance(default, Mapping) else values)
 
 
 # --------------------------------------------------------------------------------- credentials
@@ -398,7 +400,7 @@ BASE_HEADERS = {"content-type": "application/json", "accept": "application/json"
 @functools.lru_cache(maxsize=8)
 def _shared_ssl_context(
     verify_certs: bool, ca_certs: str | None, client_cert: str | None, client_key: str | None
-) -> Any:
+) -> ssl.SSLContext:
     # One TLS context per process (worker) and settings: loading CA files is slow, and a context
     # can serve any number of connections.
     return ssl_context_for(
@@ -420,7 +422,7 @@ def create_client(
     """
     options = settings.options
     compat = uses_compat_media_types(options.distribution_flavor, options.distribution_version)
-    kwargs: dict[str, Any] = {
+    kwargs: dict[str, object] = {
         "request_timeout": options.timeout,
         "node_class": TimedAiohttpNode if compat else PlainMediaTypeNode,
         # A benchmark must see every failure: no transparent retries.

@@ -14,7 +14,7 @@ try:  # pragma: no cover - depends on the environment
 
     _OPTIONS = orjson.OPT_NON_STR_KEYS
 
-    def dumps(value: Any) -> bytes:
+    def dumps(value: object) -> bytes:
         """``value`` as compact UTF-8 JSON bytes."""
         return orjson.dumps(value, option=_OPTIONS)
 
@@ -24,7 +24,7 @@ try:  # pragma: no cover - depends on the environment
 
 except ImportError:  # pragma: no cover
 
-    def dumps(value: Any) -> bytes:
+    def dumps(value: object) -> bytes:
         """``value`` as compact UTF-8 JSON bytes."""
         return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
@@ -33,7 +33,7 @@ except ImportError:  # pragma: no cover
         return json.loads(data)
 
 
-def body_bytes(body: Any) -> bytes | None:
+def body_bytes(body: object) -> bytes | None:
     """A request body as bytes: bytes pass through, str is UTF-8 encoded, anything else is JSON.
 
     A list of strings is joined with newlines (an NDJSON bulk body given as lines, Rally style).

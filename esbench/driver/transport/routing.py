@@ -191,7 +191,7 @@ def _flatten(values: Mapping[str, Any], prefix: str, out: dict[str, Any]) -> Non
             out[f"{prefix}{key}"] = value
 
 
-def _routing_required(mappings: Any) -> bool:
+def _routing_required(mappings: object) -> bool:
     """``_routing.required`` of a cluster-state mapping (``{"_doc": {...}}`` or the bare mapping)."""
     if not isinstance(mappings, Mapping):
         return False

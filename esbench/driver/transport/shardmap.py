@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from esbench.driver.transport import jsonutil
 from esbench.driver.transport.routing import IndexRouting, RoutingError
+
+if TYPE_CHECKING:
+    from esbench.driver.transport.http import HttpTransport
 
 #: Seconds after which the shard map is read again (finds relocated primaries).
 REFRESH_INTERVAL_S = 10.0
@@ -44,7 +47,7 @@ class IndexShards:
     primaries: tuple[str | None, ...]
 
 
-async def _get_json(http: Any, target: str) -> tuple[int, Any]:
+async def _get_json(http: HttpTransport, target: str) -> tuple[int, Any]:
     response = await http.request("GET", target)
     try:
         body = jsonutil.loads(response.body) if response.body else None
@@ -53,14 +56,14 @@ async def _get_json(http: Any, target: str) -> tuple[int, Any]:
     return response.status, body
 
 
-def _error_reason(body: Any) -> str:
+def _error_reason(body: object) -> str:
     error = body.get("error") if isinstance(body, Mapping) else None
     if isinstance(error, Mapping):
         return f"{error.get('type')}: {error.get('reason')}"
     return str(error or body)[:200]
 
 
-async def resolve_write_index(http: Any, name: str) -> str:
+async def resolve_write_index(http: HttpTransport, name: str) -> str:
     """The concrete index a bulk with ``_index: name`` writes to.
 
     Raises:
@@ -106,7 +109,7 @@ def _primaries(index: str, table: Mapping[str, Any], shards: int) -> tuple[str |
     return tuple(nodes)
 
 
-async def load_index_shards(http: Any, name: str) -> IndexShards:
+async def load_index_shards(http: HttpTransport, name: str) -> IndexShards:
     """Routing and primary nodes of the write index behind ``name`` (see module doc).
 
     Raises:
@@ -139,7 +142,7 @@ def _http_url(address: str, secure: bool) -> str:
     return f"{'https' if secure else 'http'}://{host_port}"
 
 
-async def load_node_urls(http: Any, *, secure: bool) -> dict[str, str]:
+async def load_node_urls(http: HttpTransport, *, secure: bool) -> dict[str, str]:
     """Node id -> HTTP base URL from ``GET /_nodes/http`` (``publish_address``).
 
     Raises:
@@ -167,7 +170,9 @@ class ShardMapCache:
         clock: monotonic seconds (tests pass their own).
     """
 
-    def __init__(self, refresh_interval: float = REFRESH_INTERVAL_S, clock: Any = time.monotonic) -> None:
+    def __init__(
+        self, refresh_interval: float = REFRESH_INTERVAL_S, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._interval = refresh_interval
         self._clock = clock
         self._indices: dict[str, IndexShards] = {}
@@ -197,7 +202,7 @@ class ShardMapCache:
         """Node id -> HTTP URL of the last load (empty before the first)."""
         return self._nodes or {}
 
-    async def load(self, http: Any, name: str, *, secure: bool) -> IndexShards:
+    async def load(self, http: HttpTransport, name: str, *, secure: bool) -> IndexShards:
         """Read ``name``'s shards (and the node addresses if unknown); one reader at a time.
 
         Raises:

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from elastic_transport import HttpHeaders
+from elastic_transport._node import NodeApiResponse
 from elastic_transport.client_utils import DEFAULT, DefaultType
 
 from esbench.driver.transport.http import HttpTransport, RawResponse, TimedAiohttpNode
@@ -154,9 +156,9 @@ class PlainMediaTypeNode(TimedAiohttpNode):
         method: str,
         target: str,
         body: bytes | None = None,
-        headers: Any = None,
+        headers: HttpHeaders | None = None,
         request_timeout: float | DefaultType | None = DEFAULT,
-    ) -> Any:
+    ) -> NodeApiResponse:
         if headers:
             headers = headers.copy()
             for name in ("accept", "content-type"):
