@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from esbench.driver.coordinator.allocator import Step
 from esbench.driver.worker.looplimits import loop_limits, unbounded
@@ -43,7 +43,7 @@ def ended_by_block(step: Step, task: Task) -> bool:
     return step.completed_by == "any" or step.completed_by != task.name
 
 
-def builtin_unit(task: Task, runner: Any) -> str | None:
+def builtin_unit(task: Task, runner: object) -> str | None:
     """The throughput unit (``docs/s``...) a built-in operation reports, or None when a plugin's
     runner or param source decides it."""
     if task.operation.param_source or not type(runner).__module__.startswith("esbench.driver.worker.runners"):

@@ -35,6 +35,30 @@ class WorkerPlacement:
     clock_uncertainty_ms: float = 0.0
 
 
+class WorkerConnection(Protocol):
+    """The coordinator's end of a worker's connection: a :class:`multiprocessing.connection.Connection`
+    or a :class:`~esbench.driver.coordinator.pools.clock.ClockedConnection`.
+
+    Messages are the pickled dataclasses of :mod:`esbench.driver.worker.process` and of the clock
+    probes; a receiver tells them apart with ``isinstance``.
+    """
+
+    def send(self, message: object, /) -> None:
+        """Send one message (raises OSError/BrokenPipeError when the other end is gone)."""
+
+    def recv(self) -> object:
+        """The next message (blocks; raises EOFError when the other end closed)."""
+
+    def poll(self, timeout: float | None = ...) -> bool:
+        """True if a message is waiting (within ``timeout`` seconds)."""
+
+    def fileno(self) -> int:
+        """The descriptor :func:`multiprocessing.connection.wait` watches."""
+
+    def close(self) -> None:
+        """Close this end."""
+
+
 class WorkerHandle(Protocol):
     """The coordinator's end of one worker.
 
@@ -45,10 +69,13 @@ class WorkerHandle(Protocol):
     """
 
     worker_id: int
-    conn: Any
     dead: bool
 
-    def send(self, message: Any) -> None:
+    @property
+    def conn(self) -> WorkerConnection:
+        """The coordinator's end of the worker's connection (read-only: a pool may narrow its type)."""
+
+    def send(self, message: object) -> None:
         """Send a message; marks the handle dead instead of raising when the worker is gone."""
 
     def waitables(self) -> list[Any]:
@@ -74,12 +101,12 @@ class ConnectionHandle:
             :class:`~esbench.driver.coordinator.pools.clock.ClockedConnection` over TCP).
     """
 
-    def __init__(self, worker_id: int, conn: Any) -> None:
+    def __init__(self, worker_id: int, conn: WorkerConnection) -> None:
         self.worker_id = worker_id
         self.conn = conn
         self.dead = False
 
-    def send(self, message: Any) -> None:
+    def send(self, message: object) -> None:
         """Send ``message``; a worker whose end is gone (broken pipe, reset connection) marks the
         handle dead instead of raising, and a dead handle sends nothing more: the coordinator
         learns of the death from the connection or the process, and names it there."""

@@ -22,10 +22,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, overload
+from typing import TYPE_CHECKING, overload
 
 from esbench.driver.worker.process import ProgressReport, StartStep, StepDone
 from esbench.metrics.recorder import RecorderState
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 #: Clock probes per worker; the one with the smallest round trip is kept.
 PROBES = 9
@@ -89,7 +92,7 @@ class ClockOffset:
 
 
 def measure_offset(
-    send: Callable[[Any], None], recv: Callable[[], Any], *, probes: int = PROBES
+    send: Callable[[object], None], recv: Callable[[], object], *, probes: int = PROBES
 ) -> ClockOffset:
     """Probe a worker ``probes`` times over its connection and end the probing.
 
@@ -110,7 +113,7 @@ def measure_offset(
     return ClockOffset.from_probes(samples)
 
 
-def answer_probes(send: Callable[[Any], None], recv: Callable[[], Any]) -> None:
+def answer_probes(send: Callable[[object], None], recv: Callable[[], object]) -> None:
     """The worker's side of :func:`measure_offset`: answer probes until the end marker."""
     while True:
         probe = recv()
@@ -131,14 +134,14 @@ def _state_to_coordinator(state: RecorderState, clock: ClockOffset) -> RecorderS
     )
 
 
-def to_worker_clock(message: Any, clock: ClockOffset) -> Any:
+def to_worker_clock(message: object, clock: ClockOffset) -> object:
     """``message`` (coordinator -> worker) with its times in the worker's clock."""
     if isinstance(message, StartStep):
         return replace(message, start_at=clock.to_worker(message.start_at))
     return message
 
 
-def to_coordinator_clock(message: Any, clock: ClockOffset) -> Any:
+def to_coordinator_clock(message: object, clock: ClockOffset) -> object:
     """``message`` (worker -> coordinator) with its times in the coordinator's clock."""
     if isinstance(message, StepDone):
         return replace(
@@ -162,14 +165,14 @@ class ClockedConnection:
     :func:`multiprocessing.connection.wait` (it has ``fileno``).
     """
 
-    def __init__(self, conn: Any, clock: ClockOffset) -> None:
+    def __init__(self, conn: Connection, clock: ClockOffset) -> None:
         self.raw = conn
         self.clock = clock
 
-    def send(self, message: Any) -> None:
+    def send(self, message: object) -> None:
         self.raw.send(to_worker_clock(message, self.clock))
 
-    def recv(self) -> Any:
+    def recv(self) -> object:
         return to_coordinator_clock(self.raw.recv(), self.clock)
 
     def poll(self, timeout: float | None = 0.0) -> bool:

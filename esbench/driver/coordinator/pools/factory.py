@@ -11,7 +11,6 @@ against the nodes' IP addresses (names are resolved first).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from esbench.driver.coordinator.pools.base import LoadDriver, WorkerPool
 from esbench.exceptions import ConfigError
@@ -49,7 +48,7 @@ def create_pool(
     ray_address: str | None,
     load_driver_hosts: Sequence[str],
     workers: int | None,
-    thread_kwargs: dict[str, Any] | None = None,
+    thread_kwargs: dict[str, object] | None = None,
 ) -> WorkerPool:
     """The worker pool for a race (see the module doc).
 

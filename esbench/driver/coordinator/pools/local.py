@@ -12,6 +12,8 @@ import socket
 import threading
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
+from multiprocessing.context import ForkServerContext, SpawnContext
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 from esbench.driver.coordinator.pools.base import ConnectionHandle, LoadDriver, WorkerHandle, WorkerPlacement
@@ -24,7 +26,9 @@ SHUTDOWN_GRACE = 5.0
 class LocalWorkerHandle(ConnectionHandle):
     """The coordinator's end of one local worker (process or thread)."""
 
-    def __init__(self, worker_id: int, conn: Connection, proc: Any, thread: threading.Thread | None) -> None:
+    def __init__(
+        self, worker_id: int, conn: Connection, proc: BaseProcess | None, thread: threading.Thread | None
+    ) -> None:
         super().__init__(worker_id, conn)
         self.proc = proc
         self.thread = thread
@@ -68,7 +72,7 @@ class LocalWorkerHandle(ConnectionHandle):
             self.proc.terminate()
 
 
-def _mp_context() -> Any:
+def _mp_context() -> ForkServerContext | SpawnContext:
     methods = multiprocessing.get_all_start_methods()
     if "forkserver" in methods:
         ctx = multiprocessing.get_context("forkserver")
@@ -90,7 +94,7 @@ def start_process(worker_id: int, init: InitWorker) -> LocalWorkerHandle:
     return handle
 
 
-def start_thread(worker_id: int, init: InitWorker, runtime_kwargs: dict[str, Any]) -> LocalWorkerHandle:
+def start_thread(worker_id: int, init: InitWorker, runtime_kwargs: dict[str, object]) -> LocalWorkerHandle:
     """Start a worker in a thread of this process (``runtime_kwargs`` go to ``WorkerRuntime``)."""
     parent, child = multiprocessing.Pipe()
     thread = threading.Thread(
@@ -115,7 +119,7 @@ class LocalPool:
 
     kind = LoadDriver.LOCAL
 
-    def __init__(self, workers: int | None, *, thread_kwargs: dict[str, Any] | None = None) -> None:
+    def __init__(self, workers: int | None, *, thread_kwargs: dict[str, object] | None = None) -> None:
         self.in_thread = workers == 0
         self.workers = workers
         self.thread_kwargs = thread_kwargs or {}

@@ -422,7 +422,7 @@ def _private_token() -> str:
     return secrets.token_hex(32)
 
 
-def _recv_within(conn: Connection, timeout: float) -> Any:
+def _recv_within(conn: Connection, timeout: float) -> object:
     if not conn.poll(timeout):
         raise TimeoutError(f"no answer within {timeout:.0f} s")
     return conn.recv()
