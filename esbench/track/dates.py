@@ -8,10 +8,9 @@ UTC) or a string parsed with the given format (naive results are taken as UTC).
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 
-def _to_datetime(value: Any, date_format: str | None) -> datetime:
+def _to_datetime(value: object, date_format: str | None) -> datetime:
     if isinstance(value, datetime):
         return value
     if isinstance(value, int | float) and not isinstance(value, bool):
@@ -28,7 +27,7 @@ def _to_datetime(value: Any, date_format: str | None) -> datetime:
     raise TypeError(f"Cannot convert unrecognized type '{type(value)}' with value '{value}' to datetime.")
 
 
-def days_ago(start_date: Any, end_date: Any, date_format: str = "%d-%m-%Y") -> int:
+def days_ago(start_date: object, end_date: object, date_format: str = "%d-%m-%Y") -> int:
     """Whole days from ``start_date`` to ``end_date`` (negative if end is earlier).
 
     Example: ``{{ "01-01-2020" | days_ago(now) }}``. Strings are parsed with ``date_format``.
@@ -36,7 +35,7 @@ def days_ago(start_date: Any, end_date: Any, date_format: str = "%d-%m-%Y") -> i
     return (_to_datetime(end_date, date_format) - _to_datetime(start_date, date_format)).days
 
 
-def get_start_date(the_date: Any, date_format: str = "%Y-%m-%d") -> str:
+def get_start_date(the_date: object, date_format: str = "%Y-%m-%d") -> str:
     """``the_date`` (datetime or unix timestamp) formatted with ``date_format``.
 
     Like Rally, strings are not accepted here (Rally parses them with no format and fails).
@@ -44,6 +43,6 @@ def get_start_date(the_date: Any, date_format: str = "%Y-%m-%d") -> str:
     return _to_datetime(the_date, None).strftime(date_format)
 
 
-def get_end_date(start_date: Any, duration_days: float = 1, date_format: str = "%Y-%m-%d") -> str:
+def get_end_date(start_date: object, duration_days: float = 1, date_format: str = "%Y-%m-%d") -> str:
     """``start_date`` plus ``duration_days`` days, formatted with ``date_format``."""
     return (_to_datetime(start_date, None) + timedelta(days=duration_days)).strftime(date_format)

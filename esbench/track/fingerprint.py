@@ -53,7 +53,7 @@ def _track_files(root: Path, skip: set[str]) -> Iterable[Path]:
 
 
 def track_fingerprint(
-    spec: Mapping[str, Any], root: Path, params: Mapping[str, Any], *, track_file: Path | None = None
+    spec: Mapping[str, Any], root: Path, params: Mapping[str, object], *, track_file: Path | None = None
 ) -> str:
     """The fingerprint (40 hex digits of a SHA-1) of a rendered track.
 

@@ -177,7 +177,7 @@ class _Renderer:
     def __init__(
         self,
         location: TrackLocation,
-        params: Mapping[str, Any],
+        params: Mapping[str, object],
         *,
         clock: Callable[[], float],
         build_flavor: str | None,
@@ -233,7 +233,7 @@ class _Renderer:
         return parse_rendered(text, description=f"'{source.files[0]}' ({description})", source=source)
 
 
-def _check_version(spec: Any, location: TrackLocation) -> None:
+def _check_version(spec: object, location: TrackLocation) -> None:
     if not isinstance(spec, dict):
         raise TrackValidationError(
             f"Track file '{location.track_file}' renders to a JSON {type(spec).__name__}, not an object. A "
@@ -271,7 +271,7 @@ def _fragment_files(spec: Mapping[str, Any]) -> list[str]:
 
 def _render(
     location: TrackLocation,
-    params: dict[str, Any],
+    params: dict[str, object],
     *,
     clock: Callable[[], float] | None,
     build_flavor: str | None,
@@ -293,7 +293,7 @@ def _render(
 
 def _render_spec(
     location: TrackLocation,
-    params: dict[str, Any],
+    params: dict[str, object],
     *,
     clock: Callable[[], float] | None,
     build_flavor: str | None,
@@ -312,7 +312,7 @@ def track_parameter_names(
     *,
     name: str | None = None,
     path: Path | str | None = None,
-    params: Mapping[str, Any] | None = None,
+    params: Mapping[str, object] | None = None,
     build_flavor: str | None = "default",
     serverless_operator: bool = False,
 ) -> list[str]:
@@ -340,7 +340,7 @@ def render_track_source(
     *,
     name: str | None = None,
     path: Path | str | None = None,
-    params: Mapping[str, Any] | None = None,
+    params: Mapping[str, object] | None = None,
     clock: Callable[[], float] | None = None,
     build_flavor: str | None = "default",
     serverless_operator: bool = False,
@@ -375,7 +375,7 @@ def load_track(
     *,
     name: str | None = None,
     path: Path | str | None = None,
-    params: Mapping[str, Any] | None = None,
+    params: Mapping[str, object] | None = None,
     test_mode: bool = False,
     clock: Callable[[], float] | None = None,
     build_flavor: str | None = "default",

@@ -21,7 +21,6 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
 from esbench.exceptions import TrackParamError, UserError
 
@@ -34,7 +33,7 @@ _JINJA_BUILTINS = frozenset(
 )
 
 
-def _convert(value: str) -> Any:
+def _convert(value: str) -> str | int | float | bool | None:
     if value.startswith("'"):
         return value[1:-1]
     for convert in (int, float):
@@ -52,7 +51,7 @@ def _convert(value: str) -> Any:
     return value
 
 
-def parse_params(text: str, *, option: str = "--track-params") -> dict[str, Any]:
+def parse_params(text: str, *, option: str = "--track-params") -> dict[str, object]:
     """Parse a ``key:value`` list, inline JSON object or ``.json`` file name (rules: module docstring).
 
     Args:
@@ -102,7 +101,7 @@ def parse_params(text: str, *, option: str = "--track-params") -> dict[str, Any]
         return _require_object(value, option, "the inline JSON")
     if _JSON_ARRAY_START.match(text):
         raise UserError(f"{option} must be key:value pairs or a JSON object, not a JSON array: {text}")
-    result: dict[str, Any] = {}
+    result: dict[str, object] = {}
     for entry in text.split(","):
         entry = entry.strip()
         if not entry:
@@ -117,7 +116,7 @@ def parse_params(text: str, *, option: str = "--track-params") -> dict[str, Any]
     return result
 
 
-def _require_object(value: Any, option: str, what: str) -> dict[str, Any]:
+def _require_object(value: object, option: str, what: str) -> dict[str, object]:
     if not isinstance(value, dict):
         raise UserError(
             f'{option}: {what} must be a JSON object like {{"key": value}}, '
@@ -126,7 +125,7 @@ def _require_object(value: Any, option: str, what: str) -> dict[str, Any]:
     return value
 
 
-def parse_track_params(text: str) -> dict[str, Any]:
+def parse_track_params(text: str) -> dict[str, object]:
     """Parse ``--track-params`` (see :func:`parse_params`).
 
     Raises:
@@ -147,7 +146,7 @@ def exposed_params(referenced: Iterable[str]) -> list[str]:
     return sorted(set(referenced) - RESERVED_NAMES - _JINJA_BUILTINS)
 
 
-def check_track_params(params: Mapping[str, Any], referenced: Iterable[str], *, track_name: str) -> None:
+def check_track_params(params: Mapping[str, object], referenced: Iterable[str], *, track_name: str) -> None:
     """Reject reserved and unused track params (Rally: ``TrackFileReader.read``).
 
     Args:

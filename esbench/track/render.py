@@ -23,7 +23,7 @@ import time
 import traceback
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from types import TracebackType
 
 import jinja2
 from jinja2 import meta, nodes
@@ -56,7 +56,7 @@ HELPERS_SOURCE = """\
 {%- endmacro -%}
 """
 
-_FILTERS: dict[str, Callable[..., Any]] = {
+_FILTERS: dict[str, Callable[..., object]] = {
     "days_ago": dates.days_ago,
     "get_start_date": dates.get_start_date,
     "get_end_date": dates.get_end_date,
@@ -64,7 +64,7 @@ _FILTERS: dict[str, Callable[..., Any]] = {
 
 
 def _environment(
-    loader: jinja2.BaseLoader | None, params: Mapping[str, Any], internal: Mapping[str, Any]
+    loader: jinja2.BaseLoader | None, params: Mapping[str, object], internal: Mapping[str, object]
 ) -> jinja2.Environment:
     loaders: list[jinja2.BaseLoader] = [jinja2.DictLoader({HELPERS_NAME: HELPERS_SOURCE})]
     if loader is not None:
@@ -78,7 +78,7 @@ def _environment(
 
 def track_environment(
     track_dir: Path,
-    params: Mapping[str, Any],
+    params: Mapping[str, object],
     *,
     clock: Callable[[], float] = time.time,
     build_flavor: str | None = "default",
@@ -114,7 +114,7 @@ def track_environment(
 
 
 def fragment_environment(
-    params: Mapping[str, Any], *, build_flavor: str | None = "default", serverless_operator: bool = False
+    params: Mapping[str, object], *, build_flavor: str | None = "default", serverless_operator: bool = False
 ) -> jinja2.Environment:
     """The environment index bodies and template files are rendered in (see module docstring)."""
     return _environment(
@@ -135,7 +135,7 @@ def _msg(e: jinja2.TemplateSyntaxError) -> str:
     return (e.message or "syntax error").rstrip(".")
 
 
-def _template_line(tb: Any) -> tuple[str | None, int | None]:
+def _template_line(tb: TracebackType | None) -> tuple[str | None, int | None]:
     # Jinja rewrites tracebacks so template frames carry the template's file name and line.
     found: tuple[str | None, int | None] = (None, None)
     for frame, lineno in traceback.walk_tb(tb):

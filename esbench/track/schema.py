@@ -31,7 +31,7 @@ def _validator() -> jsonschema.Draft7Validator:
     return jsonschema.Draft7Validator(schema)
 
 
-def json_path(path: Iterable[Any]) -> str:
+def json_path(path: Iterable[object]) -> str:
     """A JSONPath-like string for a path of keys/indices, e.g. ``$.challenges[0].schedule[2].clients``."""
     out = "$"
     for part in path:
@@ -44,7 +44,7 @@ def json_path(path: Iterable[Any]) -> str:
     return out
 
 
-def _names_along(spec: Any, path: Iterable[Any]) -> list[str]:
+def _names_along(spec: Any, path: Iterable[object]) -> list[str]:
     names: list[str] = []
     node = spec
     for part in path:
@@ -57,14 +57,14 @@ def _names_along(spec: Any, path: Iterable[Any]) -> list[str]:
     return names
 
 
-def _describe(error: ValidationError, spec: Any) -> str:
+def _describe(error: ValidationError, spec: object) -> str:
     path = list(error.absolute_path)
     names = _names_along(spec, path)
     context = f" (in {' > '.join(repr(n) for n in names)})" if names else ""
     return f"at {json_path(path)}{context}: {error.message}"
 
 
-def validate_track(spec: Any, *, file: Path | str) -> None:
+def validate_track(spec: object, *, file: Path | str) -> None:
     """Validate a rendered track document.
 
     Args:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, SupportsFloat
 
 from esbench.track.model import (
     Throughput,
@@ -18,10 +18,10 @@ THROUGHPUT_PATTERN = re.compile(r"(?P<value>(\d*\.)?\d+)\s(?P<unit>\w+/s)")
 # Renders and parses a file of the track (path relative to the track directory) into JSON.
 FragmentLoader = Callable[[str, str], Any]
 
-Path_ = tuple[Any, ...]
+Path_ = tuple[str | int, ...]
 
 
-def parse_target_throughput(value: Any) -> Throughput | None:
+def parse_target_throughput(value: object) -> Throughput | None:
     """``target-throughput`` as a :class:`Throughput` (Rally: ``Task.target_throughput``).
 
     ``100`` → 100 ops/s; ``"500 docs/s"`` → 500 docs/s; 0 → None (unthrottled).
@@ -47,19 +47,21 @@ def parse_target_throughput(value: Any) -> Throughput | None:
     return Throughput(value=number, unit=unit) if number else None
 
 
-def merge_parameters(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+def merge_parameters(base: Mapping[str, object], override: Mapping[str, object]) -> dict[str, object]:
     """Deep-merge challenge ``parameters`` over track ``parameters`` (Rally: ``collections.merge_dicts``).
 
     Nested dicts merge, lists are united (order kept, duplicates dropped), other values from
     ``override`` win.
     """
-    out: dict[str, Any] = dict(base)
+    out: dict[str, object] = dict(base)
     for key, value in override.items():
-        if key in out and isinstance(out[key], dict) and isinstance(value, dict):
-            out[key] = merge_parameters(out[key], value)
-        elif key in out and isinstance(out[key], list) and isinstance(value, list):
-            merged: list[Any] = []
-            for item in out[key] + value:
+        # A missing key and a None value both fail the isinstance checks.
+        current = out.get(key)
+        if isinstance(current, dict) and isinstance(value, dict):
+            out[key] = merge_parameters(current, value)
+        elif isinstance(current, list) and isinstance(value, list):
+            merged: list[object] = []
+            for item in current + value:
                 if item not in merged:
                     merged.append(item)
             out[key] = merged
@@ -68,6 +70,6 @@ def merge_parameters(base: Mapping[str, Any], override: Mapping[str, Any]) -> di
     return out
 
 
-def as_seconds(value: Any) -> float | None:
+def as_seconds(value: SupportsFloat | str | None) -> float | None:
     """``value`` as float seconds, None stays None."""
     return None if value is None else float(value)
