@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import bz2
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -98,7 +98,7 @@ class CreatedCorpus:
     compressed_bytes: int
 
 
-def clean_settings(index_settings: dict[str, Any]) -> dict[str, Any]:
+def clean_settings(index_settings: Mapping[str, object]) -> dict[str, object]:
     """Rally's cleaning of ``settings.index`` from ``GET /<index>`` (module doc)."""
     cleaned = {k: v for k, v in index_settings.items() if k not in EPHEMERAL_SETTINGS}
     for key in ("number_of_shards", "number_of_replicas"):
@@ -111,7 +111,7 @@ class _Cluster:
     def __init__(self, hosts: Sequence[str], options: ClientOptions) -> None:
         self.es = create_client(ConnectionSettings.create(list(hosts), options))
 
-    async def call(self, method: str, target: str, body: Any = None) -> Any:
+    async def call(self, method: str, target: str, body: object = None) -> Any:
         payload = None if body is None else json.dumps(body).encode()
         headers = {"content-type": "application/json"} if payload else None
         response = await self.es.http.request(method, target, body=payload, headers=headers)
@@ -124,14 +124,17 @@ class _Cluster:
 
 
 async def _indices(
-    cluster: _Cluster, indices: Sequence[str], data_streams: Sequence[str], raw: dict[str, Any]
-) -> dict[str, Any]:
+    cluster: _Cluster,
+    indices: Sequence[str],
+    data_streams: Sequence[str],
+    raw: dict[str, Mapping[str, object]],
+) -> dict[str, object]:
     """Each matching index's track body (cleaned); ``raw`` gets its settings as the cluster has them."""
     names = list(indices)
     for pattern in data_streams:
         found = await cluster.call("GET", f"/_data_stream/{quote(pattern, safe=',*')}?expand_wildcards=all")
         names += [d["name"] for d in found.get("data_streams", ())]
-    result: dict[str, Any] = {}
+    result: dict[str, object] = {}
     for pattern in names:
         details = await cluster.call("GET", f"/{quote(pattern, safe=',*')}?expand_wildcards=all")
         for index, body in details.items():
@@ -199,7 +202,7 @@ def create_track(
     async def run() -> CreatedTrack:
         cluster = _Cluster(hosts, client_options or ClientOptions())
         try:
-            raw: dict[str, Any] = {}
+            raw: dict[str, Mapping[str, object]] = {}
             found = await _indices(cluster, indices, data_streams, raw)
             if not found:
                 raise UserError(f"No index matches --indices={','.join(indices)} / --data-streams.")
