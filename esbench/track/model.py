@@ -32,7 +32,7 @@ class Index:
     """
 
     name: str
-    body: Mapping[str, Any] | None = None
+    body: Mapping[str, object] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -55,7 +55,7 @@ class IndexTemplate:
     """
 
     name: str
-    content: Mapping[str, Any]
+    content: Mapping[str, object]
     pattern: str | None = None
     delete_matching_indices: bool = False
     template_path: str | None = None
@@ -90,7 +90,7 @@ class Documents:
     target_index: str | None = None
     target_data_stream: str | None = None
     target_type: str | None = None
-    meta: Mapping[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -108,7 +108,7 @@ class DocumentCorpus:
     name: str
     documents: tuple[Documents, ...]
     root: Path | None = None
-    meta: Mapping[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -128,10 +128,12 @@ class Operation:
 
     name: str
     operation_type: str
+    # Rally's dict-shaped operation params: runners and param sources (plugins too) read them by
+    # key as whatever JSON the track gave, so they stay untyped.
     params: Mapping[str, Any] = field(default_factory=dict)
     param_source: str | None = None
     include_in_reporting: bool = True
-    meta: Mapping[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -191,7 +193,7 @@ class Task:
     any_completes_parent: bool = False
     tags: tuple[str, ...] = ()
     params: Mapping[str, Any] = field(default_factory=dict)
-    meta: Mapping[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, object] = field(default_factory=dict)
 
     @property
     def throttled(self) -> bool:
@@ -240,8 +242,8 @@ class Challenge:
     description: str = ""
     user_info: str | None = None
     default: bool = False
-    parameters: Mapping[str, Any] = field(default_factory=dict)
-    meta: Mapping[str, Any] = field(default_factory=dict)
+    parameters: Mapping[str, object] = field(default_factory=dict)
+    meta: Mapping[str, object] = field(default_factory=dict)
 
     def tasks(self) -> tuple[Task, ...]:
         """All tasks in schedule order, parallel blocks flattened."""
@@ -274,7 +276,7 @@ class Track:
     root: Path
     challenges: tuple[Challenge, ...]
     description: str = ""
-    meta: Mapping[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, object] = field(default_factory=dict)
     indices: tuple[Index, ...] = ()
     data_streams: tuple[DataStream, ...] = ()
     templates: tuple[IndexTemplate, ...] = ()
@@ -282,7 +284,7 @@ class Track:
     component_templates: tuple[IndexTemplate, ...] = ()
     corpora: tuple[DocumentCorpus, ...] = ()
     dependencies: tuple[str, ...] = ()
-    params: Mapping[str, Any] = field(default_factory=dict)
+    params: Mapping[str, object] = field(default_factory=dict)
     fingerprint: str = ""
 
     @property

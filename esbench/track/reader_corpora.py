@@ -71,7 +71,7 @@ class CorporaReader:
 
             documents: list[Documents] = []
             for di, doc in enumerate(corpus_spec["documents"]):
-                path = ["corpora", ci, "documents", di]
+                path: list[str | int] = ["corpora", ci, "documents", di]
                 fmt = doc.get("source-format", source_format)
                 if fmt != "bulk":
                     raise self._error(
@@ -106,7 +106,7 @@ class CorporaReader:
     def _documents(
         self,
         doc: Mapping[str, Any],
-        path: list[Any],
+        path: list[str | int],
         *,
         corpus: str,
         base_url: str | None,

@@ -78,6 +78,8 @@ class WorkerHandle(Protocol):
     def send(self, message: object) -> None:
         """Send a message; marks the handle dead instead of raising when the worker is gone."""
 
+    # Left open: wait() takes anything with fileno() (a ClockedConnection too), typeshed only
+    # Connection | socket | int; a pool's handle declares its own precise list.
     def waitables(self) -> list[Any]:
         """What :func:`multiprocessing.connection.wait` should watch for this worker."""
 

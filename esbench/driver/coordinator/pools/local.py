@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
-from typing import Any
 
 from esbench.driver.coordinator.pools.base import ConnectionHandle, LoadDriver, WorkerHandle, WorkerPlacement
 from esbench.driver.worker.process import InitWorker, Shutdown, run_in_thread, worker_main
@@ -26,6 +25,8 @@ SHUTDOWN_GRACE = 5.0
 class LocalWorkerHandle(ConnectionHandle):
     """The coordinator's end of one local worker (process or thread)."""
 
+    conn: Connection
+
     def __init__(
         self, worker_id: int, conn: Connection, proc: BaseProcess | None, thread: threading.Thread | None
     ) -> None:
@@ -33,13 +34,13 @@ class LocalWorkerHandle(ConnectionHandle):
         self.proc = proc
         self.thread = thread
 
-    def waitables(self) -> list[Any]:
-        items: list[Any] = [self.conn]
+    def waitables(self) -> list[Connection | int]:
+        items: list[Connection | int] = [self.conn]
         if self.proc is not None:
             items.append(self.proc.sentinel)
         return items
 
-    def exited(self, ready: Sequence[Any]) -> bool:
+    def exited(self, ready: Sequence[object]) -> bool:
         return self.proc is not None and self.proc.sentinel in ready
 
     def alive(self) -> bool:

@@ -162,10 +162,10 @@ class RayWorkerHandle(ConnectionHandle):
         self.ref = ref
         self.hello = hello
 
-    def waitables(self) -> list[Any]:
+    def waitables(self) -> list[ClockedConnection]:
         return [self.conn]
 
-    def exited(self, ready: Sequence[Any]) -> bool:
+    def exited(self, ready: Sequence[object]) -> bool:
         return False  # a dead actor shows as a closed connection or as a finished serve call
 
     def alive(self) -> bool:
