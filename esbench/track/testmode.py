@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from typing import Any
+from typing import TypedDict
 
 from esbench.track.model import DocumentCorpus, Documents, Parallel, ScheduleItem, Task, Track
 
@@ -62,8 +62,20 @@ def _documents(docs: Documents) -> Documents:
     )
 
 
+class _TaskChanges(TypedDict, total=False):
+    """The fields of a :class:`Task` that test mode may change."""
+
+    warmup_iterations: int
+    iterations: int
+    warmup_time_period: float
+    time_period: float
+    target_throughput: None
+    target_interval: None
+    params: dict[str, object]
+
+
 def _task(task: Task) -> Task:
-    changes: dict[str, Any] = {}
+    changes: _TaskChanges = {}
     if task.warmup_iterations is not None and task.warmup_iterations > task.clients:
         changes["warmup_iterations"] = task.clients
     if task.iterations is not None and task.iterations > task.clients:

@@ -23,7 +23,6 @@ import json
 import re
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 from elastic_transport import HttpHeaders
 from elastic_transport._node import NodeApiResponse
@@ -75,7 +74,7 @@ class TargetHttpError(Exception):
         self.reason = reason
 
 
-def _json(resp: RawResponse) -> dict[str, Any]:
+def _json(resp: RawResponse) -> dict[str, object]:
     try:
         body = json.loads(resp.body or b"{}")
     except ValueError:
