@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from hdrh.histogram import HdrHistogram
 
+from esbench.metrics.ranks import rank_values
 from esbench.metrics.recorder import LATENCY, METRICS, SERVICE_TIME, RecorderState
 from esbench.metrics.windowed import WINDOW_PERCENTILES, window_series_ms
 from esbench.records import TaskResult
@@ -103,13 +104,9 @@ def throughput_windows(state: RecorderState, *, task_start: float, task_end: flo
 def percentile_values(hist: HdrHistogram, percentiles: Sequence[float]) -> list[float]:
     """Rally's percentiles of the values recorded in ``hist``, in the histogram's unit.
 
-    Rally (esrally/metrics.py, ``InMemoryMetricsStore.percentile_value``, after
-    onlinestatbook.com "Percentiles") sorts the *n* samples and takes rank
-    ``r = p / 100 * (n - 1)``: the sample at ``r`` when ``r`` is a whole number, else the linear
-    interpolation between the samples at ``floor(r)`` and ``ceil(r)`` (with 2 samples, the 50th
-    percentile is their mean). Here the samples are the histogram's recorded values, each taken
-    as the lowest value of its HdrHistogram bucket (within 0.1 % of the recorded value at
-    3 significant digits).
+    Rally's rank rule (:mod:`esbench.metrics.ranks`). Here the samples are the histogram's
+    recorded values, each taken as the lowest value of its HdrHistogram bucket (within 0.1 % of
+    the recorded value at 3 significant digits).
 
     Args:
         hist: the histogram.
@@ -121,30 +118,9 @@ def percentile_values(hist: HdrHistogram, percentiles: Sequence[float]) -> list[
     n = hist.get_total_count()
     if n == 0:
         return []
-    ranks = [float(p) / 100.0 * (n - 1) for p in percentiles]
-    wanted = sorted({k for r in ranks for k in (math.floor(r), math.ceil(r))})
-    at: dict[int, int] = {}
     counts = hist.counts
-    seen = 0  # samples in the buckets before ``index``
-    position = 0
-    for index in range(min(hist.counts_len, len(counts))):
-        count = counts[index]
-        if not count:
-            continue
-        seen += count
-        while position < len(wanted) and wanted[position] < seen:
-            at[wanted[position]] = hist.get_value_from_index(index)
-            position += 1
-        if position == len(wanted):
-            break
-    out = []
-    for r in ranks:
-        low, high = math.floor(r), math.ceil(r)
-        if low == high:
-            out.append(float(at[low]))
-        else:
-            out.append(at[low] + (at[high] - at[low]) * (r - low))
-    return out
+    buckets = ((index, counts[index]) for index in range(min(hist.counts_len, len(counts))))
+    return rank_values(buckets, n, percentiles, hist.get_value_from_index)
 
 
 def _percentiles_ms(state: RecorderState, metric: str) -> dict[str, float]:

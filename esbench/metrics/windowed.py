@@ -18,15 +18,16 @@ values up to 24 h, typically a few dozen); windows older than the current one ar
 (8 bytes per bucket) by :class:`WindowBuckets`, so a long task keeps ~1 KB per second.
 
 Percentiles of a window follow Rally's rank rule (esrally ``metrics.py``
-``percentile_value``, as :func:`esbench.metrics.stats.percentile_values`) on the bucket midpoints.
+``percentile_value``, :mod:`esbench.metrics.ranks`) on the bucket midpoints.
 """
 
 from __future__ import annotations
 
-import math
 import zlib
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
+
+from esbench.metrics.ranks import rank_values
 
 #: Buckets per power of two above the exact range (2^5: bucket width ≤ 1/32 of its value).
 SUB_BITS = 5
@@ -136,28 +137,6 @@ def merge_window_buckets(parts: Sequence[tuple[Mapping[int, bytes], int]]) -> di
     return {k: (v[0] if len(v) == 1 else merge_packed(v)) for k, v in sorted(grouped.items())}
 
 
-def _rank_values(items: list[tuple[int, int]], percentiles: Sequence[float]) -> list[float]:
-    """Rally's interpolated percentiles over (bucket index, count) pairs sorted by index, in µs."""
-    n = sum(c for _, c in items)
-    ranks = [p / 100.0 * (n - 1) for p in percentiles]
-    wanted = sorted({k for r in ranks for k in (math.floor(r), math.ceil(r))})
-    at: dict[int, float] = {}
-    seen = 0
-    position = 0
-    for index, count in items:
-        seen += count
-        while position < len(wanted) and wanted[position] < seen:
-            at[wanted[position]] = bucket_value(index)
-            position += 1
-        if position == len(wanted):
-            break
-    out = []
-    for r in ranks:
-        low, high = math.floor(r), math.ceil(r)
-        out.append(at[low] if low == high else at[low] + (at[high] - at[low]) * (r - low))
-    return out
-
-
 def window_percentiles_ms(
     blob: bytes | None, labels: Sequence[str] = WINDOW_PERCENTILES
 ) -> tuple[dict[str, float], dict[str, float]]:
@@ -176,7 +155,7 @@ def window_percentiles_ms(
     def ms(items: list[tuple[int, int]]) -> dict[str, float]:
         if not items:
             return {}
-        values = _rank_values(items, percentiles)
+        values = rank_values(items, sum(c for _, c in items), percentiles, bucket_value)
         return {label: v / 1000.0 for label, v in zip(labels, values, strict=True)}
 
     return ms(latency), ms(service)
