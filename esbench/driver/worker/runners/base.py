@@ -335,6 +335,16 @@ def json_or_none(response: RawResponse) -> Any:
         return None
 
 
+def value_at(document: Any, path: str) -> Any:
+    """The value at a dot-separated ``path`` in nested dicts, or None."""
+    current = document
+    for key in path.split("."):
+        if not isinstance(current, Mapping):
+            return None
+        current = current.get(key)
+    return current
+
+
 JSON_HEADERS = {"content-type": "application/json"}
 
 

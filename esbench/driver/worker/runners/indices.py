@@ -24,39 +24,12 @@ from esbench.driver.worker.runners.base import (
     path_part,
     request_options,
     send,
+    value_at,
 )
+from esbench.driver.worker.runners.resources import delete_matching, delete_one, has_wildcard, put_each
 
 if TYPE_CHECKING:
     from esbench.driver.transport.client import EsbenchClient
-
-
-async def concrete_indices(
-    es: EsbenchClient, pattern: str, headers: Any = None, timeout: Any = None
-) -> list[str] | RawResponse:
-    """The names of the indices matching ``pattern`` (open or closed), or the error response.
-
-    Elasticsearch 8 refuses wildcard deletions by default (``action.destructive_requires_name``), so
-    patterns are resolved to names first.
-    """
-    response = await send(
-        es,
-        "GET",
-        f"/{path_part(pattern)}/_settings/index.uuid",
-        query={"expand_wildcards": "open,closed", "allow_no_indices": "true", "ignore_unavailable": "true"},
-        headers=headers,
-        timeout=timeout,
-    )
-    if response.status == 404:
-        return []
-    if response.status >= 400:
-        return response
-    return sorted((json_or_none(response) or {}).keys())
-
-
-def has_wildcard(name: Any) -> bool:
-    """True for index expressions with ``*`` (or ``_all``)."""
-    text = ",".join(name) if isinstance(name, list | tuple) else str(name)
-    return "*" in text or text == "_all"
 
 
 class CreateIndex(Runner):
@@ -65,15 +38,12 @@ class CreateIndex(Runner):
     name = "create-index"
 
     async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
-        indices = mandatory(params, "indices", self.name)
-        query, headers, timeout = request_options(params)
-        for created, (index, body) in enumerate(indices):
-            response = await send(
-                es, "PUT", f"/{path_part(index)}", query=query, body=body, headers=headers, timeout=timeout
-            )
-            if response.status >= 400:
-                return failed(response, weight=created)
-        return RunnerResult(weight=len(indices))
+        return await put_each(es, params, mandatory(params, "indices", self.name), _index_request)
+
+
+def _index_request(entry: Any) -> tuple[str, Any]:
+    index, body = entry
+    return f"/{path_part(index)}", body
 
 
 class DeleteIndex(Runner):
@@ -86,31 +56,22 @@ class DeleteIndex(Runner):
     async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         indices = mandatory(params, "indices", self.name)
         only_if_exists = params.get("only-if-exists", True)
-        query, headers, timeout = request_options(params)
+        options = request_options(params)
+        query, headers, timeout = options
         deleted = 0
         for index in indices:
             if has_wildcard(index):
-                names = await concrete_indices(es, index, headers, timeout)
-                if isinstance(names, RawResponse):
-                    return failed(names, weight=deleted)
-                if not names:
-                    continue
-                response = await send(
-                    es, "DELETE", f"/{path_part(names)}", query=query, headers=headers, timeout=timeout
+                outcome: int | bool | RawResponse = await delete_matching(
+                    es, index, headers, timeout, query=query, missing_ok=False
                 )
-                if response.status >= 400:
-                    return failed(response, weight=deleted)
-                deleted += len(names)
-                continue
-            path = f"/{path_part(index)}"
-            if only_if_exists:
-                check = await send(es, "HEAD", path, headers=headers, timeout=timeout)
-                if check.status == 404:
-                    continue
-            response = await send(es, "DELETE", path, query=query, headers=headers, timeout=timeout)
-            if response.status >= 400:
-                return failed(response, weight=deleted)
-            deleted += 1
+            else:
+                path = f"/{path_part(index)}"
+                outcome = await delete_one(
+                    es, path, options, head=path if only_if_exists else None, missing_ok=False
+                )
+            if isinstance(outcome, RawResponse):
+                return failed(outcome, weight=deleted)
+            deleted += outcome
         return RunnerResult(weight=deleted)
 
 
@@ -121,14 +82,9 @@ class CreateDataStream(Runner):
 
     async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         streams = mandatory(params, "data-streams", self.name)
-        query, headers, timeout = request_options(params)
-        for created, stream in enumerate(streams):
-            response = await send(
-                es, "PUT", f"/_data_stream/{path_part(stream)}", query=query, headers=headers, timeout=timeout
-            )
-            if response.status >= 400:
-                return failed(response, weight=created)
-        return RunnerResult(weight=len(streams))
+        return await put_each(
+            es, params, streams, lambda stream: (f"/_data_stream/{path_part(stream)}", None)
+        )
 
 
 class DeleteDataStream(Runner):
@@ -140,26 +96,19 @@ class DeleteDataStream(Runner):
     async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         streams = mandatory(params, "data-streams", self.name)
         only_if_exists = params.get("only-if-exists", True)
-        query, headers, timeout = request_options(params)
+        options = request_options(params)
         deleted = 0
         for stream in streams:
-            if only_if_exists:
-                check = await send(es, "HEAD", f"/{path_part(stream)}", headers=headers, timeout=timeout)
-                if check.status == 404:
-                    continue
-            response = await send(
+            outcome = await delete_one(
                 es,
-                "DELETE",
                 f"/_data_stream/{path_part(stream)}",
-                query=query,
-                headers=headers,
-                timeout=timeout,
+                options,
+                head=f"/{path_part(stream)}" if only_if_exists else None,
+                missing_ok=not only_if_exists,
             )
-            if response.status == 404 and not only_if_exists:
-                continue
-            if response.status >= 400:
-                return failed(response, weight=deleted)
-            deleted += 1
+            if isinstance(outcome, RawResponse):
+                return failed(outcome, weight=deleted)
+            deleted += outcome
         return RunnerResult(weight=deleted)
 
 
@@ -215,16 +164,6 @@ class ForceMerge(Runner):
             tasks = json_or_none(response) or {}
             if not tasks.get("nodes"):
                 return RunnerResult()
-
-
-def value_at(document: Any, path: str) -> Any:
-    """The value at a dot-separated ``path`` in nested dicts, or None."""
-    current = document
-    for key in path.split("."):
-        if not isinstance(current, Mapping):
-            return None
-        current = current.get(key)
-    return current
 
 
 class IndexStats(Runner):

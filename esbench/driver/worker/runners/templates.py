@@ -22,9 +22,8 @@ from esbench.driver.worker.runners.base import (
     mandatory,
     path_part,
     request_options,
-    send,
 )
-from esbench.driver.worker.runners.indices import concrete_indices
+from esbench.driver.worker.runners.resources import delete_matching, delete_one, put_each
 
 if TYPE_CHECKING:
     from esbench.driver.transport.client import EsbenchClient
@@ -35,20 +34,11 @@ class _CreateTemplates(Runner):
 
     async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         templates = mandatory(params, "templates", self.name)
-        query, headers, timeout = request_options(params)
-        for created, (name, body) in enumerate(templates):
-            response = await send(
-                es,
-                "PUT",
-                f"/{self.endpoint}/{path_part(name)}",
-                query=query,
-                body=body,
-                headers=headers,
-                timeout=timeout,
-            )
-            if response.status >= 400:
-                return failed(response, weight=created)
-        return RunnerResult(weight=len(templates))
+        return await put_each(es, params, templates, self._request)
+
+    def _request(self, entry: Any) -> tuple[str, Any]:
+        name, body = entry
+        return f"/{self.endpoint}/{path_part(name)}", body
 
 
 class _DeleteTemplates(Runner):
@@ -57,35 +47,26 @@ class _DeleteTemplates(Runner):
     async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
         templates = mandatory(params, "templates", self.name)
         only_if_exists = params.get("only-if-exists", True)
-        query, headers, timeout = request_options(params)
+        options = request_options(params)
+        _, headers, timeout = options
         count = 0
         for entry in templates:
             if isinstance(entry, str):
-                name, delete_matching, pattern = entry, False, None
+                name, delete_matching_indices, pattern = entry, False, None
             else:
-                name, delete_matching, pattern = entry
+                name, delete_matching_indices, pattern = entry
             path = f"/{self.endpoint}/{path_part(name)}"
-            exists = True
-            if only_if_exists:
-                check = await send(es, "HEAD", path, headers=headers, timeout=timeout)
-                exists = check.status != 404
-            if exists:
-                response = await send(es, "DELETE", path, query=query, headers=headers, timeout=timeout)
-                if response.status >= 400 and response.status != 404:
-                    return failed(response, weight=count)
-                if response.status != 404:
-                    count += 1
+            outcome = await delete_one(
+                es, path, options, head=path if only_if_exists else None, missing_ok=True
+            )
+            if isinstance(outcome, RawResponse):
+                return failed(outcome, weight=count)
+            count += outcome
             # Only a non-empty pattern: deleting "" would address every index.
-            if delete_matching and pattern:
-                names = await concrete_indices(es, pattern, headers, timeout)
-                if isinstance(names, RawResponse):
-                    return failed(names, weight=count)
-                if names:
-                    response = await send(
-                        es, "DELETE", f"/{path_part(names)}", headers=headers, timeout=timeout
-                    )
-                    if response.status >= 400 and response.status != 404:
-                        return failed(response, weight=count)
+            if delete_matching_indices and pattern:
+                matched = await delete_matching(es, pattern, headers, timeout, query=None, missing_ok=True)
+                if isinstance(matched, RawResponse):
+                    return failed(matched, weight=count)
                 count += 1
         return RunnerResult(weight=count)
 

@@ -22,6 +22,7 @@ from esbench.driver.worker.runners.base import (
     path_part,
     request_options,
     send,
+    value_at,
 )
 from esbench.driver.worker.runners.features import TRANSFORM, operation_failed, result_of
 
@@ -93,14 +94,6 @@ class DeleteTransform(Runner):
         return result
 
 
-def _path_value(value: Any, path: list[str]) -> Any:
-    for key in path:
-        if not isinstance(value, Mapping):
-            return None
-        value = value.get(key)
-    return value
-
-
 class TransformStats(Runner):
     """``transform-stats``: ``GET /_transform/<transform-id>/_stats`` (``request-params``); 1 op.
 
@@ -119,7 +112,7 @@ class TransformStats(Runner):
         path = mandatory(condition, "path", self.name)
         expected = mandatory(condition, "expected-value", self.name)
         transforms = (data or {}).get("transforms") or [{}]
-        actual = _path_value(transforms[0], str(path).split("."))
+        actual = value_at(transforms[0], str(path))
         ok = actual == expected
         return RunnerResult(
             success=ok,
@@ -214,9 +207,7 @@ class WaitForTransform(Runner):
                 self._completed = True
                 self._percent_completed = 1.0
             else:
-                progress = _path_value(
-                    entry, ["checkpointing", "next", "checkpoint_progress", "percent_complete"]
-                )
+                progress = value_at(entry, "checkpointing.next.checkpoint_progress.percent_complete")
                 self._percent_completed = float(progress or 0.0) / 100.0
             report = self._progress(entry.get("stats") or {}, transform_id)
             if report is not None:
