@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -322,6 +322,38 @@ def failed(response: RawResponse, *, weight: float = 0, unit: str = "ops") -> Ru
         error_type=str(response.status),
         error_description=error_details(response),
         http_status=response.status,
+    )
+
+
+def bulk_result(
+    *,
+    weight: float,
+    unit: str,
+    counts: Mapping[str, int],
+    descriptions: Sequence[str],
+    http_status: int | None,
+    meta: dict[str, Any],
+) -> RunnerResult:
+    """The result of a bulk (sent whole or as routed sub-bulks) from its failed items.
+
+    Args:
+        weight: documents sent (in ``unit``), failed items included (Rally's rule).
+        counts: failed items by error type (HTTP status...); none means success.
+        descriptions: up to 3 distinct failure lines, joined with ``"; "``.
+        http_status: status of the (last) bulk response.
+        meta: ``took``, ``success-count``, ``error-count``... as the runner built it.
+    """
+    if not counts:
+        return RunnerResult(weight=weight, unit=unit, meta=meta)
+    return RunnerResult(
+        weight=weight,
+        unit=unit,
+        success=False,
+        error_type="bulk",
+        error_description="; ".join(descriptions),
+        http_status=http_status,
+        error_counts=dict(counts),
+        meta=meta,
     )
 
 

@@ -27,6 +27,7 @@ from esbench.driver.worker.runners.base import (
     Runner,
     RunnerResult,
     build_target,
+    bulk_result,
     failed,
     mandatory,
     path_part,
@@ -204,15 +205,11 @@ class Bulk(Runner):
         counts, descriptions, meta = _bulk_stats(parsed, bulk_size, unit)
         if req.detailed:
             meta.update(_detailed_meta(params, parsed, body or b""))
-        if not counts:
-            return RunnerResult(weight=bulk_size, unit=unit, meta=meta)
-        return RunnerResult(
+        return bulk_result(
             weight=bulk_size,
             unit=unit,
-            success=False,
-            error_type="bulk",
-            error_description="; ".join(descriptions),
+            counts=counts,
+            descriptions=descriptions,
             http_status=response.status,
-            error_counts=dict(counts),
             meta=meta,
         )

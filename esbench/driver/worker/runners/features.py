@@ -22,7 +22,14 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from esbench.driver.transport.http import RawResponse
-from esbench.driver.worker.runners.base import MISSING_MODULE_META, RunnerResult, failed, json_or_none
+from esbench.driver.worker.runners.base import (
+    MISSING_MODULE_META,
+    RunnerResult,
+    failed,
+    json_or_none,
+    request_options,
+    send,
+)
 from esbench.exceptions import DriverError
 
 _NO_HANDLER = "no handler found for uri"
@@ -106,6 +113,27 @@ class OperationFailed(DriverError):
     """An operation whose requests succeeded but whose outcome says it failed (a snapshot in state
     FAILED, a failed transform...). Rally raises ``RallyAssertionError`` there, which its driver does
     not catch: the race ends; so does esbench's."""
+
+
+async def module_request(
+    es: Any,
+    params: Mapping[str, Any],
+    method: str,
+    path: str,
+    *,
+    query: Mapping[str, Any] | None = None,
+    body: Any = None,
+) -> RawResponse:
+    """One request of a module's API (ML, transforms) as Rally's ``ml``/``transform`` client calls
+    send it: the operation's ``request-params``, ``headers`` and ``request-timeout``
+    (:func:`~.base.request_options`), plus the entries of ``query`` that are not None.
+
+    Returns:
+        The response, whatever its status (:func:`result_of` reads it).
+    """
+    request_params, headers, timeout = request_options(params)
+    request_params.update({k: v for k, v in (query or {}).items() if v is not None})
+    return await send(es, method, path, query=request_params, body=body, headers=headers, timeout=timeout)
 
 
 def operation_failed(operation: str, params: Mapping[str, Any], description: str) -> OperationFailed:

@@ -21,10 +21,8 @@ from esbench.driver.worker.runners.base import (
     RunnerResult,
     mandatory,
     path_part,
-    request_options,
-    send,
 )
-from esbench.driver.worker.runners.features import ML, no_handler_message, result_of
+from esbench.driver.worker.runners.features import ML, module_request, no_handler_message, result_of
 
 if TYPE_CHECKING:
     from esbench.driver.transport.client import EsbenchClient
@@ -41,22 +39,10 @@ async def _ml_request(
     ignore: tuple[int, ...] = (),
 ) -> RunnerResult:
     """``method /_ml/<resource>``; on a plain HTTP 400 the same on ``/_xpack/ml/<resource>``."""
-    request_params, headers, timeout = request_options(params)
-    request_params.update({k: v for k, v in (query or {}).items() if v is not None})
-    response = await send(
-        es, method, f"/_ml/{resource}", query=request_params, body=body, headers=headers, timeout=timeout
-    )
+    response = await module_request(es, params, method, f"/_ml/{resource}", query=query, body=body)
     if response.status == 400:
         # Rally retries every HTTP 400 on the legacy path, a missing module's answer too.
-        legacy = await send(
-            es,
-            method,
-            f"/_xpack/ml/{resource}",
-            query=request_params,
-            body=body,
-            headers=headers,
-            timeout=timeout,
-        )
+        legacy = await module_request(es, params, method, f"/_xpack/ml/{resource}", query=query, body=body)
         # An 8.x cluster has no legacy path: the first answer is the one that explains the failure.
         if no_handler_message(legacy) is None:
             response = legacy

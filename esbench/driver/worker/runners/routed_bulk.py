@@ -44,7 +44,7 @@ from esbench.driver.transport import jsonutil
 from esbench.driver.transport.routing import RoutingError
 from esbench.driver.transport.shardmap import IndexShards, ShardMapCache
 from esbench.driver.transport.timing import RequestTiming, current_timing
-from esbench.driver.worker.runners.base import RunnerResult
+from esbench.driver.worker.runners.base import RunnerResult, bulk_result
 from esbench.exceptions import ConfigError
 
 if TYPE_CHECKING:
@@ -379,15 +379,11 @@ class RoutedBulk:
         if error is not None:
             raise error
         meta = {"sub-bulks": subs, "error-count": sum(counts.values())}
-        if not counts:
-            return RunnerResult(weight=weight, unit=unit, meta=meta)
-        return RunnerResult(
+        return bulk_result(
             weight=weight,
             unit=unit,
-            success=False,
-            error_type="bulk",
-            error_description="; ".join(descriptions[:3]),
+            counts=counts,
+            descriptions=descriptions[:3],
             http_status=last_status,
-            error_counts=dict(counts),
             meta=meta,
         )

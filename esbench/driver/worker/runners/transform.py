@@ -20,11 +20,9 @@ from esbench.driver.worker.runners.base import (
     json_or_none,
     mandatory,
     path_part,
-    request_options,
-    send,
     value_at,
 )
-from esbench.driver.worker.runners.features import TRANSFORM, operation_failed, result_of
+from esbench.driver.worker.runners.features import TRANSFORM, module_request, operation_failed, result_of
 
 if TYPE_CHECKING:
     from esbench.driver.transport.client import EsbenchClient
@@ -43,16 +41,8 @@ async def _transform_request(
 ) -> tuple[RunnerResult, Any]:
     """``method /_transform/<transform-id><suffix>``: (result, parsed body)."""
     transform = path_part(mandatory(params, "transform-id", operation))
-    request_params, headers, timeout = request_options(params)
-    request_params.update({k: v for k, v in (query or {}).items() if v is not None})
-    response = await send(
-        es,
-        method,
-        f"/_transform/{transform}{suffix}",
-        query=request_params,
-        body=body,
-        headers=headers,
-        timeout=timeout,
+    response = await module_request(
+        es, params, method, f"/_transform/{transform}{suffix}", query=query, body=body
     )
     result = result_of(response, module=TRANSFORM, ignore=ignore)
     return result, json_or_none(response)
