@@ -14,7 +14,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from elasticsearch import Elasticsearch
+from adhoc_harness import count, es_client, last_race  # noqa: F401 - es_client: the fixture es
 
 
 def esbench(*args: str, stdin: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -31,28 +31,9 @@ def esbench(*args: str, stdin: str | None = None, timeout: float = 300) -> subpr
     return result
 
 
-def last_race() -> dict:
-    races = sorted(
-        (Path(os.environ["ESBENCH_HOME"]) / "races").glob("*/results.json"), key=lambda p: p.stat().st_mtime
-    )
-    return json.loads(races[-1].read_text())
-
-
-@pytest.fixture
-def es(es_hosts: list[str]):
-    client = Elasticsearch([f"http://{h}" for h in es_hosts], request_timeout=60)
-    yield client
-    client.close()
-
-
 @pytest.fixture
 def name() -> str:
     return f"adhoc-{uuid.uuid4().hex[:8]}"
-
-
-def count(es: Elasticsearch, index: str) -> int:
-    es.indices.refresh(index=index)
-    return es.count(index=index)["count"]
 
 
 def test_rdict_takes_every_dictionary_line(es, es_hosts, name, tmp_path):

@@ -15,7 +15,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from elasticsearch import Elasticsearch
+from adhoc_harness import count, es_client, last_race  # noqa: F401 - es_client: the fixture es
 
 
 def esbench(*args: str, stdin: str | None = None, cwd: Path | None = None, env: dict | None = None):
@@ -36,28 +36,9 @@ def ok(result: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[
     return result
 
 
-def last_race() -> dict:
-    races = sorted(
-        (Path(os.environ["ESBENCH_HOME"]) / "races").glob("*/results.json"), key=lambda p: p.stat().st_mtime
-    )
-    return json.loads(races[-1].read_text())
-
-
-@pytest.fixture
-def es(es_hosts: list[str]):
-    client = Elasticsearch([f"http://{h}" for h in es_hosts], request_timeout=60)
-    yield client
-    client.close()
-
-
 @pytest.fixture
 def name() -> str:
     return f"lg-{uuid.uuid4().hex[:8]}"
-
-
-def count(es: Elasticsearch, index: str) -> int:
-    es.indices.refresh(index=index)
-    return int(es.count(index=index)["count"])
 
 
 SEED_001_BODY = (
