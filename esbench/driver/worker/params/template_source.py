@@ -176,6 +176,18 @@ class TemplatedRequestParamSource(ParamSource):
                 )
         root = Path(track.root) if track.root else Path.cwd()
         env = {str(k): str(v) for k, v in (params.get("env") or {}).items()}
+        self._read_variables(params, op, where, root, env)
+        self._compile_request(params, where)
+        self._check_names(where, env)
+        self._read_options(params, op, where)
+        self._prepare_bodies(params, where)
+        # Build one request now: what fails at runtime fails before the race instead.
+        _ClientSource(self, 0, 1).params()
+
+    def _read_variables(
+        self, params: Mapping[str, Any], op: str, where: str, root: Path, env: Mapping[str, str]
+    ) -> None:
+        """``variables``, ``dictionary``, ``runtime-variables`` and ``runtime-body-line-variables``."""
         specs: dict[str, VariableSpec] = {}
         for i, raw in enumerate(params.get("variables") or ()):
             spec = parse_variable(raw, where=f"{where}, variables[{i}]", base_dir=root, env=env)
@@ -189,6 +201,8 @@ class TemplatedRequestParamSource(ParamSource):
         self.runtime = _mapping(params, "runtime-variables", op)
         self.line_vars = _mapping(params, "runtime-body-line-variables", op)
 
+    def _compile_request(self, params: Mapping[str, Any], where: str) -> None:
+        """The templates of ``path``, ``body`` and ``headers``; ``method`` and ``body-repeat-times``."""
         path = params.get("path")
         if not path or not str(path).startswith("/"):
             raise ConfigError(f"{where} needs a 'path' that begins with '/', got {path!r}.")
@@ -210,6 +224,9 @@ class TemplatedRequestParamSource(ParamSource):
             raise ConfigError(f"{where}: 'headers' must be a mapping of header: value.")
         self.headers = {str(k): compile_template(str(v)) for k, v in headers.items()}
 
+    def _check_names(self, where: str, env: Mapping[str, str]) -> None:
+        """Resolve the ``env.NAME`` constants and check that every template names known variables."""
+        specs = self.specs
         # env.NAME placeholders are constants: resolve them now (a missing one fails early).
         templates = [self.path, *self.headers.values(), *([self.body] if self.body else [])]
         self.env_values = {
@@ -237,6 +254,8 @@ class TemplatedRequestParamSource(ParamSource):
                     f"not a defined variable."
                 )
 
+    def _read_options(self, params: Mapping[str, Any], op: str, where: str) -> None:
+        """Request limit, client options, assertion, logging, warm-up, pause and ignored statuses."""
         limit = params.get("request-limit")
         self.request_limit = int(limit) if limit is not None else None
         if self.request_limit is not None and self.request_limit <= 0:
@@ -261,6 +280,10 @@ class TemplatedRequestParamSource(ParamSource):
             raise ConfigError(f"{where}: 'sleep-after' must not be negative, got {self.pause:g}.")
         ignore = params.get("ignore", ())
         self.ignore = frozenset(int(s) for s in ([ignore] if isinstance(ignore, int | str) else ignore))
+
+    def _prepare_bodies(self, params: Mapping[str, Any], where: str) -> None:
+        """Bulk detection (``bulk``, else a path ending in ``/_bulk``) and the constant body, if any."""
+        path = params.get("path")
         bulk = params.get("bulk")
         self.bulk = bool(bulk) if bulk is not None else str(path).split("?", 1)[0].endswith("/_bulk")
         self.docs_per_line = 0
@@ -278,8 +301,6 @@ class TemplatedRequestParamSource(ParamSource):
             self.fixed_body: bytes | None = self.body.literals[0].encode("utf-8")
         else:
             self.fixed_body = None
-        # Build one request now: what fails at runtime fails before the race instead.
-        _ClientSource(self, 0, 1).params()
 
     def partition(self, partition_index: int, total_partitions: int) -> _ClientSource:
         return _ClientSource(self, partition_index, total_partitions)

@@ -166,6 +166,18 @@ def parse_variable(raw: Any, *, where: str, base_dir: Path, env: Mapping[str, st
     Raises:
         ConfigError: unknown type or key, missing or bad field, missing or empty file.
     """
+    name, kind = _name_and_type(raw, where)
+    replace = raw.get("replace") or {}
+    if not isinstance(replace, Mapping):
+        raise ConfigError(f"{where}: 'replace' of variable '{name}' must be a mapping of old: new strings.")
+    pairs = tuple((str(k), str(v)) for k, v in replace.items())
+    spec: dict[str, Any] = {"name": name, "type": kind, "replace": pairs}
+    spec.update(_type_fields(kind, raw, name, pairs, where=where, base_dir=base_dir, env=env))
+    return VariableSpec(**spec)
+
+
+def _name_and_type(raw: Any, where: str) -> tuple[str, VariableType]:
+    """The variable's checked ``name`` and ``type``; every key must belong to that type."""
     if not isinstance(raw, Mapping):
         raise ConfigError(f"{where}: a variable must be a mapping with 'name' and 'type', got {raw!r}.")
     name = str(raw.get("name", "")).strip()
@@ -185,11 +197,21 @@ def parse_variable(raw: Any, *, where: str, base_dir: Path, env: Mapping[str, st
                 f"{where}: variable '{name}' ({kind}) has the unsupported key '{key}'. Its keys are: "
                 f"{', '.join(sorted(allowed))}."
             )
-    replace = raw.get("replace") or {}
-    if not isinstance(replace, Mapping):
-        raise ConfigError(f"{where}: 'replace' of variable '{name}' must be a mapping of old: new strings.")
-    pairs = tuple((str(k), str(v)) for k, v in replace.items())
-    spec: dict[str, Any] = {"name": name, "type": kind, "replace": pairs}
+    return name, kind
+
+
+def _type_fields(
+    kind: VariableType,
+    raw: Mapping[str, Any],
+    name: str,
+    pairs: tuple[tuple[str, str], ...],
+    *,
+    where: str,
+    base_dir: Path,
+    env: Mapping[str, str],
+) -> dict[str, Any]:
+    """The :class:`VariableSpec` fields of one variable type (values, bounds, layout...)."""
+    spec: dict[str, Any] = {}
     if kind in (VariableType.FILE, VariableType.LIST):
         lines: list[str] = []
         if raw.get("path"):
@@ -243,7 +265,7 @@ def parse_variable(raw: Any, *, where: str, base_dir: Path, env: Mapping[str, st
         spec["layout"] = str(raw["format"])
     elif kind is VariableType.ENV:
         spec["value"] = env_value(name, env, default=raw.get("default", raw.get("value")), where=where)
-    return VariableSpec(**spec)
+    return spec
 
 
 def env_value(name: str, env: Mapping[str, str], *, default: Any = None, where: str) -> str:
