@@ -22,7 +22,7 @@ import yaml
 
 from esbench.exceptions import ConfigError
 from esbench.records import STATUS_COMPLETED
-from esbench.reporting.compare import TIMING_KEYS, Comparison, Row, format_value
+from esbench.reporting.compare import TIMING_KEYS, Comparison, Row, Side, format_value
 
 REGRESSION_EXIT_CODE = 3
 #: Exit status of a gate that could not judge: a gated metric of the baseline is missing or empty in the
@@ -328,20 +328,9 @@ def evaluate_gate(
     missing: list[Violation] = []
     noise: list[Violation] = []
     used: set[int] = set()
-    base = comparison.baseline
     for comp in comparison.contenders:
         label = comp.contender.label
-        for role, side in (("baseline", base), ("contender", comp.contender)):
-            for race in side.races:
-                if race.status != STATUS_COMPLETED:
-                    reason = f" ({race.error})" if race.error else ""
-                    missing.append(
-                        Violation(
-                            contender=label,
-                            message=f"{role} race {race.race_id} {race.status}{reason}: it did not "
-                            "measure everything, so the gate cannot judge it",
-                        )
-                    )
+        missing.extend(_incomplete_races(comparison.baseline, comp.contender))
         for name in comp.only_in_baseline:
             missing.append(Violation(contender=label, message=f"{name}: no result in the contender"))
         tails = tail_keys(comp.rows)
@@ -351,26 +340,9 @@ def evaluate_gate(
             if row.baseline is None:
                 continue
             if row.contender is None:
-                # A tail measured on both sides (p90 when the contender had too few samples for p99)
-                # is judged there; only a timing family without any shared percentile is missing.
-                covered = {k.partition(".")[0] for k in tails.get(row.task, frozenset())}
-                only_base = frozenset(
-                    k for k in base_tails.get(row.task, frozenset()) if k.partition(".")[0] not in covered
-                )
-                rule_ids = [i for i, r in enumerate(rules) if r.matches(row, only_base)]
-                if rule_ids and not rules[rule_ids[-1]].ignore:
-                    used.update(rule_ids)
-                    missing.append(
-                        Violation(
-                            contender=label,
-                            message=f"{row.task or 'cluster'}: {row.metric} was measured in the baseline "
-                            f"({format_value(row.baseline.value, row.unit)} {row.unit}) but is missing in "
-                            "the contender (no measurement samples: did the task end inside its warmup "
-                            "or fail?)",
-                            row=row,
-                            rule=rules[rule_ids[-1]],
-                        )
-                    )
+                gap = _missing_in_contender(row, rules, tails, base_tails, label, used)
+                if gap is not None:
+                    missing.append(gap)
                 continue
             matching = [i for i, r in enumerate(rules) if r.matches(row, tails.get(row.task, frozenset()))]
             if not matching:
@@ -380,21 +352,10 @@ def evaluate_gate(
             if rule.ignore:
                 continue
             judged += 1
-            text = _check(row, rule)
-            if text is None:
-                continue
-            if row.key != "error_rate" and row.significant(comparison.alpha) is False:
-                assert row.welch is not None
-                noise.append(
-                    Violation(
-                        contender=label,
-                        message=f"{text}; not significant (p={row.welch.p_value:.3g}), not counted",
-                        row=row,
-                        rule=rule,
-                    )
-                )
-                continue
-            violations.append(Violation(contender=label, message=text, row=row, rule=rule))
+            verdict = _verdict(row, rule, comparison.alpha, label)
+            if verdict is not None:
+                violation, counted = verdict
+                (violations if counted else noise).append(violation)
         if not judged:
             missing.append(
                 Violation(
@@ -411,3 +372,67 @@ def evaluate_gate(
         within_noise=tuple(noise),
         unused_rules=unused,
     )
+
+
+def _incomplete_races(baseline: Side, contender: Side) -> list[Violation]:
+    """A missing measurement per race of either side that did not complete (labelled with the
+    contender it is compared in)."""
+    out = []
+    for role, side in (("baseline", baseline), ("contender", contender)):
+        for race in side.races:
+            if race.status != STATUS_COMPLETED:
+                reason = f" ({race.error})" if race.error else ""
+                out.append(
+                    Violation(
+                        contender=contender.label,
+                        message=f"{role} race {race.race_id} {race.status}{reason}: it did not "
+                        "measure everything, so the gate cannot judge it",
+                    )
+                )
+    return out
+
+
+def _missing_in_contender(
+    row: Row,
+    rules: Sequence[Threshold],
+    tails: dict[str, frozenset[str]],
+    base_tails: dict[str, frozenset[str]],
+    label: str,
+    used: set[int],
+) -> Violation | None:
+    """The missing measurement of a row with a baseline value and none in the contender, if a rule
+    gates it (the rules that match go into ``used``), else None."""
+    assert row.baseline is not None
+    # A tail measured on both sides (p90 when the contender had too few samples for p99)
+    # is judged there; only a timing family without any shared percentile is missing.
+    covered = {k.partition(".")[0] for k in tails.get(row.task, frozenset())}
+    only_base = frozenset(
+        k for k in base_tails.get(row.task, frozenset()) if k.partition(".")[0] not in covered
+    )
+    rule_ids = [i for i, r in enumerate(rules) if r.matches(row, only_base)]
+    if not rule_ids or rules[rule_ids[-1]].ignore:
+        return None
+    used.update(rule_ids)
+    return Violation(
+        contender=label,
+        message=f"{row.task or 'cluster'}: {row.metric} was measured in the baseline "
+        f"({format_value(row.baseline.value, row.unit)} {row.unit}) but is missing in "
+        "the contender (no measurement samples: did the task end inside its warmup "
+        "or fail?)",
+        row=row,
+        rule=rules[rule_ids[-1]],
+    )
+
+
+def _verdict(row: Row, rule: Threshold, alpha: float, label: str) -> tuple[Violation, bool] | None:
+    """``(violation, counted)`` for a row measured on both sides that exceeds ``rule``; not
+    counted (within noise) when Welch's test finds the difference not significant at ``alpha``
+    (never for the error rate). None within the limit."""
+    text = _check(row, rule)
+    if text is None:
+        return None
+    if row.key != "error_rate" and row.significant(alpha) is False:
+        assert row.welch is not None
+        message = f"{text}; not significant (p={row.welch.p_value:.3g}), not counted"
+        return Violation(contender=label, message=message, row=row, rule=rule), False
+    return Violation(contender=label, message=text, row=row, rule=rule), True
