@@ -294,6 +294,43 @@ class TrackReader(CorporaReader, ScheduleReader):
         time_period = value("time-period")
         ramp_up = value("ramp-up-time-period")
         where = f"task '{name}' of challenge '{challenge}'"
+        self._check_periods(path, where, warmup_iterations, iterations, warmup_time, time_period, ramp_up)
+        throughput, interval_spec = self._target(spec, path, where)
+        tags = spec.get("tags")
+        if isinstance(tags, str):
+            tags = [tags]
+        return Task(
+            name=name,
+            operation=op,
+            clients=spec.get("clients", 1),
+            warmup_iterations=warmup_iterations,
+            iterations=iterations,
+            warmup_time_period=as_seconds(warmup_time),
+            time_period=as_seconds(time_period),
+            ramp_up_time_period=as_seconds(ramp_up),
+            schedule=spec.get("schedule"),
+            target_throughput=throughput,
+            # Rally ignores a target-interval of 0 (unthrottled), like a target-throughput of 0.
+            target_interval=float(interval_spec) if interval_spec else None,
+            completes_parent=completed_by is not None and name == completed_by,
+            any_completes_parent=completed_by == "any",
+            tags=tuple(tags or ()),
+            params=copy.deepcopy(dict(spec)),
+            meta=dict(spec.get("meta") or {}),
+        )
+
+    def _check_periods(
+        self,
+        path: Path_,
+        where: str,
+        warmup_iterations: Any,
+        iterations: Any,
+        warmup_time: Any,
+        time_period: Any,
+        ramp_up: Any,
+    ) -> None:
+        """Rally's rules for a task's iterations, time periods and ramp-up (one kind of limit;
+        ramp-up only with a warmup time period at least as long)."""
         if (warmup_iterations is not None or iterations is not None) and (
             warmup_time is not None or time_period is not None
         ):
@@ -325,6 +362,10 @@ class TrackReader(CorporaReader, ScheduleReader):
                     f"{ramp_up} s",
                     "Make warmup-time-period greater than or equal to ramp-up-time-period.",
                 )
+
+    def _target(self, spec: Mapping[str, Any], path: Path_, where: str) -> tuple[Throughput | None, Any]:
+        """The task's target throughput (``target-throughput``, or ``target-interval`` as its
+        inverse) and the ``target-interval`` as written."""
         throughput_spec = spec.get("target-throughput")
         interval_spec = spec.get("target-interval")
         if throughput_spec is not None and interval_spec is not None:
@@ -339,25 +380,4 @@ class TrackReader(CorporaReader, ScheduleReader):
             raise self._error([*path, "target-throughput"], f"{where}: {e}", "Fix target-throughput.") from e
         if interval_spec:
             throughput = Throughput.every(float(interval_spec))
-        tags = spec.get("tags")
-        if isinstance(tags, str):
-            tags = [tags]
-        return Task(
-            name=name,
-            operation=op,
-            clients=spec.get("clients", 1),
-            warmup_iterations=warmup_iterations,
-            iterations=iterations,
-            warmup_time_period=as_seconds(warmup_time),
-            time_period=as_seconds(time_period),
-            ramp_up_time_period=as_seconds(ramp_up),
-            schedule=spec.get("schedule"),
-            target_throughput=throughput,
-            # Rally ignores a target-interval of 0 (unthrottled), like a target-throughput of 0.
-            target_interval=float(interval_spec) if interval_spec else None,
-            completes_parent=completed_by is not None and name == completed_by,
-            any_completes_parent=completed_by == "any",
-            tags=tuple(tags or ()),
-            params=copy.deepcopy(dict(spec)),
-            meta=dict(spec.get("meta") or {}),
-        )
+        return throughput, interval_spec
