@@ -160,6 +160,9 @@ class PyRecorderCore:
             sent / received: bytes the request sent and received (see
                 :class:`esbench.driver.transport.timing.RequestTiming`).
         """
+        # Over 80 lines on purpose: this is the specification of ``core_record`` in _record.c, one
+        # C function, and mirrors it step by step (CONTRIBUTING.md, "C twins"); splitting it would
+        # also add calls to the per-request path. Change both together.
         self.count += 1
         self.total_weight += weight
         phase = self._warmup if warmup else self._measurement

@@ -421,12 +421,7 @@ def run_challenge(
             (unknown operation type, param source or schedule; invalid operation parameters).
         esbench.exceptions.TrackError: the track's plugins cannot be loaded.
     """
-    if settings.on_error not in tuple(OnError):
-        raise ConfigError(
-            f"--on-error must be one of {', '.join(e.value for e in OnError)}, got '{settings.on_error}'."
-        )
-    if settings.workers is not None and settings.workers < 0:
-        raise ConfigError(f"The number of worker processes must be positive, got {settings.workers}.")
+    _check_settings(settings)
     challenge = filter_schedule(challenge, include=settings.include_tasks, exclude=settings.exclude_tasks)
     if registry is None:
         registry = race_registry(track)
@@ -469,6 +464,16 @@ def run_challenge(
         seed=seed,
     )
     return coordinator.run()
+
+
+def _check_settings(settings: DriverSettings) -> None:
+    """Raises ConfigError for an unknown ``on_error`` or a negative number of workers."""
+    if settings.on_error not in tuple(OnError):
+        raise ConfigError(
+            f"--on-error must be one of {', '.join(e.value for e in OnError)}, got '{settings.on_error}'."
+        )
+    if settings.workers is not None and settings.workers < 0:
+        raise ConfigError(f"The number of worker processes must be positive, got {settings.workers}.")
 
 
 def tasks_of(outcome: DriverOutcome) -> dict[str, TaskResult]:

@@ -37,7 +37,7 @@ from elastic_transport.client_utils import DEFAULT
 from esbench.driver.transport.connectioncore import send_prepared
 from esbench.driver.transport.http import RawResponse
 from esbench.driver.transport.rawconnection import _Connection, _Stale
-from esbench.driver.transport.timing import current_timing
+from esbench.driver.transport.timing import RequestTiming, current_timing
 
 perf_counter = time.perf_counter
 
@@ -216,15 +216,8 @@ class RawHttpTransport:
         if isinstance(exc, _Stale):
             node = next(i for i, idle in enumerate(self._idle) if idle is pool)
             return await self._request(method, target, body, headers, timeout, retry_node=node)
-        connection.abort()
-        timing = current_timing.get()
-        if timing is not None:
-            timing.observe(connection._start, perf_counter(), connection._sent, connection.received_bytes)
-        if isinstance(exc, TimeoutError):
-            limit = self._timeout if timeout is DEFAULT else timeout
-            raise elastic_transport.ConnectionTimeout(
-                f"The request timed out after {limit} s (client-side timeout)"
-            ) from None
+        limit = self._timeout if timeout is DEFAULT else timeout
+        _abandon(connection, exc, current_timing.get(), connection._start, connection._sent, limit)
         raise exc
 
     async def _request(
@@ -265,14 +258,7 @@ class RawHttpTransport:
             if body is not None and self._compress:
                 # Before the request start: compression is client work, not service time.
                 body = await self._gzip(body)
-            if body is not None:
-                gz = b"content-encoding: gzip\r\n" if self._compress else b""
-                first = b"%s%scontent-length: %d\r\n\r\n" % (head, gz, len(body))
-                parts = (first + body,) if len(body) <= JOIN_BODY_BYTES else (first, body)
-                sent = len(first) + len(body)
-            else:
-                parts = (head + b"\r\n",)
-                sent = len(parts[0])
+            parts, sent = self._frame(head, body)
             if original is None or type(original) is bytes:  # immutable: same object, same bytes
                 self._last_request[node] = (target, headers, original, method, node, parts, sent)
         limit = self._timeout if timeout is DEFAULT else timeout
@@ -295,17 +281,8 @@ class RawHttpTransport:
                 # (a new connection never raises _Stale, so this ends).
                 connection = None
                 continue
-            except TimeoutError:
-                connection.abort()
-                if timing is not None:
-                    timing.observe(start, perf_counter(), sent, connection.received_bytes)
-                raise elastic_transport.ConnectionTimeout(
-                    f"The request timed out after {limit} s (client-side timeout)"
-                ) from None
-            except BaseException:
-                connection.abort()
-                if timing is not None:
-                    timing.observe(start, perf_counter(), sent, connection.received_bytes)
+            except BaseException as exc:
+                _abandon(connection, exc, timing, start, sent, limit)
                 raise
             if timing is not None:
                 timing.observe(start, connection.end, sent, connection.received_bytes)
@@ -315,6 +292,17 @@ class RawHttpTransport:
             else:
                 connection.abort()
             return response
+
+    def _frame(self, head: bytes, body: bytes | None) -> tuple[tuple[bytes, ...], int]:
+        """The request's bytes (head, then ``body``: one buffer when small) and their count."""
+        parts: tuple[bytes, ...]
+        if body is None:
+            parts = (head + b"\r\n",)
+            return parts, len(parts[0])
+        gz = b"content-encoding: gzip\r\n" if self._compress else b""
+        first = b"%s%scontent-length: %d\r\n\r\n" % (head, gz, len(body))
+        parts = (first + body,) if len(body) <= JOIN_BODY_BYTES else (first, body)
+        return parts, len(first) + len(body)
 
     def node_transport(self, url: str) -> RawHttpTransport:
         """A transport to the one node ``url`` with this one's headers, timeout, TLS and compression.
@@ -376,3 +364,26 @@ def ssl_context_for(
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE
     return context
+
+
+def _abandon(
+    connection: _Connection,
+    exc: BaseException,
+    timing: RequestTiming | None,
+    start: float,
+    sent: int,
+    limit: Any,
+) -> None:
+    """A request failed on ``connection`` (also cancelled): abort the connection and time what
+    was sent.
+
+    Raises:
+        elastic_transport.ConnectionTimeout: ``exc`` is the client-side timeout.
+    """
+    connection.abort()
+    if timing is not None:
+        timing.observe(start, perf_counter(), sent, connection.received_bytes)
+    if isinstance(exc, TimeoutError):
+        raise elastic_transport.ConnectionTimeout(
+            f"The request timed out after {limit} s (client-side timeout)"
+        ) from None
