@@ -41,19 +41,16 @@ import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from esbench.compat.errors import plugin_failure, reraise_for_plugin
+from esbench.compat.errors import reraise_for_plugin
 from esbench.driver.plan import ClientAllocation, ClientPlan
 from esbench.driver.settings import OnError
 from esbench.driver.transport.timing import RequestTiming, current_timing
 from esbench.driver.worker.clock import Clock, SystemClock, wake_up
 from esbench.driver.worker.context import RaceContext, current_context
-from esbench.driver.worker.errors import note_failure
-from esbench.driver.worker.looplimits import loop_limits
-from esbench.driver.worker.outcome import classify
-from esbench.driver.worker.runners.base import Runner, RunnerResult
-from esbench.driver.worker.scheduler import UnitAwareScheduler, Unthrottled, scheduler_for
+from esbench.driver.worker.loopfailures import failed_call, note_failed_request, reraise_scheduler_error
+from esbench.driver.worker.loopsetup import LoopSetup, loop_setup
+from esbench.driver.worker.runners.base import Runner
 from esbench.driver.worker.waits import WaitNote, current_wait
-from esbench.exceptions import ConnectionFailed, DriverError, EsbenchError, RaceAborted
 from esbench.metrics.recorder import TaskRecorder
 from esbench.track.model import Task
 
@@ -291,45 +288,18 @@ class ClientExecutor:
         finally:
             run.mark_end(max(now(), start_at))
 
-    async def _loop(self, allocation: ClientAllocation, run: TaskRun) -> bool:
-        task = allocation.task
-        name = task.name
-        runner = run.runner
-        # Rally's schedule_for: the partition and the scheduler are made here, when the client
-        # starts the task, in the worker that runs the client.
-        try:
-            source = run.source.partition(allocation.client_index_in_task, task.clients)
-            scheduler = scheduler_for(
-                task, run.schedulers, client_index=allocation.client_index_in_task, race_seed=run.seed
-            )
-        except Exception as exc:
-            reraise_for_plugin(exc, where="the partition of its param source or its scheduler", task=name)
-            raise
-        if hasattr(scheduler, "parameter_source"):
-            scheduler.parameter_source = source
-        scheduled = not isinstance(scheduler, Unthrottled)
-        # A unit-aware schedule that ran unthrottled (no response with a weight yet) continues
-        # from the last request once it throttles, instead of from the origin: a client does
-        # not burst to catch up with a schedule that did not exist yet.
-        rebase = isinstance(scheduler, UnitAwareScheduler)
-        time_based, total_iterations, warmup_iterations = loop_limits(task, runner, source)
-        runner_decides = getattr(runner, "completed", None) is not None
-
-        clock = self.clock
-        now = clock.now
-        control = self.control
-        start_at = control.start_at
-        warmup_end = start_at + (task.warmup_time_period or 0.0)
-        deadline = (
-            start_at + (task.warmup_time_period or 0.0) + task.time_period
-            if time_based and task.time_period is not None
-            else None
-        )
-        iterations = 0
+    def _track_progress(self, setup: LoopSetup, runner: Runner, done: Callable[[], int]) -> None:
+        """Make :meth:`progress` report the allocation's progress: by iterations (``done()`` of
+        ``setup.total_iterations``), else by time to the deadline, else as the param source or a
+        runner that decides its end reports it (None if neither does)."""
+        now = self.clock.now
+        start_at = self.control.start_at
+        total_iterations, deadline, source = setup.total_iterations, setup.deadline, setup.source
+        runner_decides = setup.runner_decides
 
         def progress() -> float | None:
             if total_iterations:
-                return min(iterations / total_iterations, 1.0)
+                return min(done() / total_iterations, 1.0)
             if deadline is not None:
                 span = deadline - start_at
                 return min(max((now() - start_at) / span, 0.0), 1.0) if span > 0 else 1.0
@@ -339,7 +309,24 @@ class ClientExecutor:
             return float(value) if value is not None else None
 
         self._progress = progress
-        origin = start_at + allocation.ramp_up_wait
+
+    async def _loop(self, allocation: ClientAllocation, run: TaskRun) -> bool:
+        """Send the allocation's requests until its limit (True), cancellation or completion by
+        another task (False). The per-request body stays inline: it is the driver's hot path
+        (benchmarks/bench_request_cost.py), and only rare paths (errors, failures) call out."""
+        task = allocation.task
+        name = task.name
+        runner = run.runner
+        setup = loop_setup(allocation, run, start_at=self.control.start_at)
+        source, scheduler, scheduled, rebase = setup.source, setup.scheduler, setup.scheduled, setup.rebase
+        time_based, total_iterations = setup.time_based, setup.total_iterations
+        warmup_iterations, runner_decides = setup.warmup_iterations, setup.runner_decides
+        warmup_end, deadline = setup.warmup_end, setup.deadline
+        iterations = 0
+        self._track_progress(setup, runner, lambda: iterations)
+        now = self.clock.now
+        control = self.control
+        origin = control.start_at + allocation.ramp_up_wait
         if not await self._wait_until(origin):
             return False
 
@@ -361,19 +348,14 @@ class ClientExecutor:
                 try:
                     next_due = scheduler.next(current)
                 except Exception as exc:
-                    inner = getattr(scheduler, "scheduler", None) or getattr(scheduler, "_delegate", None)
-                    where = f"the scheduler {type(inner or scheduler).__name__}.next()"
-                    reraise_for_plugin(exc, where=where, task=name)
+                    reraise_scheduler_error(exc, scheduler, name)
                     raise
                 throttled = next_due > 0.0
                 due = origin + next_due
                 if throttled and deadline is not None and due >= deadline:
                     # Nothing more is due before the deadline, but the time period lasts until
                     # it: the client's span, and so the task's measurement period, ends there,
-                    # so the last 1-second window is complete and counts. (Ending at the last
-                    # response left it incomplete: a 2-second task was reported from its first
-                    # second alone, and a stall in that second showed as a fraction of the
-                    # target although every request was sent; issue #26.)
+                    # so the last 1-second window is complete and counts (issue #26).
                     return await self._wait_until(deadline)
             # Rally's TimePeriodBased: the clock ends the task, also for a client that fell
             # behind its schedule (its due times are still before the deadline).
@@ -399,28 +381,8 @@ class ClientExecutor:
                 result = await runner(es, params)
             except asyncio.CancelledError:
                 raise
-            except EsbenchError as exc:
-                reraise_for_plugin(exc, where=f"the runner {runner!r}", task=name)
-                raise
             except Exception as exc:
-                failure = classify(exc)
-                if failure is None:
-                    if getattr(runner, "delegate", None) is not None:
-                        raise plugin_failure(exc, where=f"the runner {runner!r}", task=name) from None
-                    raise DriverError(
-                        f"Task '{name}' failed: the {task.operation.operation_type} runner {runner!r} raised "
-                        f"{type(exc).__name__}: {exc}",
-                        exc,
-                    ) from exc
-                result = RunnerResult(
-                    weight=0,
-                    success=False,
-                    error_type=failure.error_type,
-                    error_description=failure.description,
-                    http_status=failure.http_status,
-                )
-                if failure.fatal:
-                    fatal = failure
+                result, fatal = failed_call(exc, runner, task)
             processing_end = now()
             if timing.end != 0.0:
                 end = timing.end
@@ -449,23 +411,7 @@ class ClientExecutor:
             if scheduled:
                 scheduler.after_request(processing_end, weight, result.unit, result.meta)
             if not success:
-                note_failure(run, result, warmup=warmup)
-                if result.error_counts and not warmup:
-                    item_errors = run.item_errors
-                    for key, count in result.error_counts.items():
-                        item_errors[key] = item_errors.get(key, 0) + count
-                if fatal is not None:
-                    raise ConnectionFailed(
-                        f"Task '{name}' cannot continue: {fatal.description}. Check the client options "
-                        f"(use_ssl, verify_certs, ca_certs) and the target hosts' TLS setup."
-                    )
-                if run.abort_on_error:
-                    raise RaceAborted(
-                        f"Task '{name}' aborted the race (--on-error=abort): a request failed with "
-                        f"{result.error_type or 'unknown'}"
-                        + (f": {result.error_description}" if result.error_description else "")
-                        + ". Use --on-error=continue to record errors and go on."
-                    )
+                note_failed_request(run, result, warmup=warmup, fatal=fatal, task=name)
             if runner_decides and runner.completed:  # type: ignore[attr-defined]  # checked above
                 return True
             # Rally's AsyncExecutor looks at completed-by after each request, so every client that
