@@ -49,7 +49,8 @@ from esbench.driver.worker.clock import Clock, SystemClock, wake_up
 from esbench.driver.worker.context import RaceContext, current_context
 from esbench.driver.worker.loopfailures import failed_call, note_failed_request, reraise_scheduler_error
 from esbench.driver.worker.loopsetup import LoopSetup, loop_setup
-from esbench.driver.worker.runners.base import Runner
+from esbench.driver.worker.outcome import RequestFailure
+from esbench.driver.worker.runners.base import Runner, RunnerResult
 from esbench.driver.worker.waits import WaitNote, current_wait
 from esbench.metrics.recorder import TaskRecorder
 from esbench.track.model import Task
@@ -312,8 +313,9 @@ class ClientExecutor:
 
     async def _loop(self, allocation: ClientAllocation, run: TaskRun) -> bool:
         """Send the allocation's requests until its limit (True), cancellation or completion by
-        another task (False). The per-request body stays inline: it is the driver's hot path
-        (benchmarks/bench_request_cost.py), and only rare paths (errors, failures) call out."""
+        another task (False). The driver's hot path (benchmarks/bench_request_cost.py): per
+        request it calls out once (:func:`_account`), and a throttled schedule once more
+        (:func:`_next_due`); errors and failures go to :mod:`.loopfailures`."""
         task = allocation.task
         name = task.name
         runner = run.runner
@@ -329,7 +331,6 @@ class ClientExecutor:
         origin = control.start_at + allocation.ramp_up_wait
         if not await self._wait_until(origin):
             return False
-
         timing = self.timing
         record = run.recorder.record
         es = self.es
@@ -342,20 +343,14 @@ class ClientExecutor:
             if total_iterations is not None and iterations >= total_iterations:
                 return True
             if scheduled:
-                current = next_due
-                if rebase and next_due == 0.0 and iterations > 1:
-                    current = last_start - origin
-                try:
-                    next_due = scheduler.next(current)
-                except Exception as exc:
-                    reraise_scheduler_error(exc, scheduler, name)
-                    raise
+                next_due = _next_due(
+                    scheduler, next_due, rebase and iterations > 1, last_start - origin, name
+                )
                 throttled = next_due > 0.0
                 due = origin + next_due
                 if throttled and deadline is not None and due >= deadline:
-                    # Nothing more is due before the deadline, but the time period lasts until
-                    # it: the client's span, and so the task's measurement period, ends there,
-                    # so the last 1-second window is complete and counts (issue #26).
+                    # Nothing more is due, but the time period lasts until the deadline: the span
+                    # ends there, so the last 1-second window is complete and counts (issue #26).
                     return await self._wait_until(deadline)
             # Rally's TimePeriodBased: the clock ends the task, also for a client that fell
             # behind its schedule (its due times are still before the deadline).
@@ -383,38 +378,83 @@ class ClientExecutor:
                 raise
             except Exception as exc:
                 result, fatal = failed_call(exc, runner, task)
-            processing_end = now()
-            if timing.end != 0.0:
-                end = timing.end
-                service_time = end - timing.start
-            else:
-                end = processing_end
-                service_time = processing_end - processing_start
             warmup = processing_start < warmup_end if time_based else iterations < warmup_iterations
-            success = result.success
-            weight = result.weight
-            record(
-                warmup=warmup,
-                end=end,
-                service_time=service_time,
-                latency=end - due if throttled else service_time,
-                processing_time=processing_end - processing_start,
-                weight=weight,
-                success=success,
-                error_type=None if success else (result.error_type or "unknown"),
-                sent=timing.sent,
-                received=timing.received,
-            )
             iterations += 1
-            if weight > 0 and run.unit_pending:
-                run.observe_unit(result.unit)
-            if scheduled:
-                scheduler.after_request(processing_end, weight, result.unit, result.meta)
-            if not success:
-                note_failed_request(run, result, warmup=warmup, fatal=fatal, task=name)
+            _account(
+                run, record, timing, result, fatal, processing_start, now(), due if throttled else None,
+                warmup, scheduler if scheduled else None, name,
+            )  # fmt: skip
             if runner_decides and runner.completed:  # type: ignore[attr-defined]  # checked above
                 return True
             # Rally's AsyncExecutor looks at completed-by after each request, so every client that
             # starts a task sends at least one request (and records its sample) before it stops.
             if control.completed and control.should_stop(name):
                 return False
+
+
+def _next_due(scheduler: Any, previous: float, rebase: bool, since_origin: float, task: str) -> float:
+    """The scheduler's next due time (s after the client's origin) after ``previous``, or after
+    ``since_origin`` (the last request's start) for a unit-aware schedule that ran unthrottled
+    until now (``rebase``: it continues from there rather than bursting to catch up).
+
+    Raises:
+        Exception: what the scheduler raised (a plugin's named as such).
+    """
+    current = since_origin if rebase and previous == 0.0 else previous
+    try:
+        result: float = scheduler.next(current)
+    except Exception as exc:
+        reraise_scheduler_error(exc, scheduler, task)
+        raise
+    return result
+
+
+def _account(
+    run: TaskRun,
+    record: Callable[..., None],
+    timing: RequestTiming,
+    result: RunnerResult,
+    fatal: RequestFailure | None,
+    processing_start: float,
+    processing_end: float,
+    due: float | None,
+    warmup: bool,
+    scheduler: Any,
+    task: str,
+) -> None:
+    """Record one request's sample with ``record`` (timings per the module doc; ``due`` None when
+    unthrottled), adopt the first weighted response's unit, tell the ``scheduler`` (None when
+    unthrottled) and count a failure.
+
+    Once per request, positional: the loop's locals are its arguments (measured with
+    benchmarks/bench_request_cost.py: about 1 % CPU per request over the body inline).
+
+    Raises:
+        esbench.exceptions.ConnectionFailed / RaceAborted: see :func:`note_failed_request`.
+    """
+    if timing.end != 0.0:
+        end = timing.end
+        service_time = end - timing.start
+    else:
+        end = processing_end
+        service_time = processing_end - processing_start
+    success = result.success
+    weight = result.weight
+    record(
+        warmup=warmup,
+        end=end,
+        service_time=service_time,
+        latency=end - due if due is not None else service_time,
+        processing_time=processing_end - processing_start,
+        weight=weight,
+        success=success,
+        error_type=None if success else (result.error_type or "unknown"),
+        sent=timing.sent,
+        received=timing.received,
+    )
+    if weight > 0 and run.unit_pending:
+        run.observe_unit(result.unit)
+    if scheduler is not None:
+        scheduler.after_request(processing_end, weight, result.unit, result.meta)
+    if not success:
+        note_failed_request(run, result, warmup=warmup, fatal=fatal, task=task)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from esbench.compat.errors import plugin_failure, reraise_for_plugin
 from esbench.driver.worker.errors import note_failure
-from esbench.driver.worker.outcome import classify
+from esbench.driver.worker.outcome import RequestFailure, classify
 from esbench.driver.worker.runners.base import Runner, RunnerResult
 from esbench.exceptions import ConnectionFailed, DriverError, EsbenchError, RaceAborted
 from esbench.track.model import Task
@@ -25,7 +25,7 @@ def reraise_scheduler_error(exc: Exception, scheduler: Any, task: str) -> None:
     reraise_for_plugin(exc, where=where, task=task)
 
 
-def failed_call(exc: Exception, runner: Runner, task: Task) -> tuple[RunnerResult, Any]:
+def failed_call(exc: Exception, runner: Runner, task: Task) -> tuple[RunnerResult, RequestFailure | None]:
     """The result of a runner call that raised ``exc``, and the failure if it is fatal (TLS).
 
     Raises:
@@ -56,7 +56,9 @@ def failed_call(exc: Exception, runner: Runner, task: Task) -> tuple[RunnerResul
     return result, (failure if failure.fatal else None)
 
 
-def note_failed_request(run: TaskRun, result: RunnerResult, *, warmup: bool, fatal: Any, task: str) -> None:
+def note_failed_request(
+    run: TaskRun, result: RunnerResult, *, warmup: bool, fatal: RequestFailure | None, task: str
+) -> None:
     """Count a failed request's errors and stop the race where the failure must.
 
     Raises:
