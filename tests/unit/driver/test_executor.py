@@ -11,8 +11,7 @@ from driver_helpers import BULK_OK, SEARCH_RESPONSE, FakeClock, op, static_es, t
 from esbench.driver.plan import ClientAllocation, ClientPlan
 from esbench.driver.worker.context import RaceContext
 from esbench.driver.worker.executor import ClientExecutor, StepControl, TaskRun
-from esbench.driver.worker.looplimits import loop_limits
-from esbench.driver.worker.looplimits import unbounded
+from esbench.driver.worker.looplimits import loop_limits, unbounded
 from esbench.driver.worker.registry import default_registry
 from esbench.exceptions import ConfigError, ConnectionFailed, DriverError, RaceAborted
 from esbench.metrics.recorder import METRICS, RecorderState

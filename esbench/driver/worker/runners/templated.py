@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from esbench.driver.transport import jsonutil
 from esbench.driver.worker.params.template_assert import ResponseView
-from esbench.driver.worker.runners.base import PREPARED, Runner, RunnerResult, failed
+from esbench.driver.worker.runners.base import PREPARED, Runner, RunnerResult, bulk_result, failed
 from esbench.driver.worker.runners.bulk import _HEAD, _NO_ERRORS, _bulk_stats
 from esbench.exceptions import RaceAborted
 
@@ -116,15 +116,6 @@ def _bulk_result(raw: bytes, status: int, bulk_size: int) -> RunnerResult:
         return RunnerResult(weight=bulk_size, unit="docs")
     parsed = jsonutil.loads(raw)
     counts, descriptions, meta = _bulk_stats(parsed, bulk_size, "docs")
-    if not counts:
-        return RunnerResult(weight=bulk_size, unit="docs", meta=meta)
-    return RunnerResult(
-        weight=bulk_size,
-        unit="docs",
-        success=False,
-        error_type="bulk",
-        error_description="; ".join(descriptions),
-        http_status=status,
-        error_counts=dict(counts),
-        meta=meta,
+    return bulk_result(
+        weight=bulk_size, unit="docs", counts=counts, descriptions=descriptions, http_status=status, meta=meta
     )
