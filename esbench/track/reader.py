@@ -295,7 +295,7 @@ class TrackReader(CorporaReader, ScheduleReader):
         ramp_up = value("ramp-up-time-period")
         where = f"task '{name}' of challenge '{challenge}'"
         self._check_periods(path, where, warmup_iterations, iterations, warmup_time, time_period, ramp_up)
-        throughput, interval_spec = self._target(spec, path, where)
+        throughput, interval = self._target(spec, path, where)
         tags = spec.get("tags")
         if isinstance(tags, str):
             tags = [tags]
@@ -310,8 +310,7 @@ class TrackReader(CorporaReader, ScheduleReader):
             ramp_up_time_period=as_seconds(ramp_up),
             schedule=spec.get("schedule"),
             target_throughput=throughput,
-            # Rally ignores a target-interval of 0 (unthrottled), like a target-throughput of 0.
-            target_interval=float(interval_spec) if interval_spec else None,
+            target_interval=interval,
             completes_parent=completed_by is not None and name == completed_by,
             any_completes_parent=completed_by == "any",
             tags=tuple(tags or ()),
@@ -323,11 +322,11 @@ class TrackReader(CorporaReader, ScheduleReader):
         self,
         path: Path_,
         where: str,
-        warmup_iterations: Any,
-        iterations: Any,
-        warmup_time: Any,
-        time_period: Any,
-        ramp_up: Any,
+        warmup_iterations: int | None,
+        iterations: int | None,
+        warmup_time: float | None,
+        time_period: float | None,
+        ramp_up: float | None,
     ) -> None:
         """Rally's rules for a task's iterations, time periods and ramp-up (one kind of limit;
         ramp-up only with a warmup time period at least as long)."""
@@ -363,9 +362,12 @@ class TrackReader(CorporaReader, ScheduleReader):
                     "Make warmup-time-period greater than or equal to ramp-up-time-period.",
                 )
 
-    def _target(self, spec: Mapping[str, Any], path: Path_, where: str) -> tuple[Throughput | None, Any]:
+    def _target(
+        self, spec: Mapping[str, Any], path: Path_, where: str
+    ) -> tuple[Throughput | None, float | None]:
         """The task's target throughput (``target-throughput``, or ``target-interval`` as its
-        inverse) and the ``target-interval`` as written."""
+        inverse) and its ``target-interval`` in seconds (None unless given and not 0: Rally ignores a
+        target-interval of 0, unthrottled, like a target-throughput of 0)."""
         throughput_spec = spec.get("target-throughput")
         interval_spec = spec.get("target-interval")
         if throughput_spec is not None and interval_spec is not None:
@@ -380,4 +382,4 @@ class TrackReader(CorporaReader, ScheduleReader):
             raise self._error([*path, "target-throughput"], f"{where}: {e}", "Fix target-throughput.") from e
         if interval_spec:
             throughput = Throughput.every(float(interval_spec))
-        return throughput, interval_spec
+        return throughput, (float(interval_spec) if interval_spec else None)

@@ -372,7 +372,7 @@ def _abandon(
     timing: RequestTiming | None,
     start: float,
     sent: int,
-    limit: Any,
+    limit: object,
 ) -> None:
     """A request failed on ``connection`` (also cancelled): abort the connection and time what
     was sent.

@@ -51,6 +51,7 @@ from esbench.driver.worker.loopfailures import failed_call, note_failed_request,
 from esbench.driver.worker.loopsetup import LoopSetup, loop_setup
 from esbench.driver.worker.outcome import RequestFailure
 from esbench.driver.worker.runners.base import Runner, RunnerResult
+from esbench.driver.worker.scheduler import Scheduler
 from esbench.driver.worker.waits import WaitNote, current_wait
 from esbench.metrics.recorder import TaskRecorder
 from esbench.track.model import Task
@@ -392,7 +393,7 @@ class ClientExecutor:
                 return False
 
 
-def _next_due(scheduler: Any, previous: float, rebase: bool, since_origin: float, task: str) -> float:
+def _next_due(scheduler: Scheduler, previous: float, rebase: bool, since_origin: float, task: str) -> float:
     """The scheduler's next due time (s after the client's origin) after ``previous``, or after
     ``since_origin`` (the last request's start) for a unit-aware schedule that ran unthrottled
     until now (``rebase``: it continues from there rather than bursting to catch up).
@@ -402,11 +403,10 @@ def _next_due(scheduler: Any, previous: float, rebase: bool, since_origin: float
     """
     current = since_origin if rebase and previous == 0.0 else previous
     try:
-        result: float = scheduler.next(current)
+        return scheduler.next(current)
     except Exception as exc:
         reraise_scheduler_error(exc, scheduler, task)
         raise
-    return result
 
 
 def _account(
@@ -419,7 +419,7 @@ def _account(
     processing_end: float,
     due: float | None,
     warmup: bool,
-    scheduler: Any,
+    scheduler: Scheduler | None,
     task: str,
 ) -> None:
     """Record one request's sample with ``record`` (timings per the module doc; ``due`` None when

@@ -5,12 +5,13 @@ per-request body (:meth:`esbench.driver.worker.executor.ClientExecutor._loop`) s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from esbench.compat.errors import plugin_failure, reraise_for_plugin
 from esbench.driver.worker.errors import note_failure
 from esbench.driver.worker.outcome import RequestFailure, classify
 from esbench.driver.worker.runners.base import Runner, RunnerResult
+from esbench.driver.worker.scheduler import Scheduler
 from esbench.exceptions import ConnectionFailed, DriverError, EsbenchError, RaceAborted
 from esbench.track.model import Task
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from esbench.driver.worker.executor import TaskRun
 
 
-def reraise_scheduler_error(exc: Exception, scheduler: Any, task: str) -> None:
+def reraise_scheduler_error(exc: Exception, scheduler: Scheduler, task: str) -> None:
     """Re-raise a scheduler's ``next()`` failure naming the plugin's scheduler class, if a plugin's."""
     inner = getattr(scheduler, "scheduler", None) or getattr(scheduler, "_delegate", None)
     where = f"the scheduler {type(inner or scheduler).__name__}.next()"

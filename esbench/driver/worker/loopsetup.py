@@ -7,11 +7,12 @@ reads local variables.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from esbench.compat.errors import reraise_for_plugin
 from esbench.driver.worker.looplimits import loop_limits
-from esbench.driver.worker.scheduler import UnitAwareScheduler, Unthrottled, scheduler_for
+from esbench.driver.worker.params.protocol import ClientParamSource
+from esbench.driver.worker.scheduler import Scheduler, UnitAwareScheduler, Unthrottled, scheduler_for
 
 if TYPE_CHECKING:
     from esbench.driver.plan import ClientAllocation
@@ -31,8 +32,8 @@ class LoopSetup:
         warmup_end / deadline: ``perf_counter`` s; ``deadline`` None without a time period.
     """
 
-    source: Any
-    scheduler: Any
+    source: ClientParamSource
+    scheduler: Scheduler
     scheduled: bool
     rebase: bool
     time_based: bool

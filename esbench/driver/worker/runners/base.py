@@ -367,7 +367,7 @@ def json_or_none(response: RawResponse) -> Any:
         return None
 
 
-def value_at(document: Any, path: str) -> Any:
+def value_at(document: object, path: str) -> Any:
     """The value at a dot-separated ``path`` in nested dicts, or None."""
     current = document
     for key in path.split("."):

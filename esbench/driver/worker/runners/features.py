@@ -19,7 +19,7 @@ report's "failed requests by reason" says what to install.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver.transport.http import RawResponse
 from esbench.driver.worker.runners.base import (
@@ -31,6 +31,9 @@ from esbench.driver.worker.runners.base import (
     send,
 )
 from esbench.exceptions import DriverError
+
+if TYPE_CHECKING:
+    from esbench.driver.transport.client import EsbenchClient
 
 _NO_HANDLER = "no handler found for uri"
 _WRONG_METHOD = "incorrect http method for uri"
@@ -116,13 +119,13 @@ class OperationFailed(DriverError):
 
 
 async def module_request(
-    es: Any,
+    es: EsbenchClient,
     params: Mapping[str, Any],
     method: str,
     path: str,
     *,
-    query: Mapping[str, Any] | None = None,
-    body: Any = None,
+    query: Mapping[str, object] | None = None,
+    body: object = None,
 ) -> RawResponse:
     """One request of a module's API (ML, transforms) as Rally's ``ml``/``transform`` client calls
     send it: the operation's ``request-params``, ``headers`` and ``request-timeout``

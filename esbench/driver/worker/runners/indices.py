@@ -41,7 +41,7 @@ class CreateIndex(Runner):
         return await put_each(es, params, mandatory(params, "indices", self.name), _index_request)
 
 
-def _index_request(entry: Any) -> tuple[str, Any]:
+def _index_request(entry: Any) -> tuple[str, object]:
     index, body = entry
     return f"/{path_part(index)}", body
 

@@ -24,11 +24,11 @@ if TYPE_CHECKING:
     from esbench.driver.transport.client import EsbenchClient
 
 #: What :func:`~.base.request_options` returns: (query parameters, headers, timeout).
-Options = tuple[dict[str, Any], dict[str, str] | None, Any]
+Options = tuple[dict[str, Any], dict[str, str] | None, object]
 
 
 async def concrete_indices(
-    es: EsbenchClient, pattern: str, headers: Any = None, timeout: Any = None
+    es: EsbenchClient, pattern: object, headers: Mapping[str, str] | None = None, timeout: object = None
 ) -> list[str] | RawResponse:
     """The names of the indices matching ``pattern`` (open or closed), or the error response.
 
@@ -50,7 +50,7 @@ async def concrete_indices(
     return sorted((json_or_none(response) or {}).keys())
 
 
-def has_wildcard(name: Any) -> bool:
+def has_wildcard(name: object) -> bool:
     """True for index expressions with ``*`` (or ``_all``)."""
     text = ",".join(name) if isinstance(name, list | tuple) else str(name)
     return "*" in text or text == "_all"
@@ -60,7 +60,7 @@ async def put_each(
     es: EsbenchClient,
     params: Mapping[str, Any],
     entries: Sequence[Any],
-    request: Callable[[Any], tuple[str, Any]],
+    request: Callable[[Any], tuple[str, object]],
 ) -> RunnerResult:
     """``PUT`` one request per entry, in order, with the operation's ``request-params``,
     ``headers`` and ``request-timeout``.
@@ -110,9 +110,9 @@ async def delete_one(
 
 async def delete_matching(
     es: EsbenchClient,
-    pattern: Any,
-    headers: dict[str, str] | None,
-    timeout: Any,
+    pattern: object,
+    headers: Mapping[str, str] | None,
+    timeout: object,
     *,
     query: Mapping[str, Any] | None,
     missing_ok: bool,

@@ -36,7 +36,7 @@ class _CreateTemplates(Runner):
         templates = mandatory(params, "templates", self.name)
         return await put_each(es, params, templates, self._request)
 
-    def _request(self, entry: Any) -> tuple[str, Any]:
+    def _request(self, entry: Any) -> tuple[str, object]:
         name, body = entry
         return f"/{self.endpoint}/{path_part(name)}", body
 
