@@ -19,7 +19,7 @@ import inspect
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
 import elastic_transport
@@ -29,6 +29,9 @@ from esbench.driver.transport.http import RawResponse
 from esbench.driver.worker.errors import error_line
 from esbench.driver.worker.waits import done_waiting, note_waiting
 from esbench.exceptions import ConfigError
+
+if TYPE_CHECKING:
+    from elastic_transport.client_utils import DefaultType
 
 logger = logging.getLogger(__name__)
 
@@ -260,7 +263,7 @@ def mandatory(params: Mapping[str, Any], key: str, operation: str) -> Any:
         ) from None
 
 
-def query_value(value: Any) -> str:
+def query_value(value: object) -> str:
     """A request parameter as Elasticsearch expects it: booleans lower-case, lists comma-joined."""
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -279,14 +282,16 @@ def build_target(path: str, params: Mapping[str, Any] | None = None) -> str:
     return f"{path}{'&' if '?' in path else '?'}{query}"
 
 
-def path_part(value: Any) -> str:
+def path_part(value: object) -> str:
     """An index/template/pipeline name (or list of names) as one URL path segment."""
     if isinstance(value, list | tuple):
         value = ",".join(str(v) for v in value)
     return quote(str(value), safe=",*:-_.+<>{}@")
 
 
-def request_options(params: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str] | None, Any]:
+def request_options(
+    params: Mapping[str, Any],
+) -> tuple[dict[str, Any], dict[str, str] | None, float | DefaultType]:
     """Rally's per-operation client options: (request params, extra headers, timeout).
 
     ``request-params`` become query parameters, ``headers`` and ``opaque-id`` (as ``x-opaque-id``)
@@ -386,9 +391,9 @@ async def send(
     path: str,
     *,
     query: Mapping[str, Any] | None = None,
-    body: Any = None,
+    body: object = None,
     headers: Mapping[str, str] | None = None,
-    timeout: Any = None,
+    timeout: object = None,
 ) -> RawResponse:
     """Send one request through the client's HTTP seam (``body`` serialized as JSON if needed)."""
     from elastic_transport.client_utils import DEFAULT

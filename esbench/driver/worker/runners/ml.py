@@ -34,8 +34,8 @@ async def _ml_request(
     method: str,
     resource: str,
     *,
-    query: Mapping[str, Any] | None = None,
-    body: Any = None,
+    query: Mapping[str, object] | None = None,
+    body: object = None,
     ignore: tuple[int, ...] = (),
 ) -> RunnerResult:
     """``method /_ml/<resource>``; on a plain HTTP 400 the same on ``/_xpack/ml/<resource>``."""

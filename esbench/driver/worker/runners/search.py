@@ -49,7 +49,7 @@ SCROLL_KEEP_ALIVE = "10s"
 PIT_KEEP_ALIVE = "1m"
 
 
-def _search_path(index: Any, doc_type: Any = None) -> str:
+def _search_path(index: object, doc_type: object = None) -> str:
     parts = []
     if index:
         parts.append(path_part(index))
@@ -260,7 +260,7 @@ class PaginatedSearch(Runner):
         return _paged_result(page, hits, relation, timed_out, took)
 
 
-def _paged_result(pages: int, hits: Any, relation: Any, timed_out: bool, took: int) -> RunnerResult:
+def _paged_result(pages: int, hits: object, relation: object, timed_out: bool, took: int) -> RunnerResult:
     return RunnerResult(
         weight=pages,
         unit="pages",

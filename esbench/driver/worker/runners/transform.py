@@ -35,8 +35,8 @@ async def _transform_request(
     method: str,
     suffix: str = "",
     *,
-    query: Mapping[str, Any] | None = None,
-    body: Any = None,
+    query: Mapping[str, object] | None = None,
+    body: object = None,
     ignore: tuple[int, ...] = (),
 ) -> tuple[RunnerResult, Any]:
     """``method /_transform/<transform-id><suffix>``: (result, parsed body)."""
