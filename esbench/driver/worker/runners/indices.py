@@ -26,7 +26,13 @@ from esbench.driver.worker.runners.base import (
     send,
     value_at,
 )
-from esbench.driver.worker.runners.resources import delete_matching, delete_one, has_wildcard, put_each
+from esbench.driver.worker.runners.resources import (
+    count_each,
+    delete_matching,
+    delete_one,
+    has_wildcard,
+    put_each,
+)
 
 if TYPE_CHECKING:
     from esbench.driver.transport.client import EsbenchClient
@@ -58,21 +64,16 @@ class DeleteIndex(Runner):
         only_if_exists = params.get("only-if-exists", True)
         options = request_options(params)
         query, headers, timeout = options
-        deleted = 0
-        for index in indices:
+
+        async def delete(index: object) -> int | bool | RawResponse:
             if has_wildcard(index):
-                outcome: int | bool | RawResponse = await delete_matching(
-                    es, index, headers, timeout, query=query, missing_ok=False
-                )
-            else:
-                path = f"/{path_part(index)}"
-                outcome = await delete_one(
-                    es, path, options, head=path if only_if_exists else None, missing_ok=False
-                )
-            if isinstance(outcome, RawResponse):
-                return failed(outcome, weight=deleted)
-            deleted += outcome
-        return RunnerResult(weight=deleted)
+                return await delete_matching(es, index, headers, timeout, query=query, missing_ok=False)
+            path = f"/{path_part(index)}"
+            return await delete_one(
+                es, path, options, head=path if only_if_exists else None, missing_ok=False
+            )
+
+        return await count_each(indices, delete)
 
 
 class CreateDataStream(Runner):
@@ -97,19 +98,17 @@ class DeleteDataStream(Runner):
         streams = mandatory(params, "data-streams", self.name)
         only_if_exists = params.get("only-if-exists", True)
         options = request_options(params)
-        deleted = 0
-        for stream in streams:
-            outcome = await delete_one(
+
+        async def delete(stream: object) -> bool | RawResponse:
+            return await delete_one(
                 es,
                 f"/_data_stream/{path_part(stream)}",
                 options,
                 head=f"/{path_part(stream)}" if only_if_exists else None,
                 missing_ok=not only_if_exists,
             )
-            if isinstance(outcome, RawResponse):
-                return failed(outcome, weight=deleted)
-            deleted += outcome
-        return RunnerResult(weight=deleted)
+
+        return await count_each(streams, delete)
 
 
 class Refresh(Runner):

@@ -7,7 +7,7 @@ back so that the runner reports it with the weight reached so far (Rally's runne
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from esbench.driver.transport.http import RawResponse
@@ -82,6 +82,24 @@ async def put_each(
         if response.status >= 400:
             return failed(response, weight=created)
     return RunnerResult(weight=len(entries))
+
+
+async def count_each(
+    entries: Iterable[object], step: Callable[[object], Awaitable[int | bool | RawResponse]]
+) -> RunnerResult:
+    """Run ``step`` for each entry in order, adding up what it counts (an int, or True for one).
+
+    Returns:
+        weight = the total; at the first failed response, that response as
+        :func:`~.base.failed` with the weight reached before it.
+    """
+    done = 0
+    for entry in entries:
+        outcome = await step(entry)
+        if isinstance(outcome, RawResponse):
+            return failed(outcome, weight=done)
+        done += outcome
+    return RunnerResult(weight=done)
 
 
 async def delete_one(
