@@ -19,7 +19,7 @@ import contextlib
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver.transport import jsonutil
 from esbench.driver.transport.http import RawResponse
@@ -42,6 +42,9 @@ from esbench.driver.worker.runners.search_summary import (
 )
 from esbench.exceptions import ConfigError
 
+if TYPE_CHECKING:
+    from elastic_transport.client_utils import DefaultType
+
 _OK = RunnerResult()
 
 DEFAULT_RESULTS_PER_PAGE = 10
@@ -59,7 +62,9 @@ def _search_path(index: object, doc_type: object = None) -> str:
     return "/" + "/".join(parts)
 
 
-def _query_and_headers(params: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str] | None, Any]:
+def _query_and_headers(
+    params: Mapping[str, Any],
+) -> tuple[dict[str, Any], dict[str, str] | None, float | DefaultType]:
     request_params, headers, timeout = request_options(params)
     cache = params.get("cache")
     if cache is not None:
@@ -79,7 +84,7 @@ class SearchRequest:
     target: str
     body: bytes | None
     headers: dict[str, str] | None
-    timeout: Any
+    timeout: float | DefaultType
     detailed: bool
 
 
@@ -148,18 +153,18 @@ class Search(Runner):
 class PagedRequest:
     """The parts of a paginated request that stay the same from page to page."""
 
-    index: Any
-    doc_type: Any
+    index: object
+    doc_type: object
     body: dict[str, Any]
     size: int | None
     pages: int
     pit_from: str | None
     query: dict[str, Any]
     headers: dict[str, str] | None
-    timeout: Any
+    timeout: float | DefaultType
 
 
-def _pages(params: Mapping[str, Any], operation: str, default: Any = None) -> int:
+def _pages(params: Mapping[str, Any], operation: str, default: int | str | None = None) -> int:
     pages = params.get("pages", default)
     if pages is None:
         raise ConfigError(f"The {operation} operation needs the parameter 'pages' (a number or \"all\").")
@@ -176,7 +181,9 @@ def _pages(params: Mapping[str, Any], operation: str, default: Any = None) -> in
     return value
 
 
-def prepare_paged(params: Mapping[str, Any], operation: str, *, default_pages: Any = None) -> PagedRequest:
+def prepare_paged(
+    params: Mapping[str, Any], operation: str, *, default_pages: int | str | None = None
+) -> PagedRequest:
     """The constant parts of a ``paginated-search``/``scroll-search``/``composite-agg`` request.
 
     Raises:
