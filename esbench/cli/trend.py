@@ -162,6 +162,9 @@ def _source_races(
             "esbench trend --source=metrics-store needs --metrics-store=URL (or the ESBENCH_METRICS_STORE "
             "variable)."
         )
+    from esbench.results.store_probe import check_reachable
+
+    check_reachable(settings)
     return races_from_metrics_store(settings, selection)
 
 

@@ -54,6 +54,8 @@ def build_report(
         ConfigError: a ``--task`` that no race ran; Otava not installed.
     """
     if not races:
+        if selection == TrendSelection(limit=selection.limit):
+            raise UserError("No completed race is stored: nothing to follow.")
         raise UserError(f"No completed stored race matches {describe_selection(selection)}.")
     series = build_series(races, selection, metric)
     trends = tuple(analyse(s, detector) for s in series)

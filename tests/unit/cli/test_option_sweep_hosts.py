@@ -88,6 +88,7 @@ MINIMAL: dict[tuple[tuple[str, ...], str], list[str]] = {
         "--verify",
     ],
     (("sweep",), "target_hosts"): ["--track-path={track}", "--task=q", "--clients=1"],
+    (("trend",), "metrics_store"): ["--source=metrics-store"],
 }
 
 
