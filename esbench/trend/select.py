@@ -77,8 +77,10 @@ def build_series(
             tasks they ran).
     """
     points: dict[tuple[str, str, str], list[TrendPoint]] = {}
+    ran: set[str] = set()
     for race in races:
         for task in race.tasks:
+            ran.update([task.task] if task.reported else [])
             if not task.reported or (selection.tasks and task.task not in selection.tasks):
                 continue
             key = (race.track, race.challenge, task.task)
@@ -89,13 +91,11 @@ def build_series(
                 bucket.append(
                     TrendPoint(race_id=race.race_id, timestamp=race.timestamp, value=value, unit=unit)
                 )
-    found = {task for _, _, task in points}
-    missing = [t for t in selection.tasks if t not in found]
+    missing = [t for t in selection.tasks if t not in ran]
     if missing:
-        ran = ", ".join(sorted(found)) or "none"
         raise ConfigError(
             f"No selected race ran the task(s) {', '.join(repr(t) for t in missing)} (--task). "
-            f"The selected races ran: {ran}."
+            f"The selected races ran: {', '.join(sorted(ran)) or 'none'}."
         )
     return [
         TrendSeries(track=track, challenge=challenge, task=task, metric=metric, points=tuple(p))

@@ -25,6 +25,9 @@ HEAVY = (
     "jinja2",
     "jsonschema",
     "hdrh",
+    "otava",
+    "numpy",
+    "scipy",
 )
 
 _SCRIPT = """
