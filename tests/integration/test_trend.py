@@ -16,8 +16,10 @@ noise only, no change point.
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -64,12 +66,37 @@ def _race(host: str, tags: dict[str, str]) -> RaceResult:
     return race
 
 
+#: The 1-minute load average per core above which closed-loop throughput measures the other
+#: processes more than the stub. Five test suites sharing 2 cores (load 8-14) moved single races'
+#: throughput by -30 % (66 against 85-93 ops/s) while their latency p50 stayed within 0.3 ms. At a
+#: load of 5 (2.5 per core) it once stayed within 3 %: the limit errs on the side of skipping. A CI
+#: run (this suite alone) stays below it and asserts throughput too.
+BUSY_LOAD_PER_CORE = 2.0
+
+
+@dataclass(frozen=True)
+class History:
+    """The results store of the 20 races (see the module doc; and one warm-up race before them), the
+    20 races in race order, and the highest 1-minute load average per core seen after a race."""
+
+    db: Path
+    races: list[RaceResult]
+    busiest: float
+
+    def skip_if_busy(self) -> None:
+        if self.busiest > BUSY_LOAD_PER_CORE:
+            pytest.skip(
+                f"the machine was busy while the races ran (load {self.busiest:.1f} per core): throughput "
+                "followed the other processes (latency is asserted regardless)"
+            )
+
+
 @pytest.fixture(scope="module")
-def history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, list[RaceResult]]]:
-    """The results store of the 20 races (see the module doc; and one warm-up race before them) and
-    the 20 races, in race order."""
+def history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[History]:
+    """See :class:`History`."""
     home = tmp_path_factory.mktemp("trend-home")
     races = []
+    busiest = 0.0
     with pytest.MonkeyPatch.context() as mp, delay_stub(FAST_S) as stub:
         mp.setenv("ESBENCH_HOME", str(home))
         # The first race of a process pays one-time costs (seen: 69 ops/s, then 90-94): it is raced
@@ -79,7 +106,8 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, li
             stub.set_delay(SLOW_S if n >= 15 else FAST_S)
             tags = {"step": "1", "noise": "1"} if n < 10 else ({"noise": "1"} if n < 15 else {"step": "1"})
             races.append(_race(stub.host, tags))
-    yield home / "results.db", races
+            busiest = max(busiest, os.getloadavg()[0] / (os.cpu_count() or 1))
+    yield History(db=home / "results.db", races=races, busiest=busiest)
 
 
 def _trend(*args: str) -> tuple[int, str, str]:
@@ -98,8 +126,8 @@ def _rows(db: Path, metric: str, *args: str) -> list[dict[str, object]]:
     return rows
 
 
-def test_planted_step_is_found_at_race_11(history: tuple[Path, list[RaceResult]]) -> None:
-    db, races = history
+def test_planted_step_is_found_at_race_11(history: History) -> None:
+    db, races = history.db, history.races
     latency = _rows(db, "latency-p50", "--user-tag=step:1")
     assert [r["race"] for r in latency] == list(range(1, 16))
     # The stub shaped the values: no answer comes before its delay, and the step is about 2 ms (the
@@ -112,22 +140,26 @@ def test_planted_step_is_found_at_race_11(history: tuple[Path, list[RaceResult]]
     assert str(changes[11]).startswith("regression +")
     assert latency[10]["race_id"] == races[15].race_id
 
-    throughput = _rows(db, "throughput-median", "--user-tag=step:1")
+
+def test_planted_step_drops_throughput_at_race_11(history: History) -> None:
+    history.skip_if_busy()
+    throughput = _rows(history.db, "throughput-median", "--user-tag=step:1")
     changes = {r["race"]: r["change"] for r in throughput if r["change"]}
     assert list(changes) == [11], throughput
     assert str(changes[11]).startswith("regression -")
 
 
-def test_noise_only_has_no_change_point(history: tuple[Path, list[RaceResult]]) -> None:
-    db, _ = history
-    for metric in ("latency-p50", "throughput-median"):
-        rows = _rows(db, metric, "--user-tag=noise:1")
-        assert len(rows) == 15
-        assert [r["change"] for r in rows] == [""] * 15, rows
+@pytest.mark.parametrize("metric", ["latency-p50", "throughput-median"])
+def test_noise_only_has_no_change_point(history: History, metric: str) -> None:
+    if metric.startswith("throughput"):
+        history.skip_if_busy()
+    rows = _rows(history.db, metric, "--user-tag=noise:1")
+    assert len(rows) == 15
+    assert [r["change"] for r in rows] == [""] * 15, rows
 
 
-def test_fail_on_change_exit_codes(history: tuple[Path, list[RaceResult]]) -> None:
-    db, _ = history
+def test_fail_on_change_exit_codes(history: History) -> None:
+    db = history.db
     code, out, _ = _trend(
         f"--results-db={db}", "--user-tag=step:1", *_detector("latency-p50"), "--fail-on-change"
     )
@@ -148,8 +180,8 @@ def test_fail_on_change_exit_codes(history: tuple[Path, list[RaceResult]]) -> No
     assert code == 64 and "No completed stored race matches user tag step=none" in err
 
 
-def test_html_marks_the_change_point(history: tuple[Path, list[RaceResult]], tmp_path: Path) -> None:
-    db, _ = history
+def test_html_marks_the_change_point(history: History, tmp_path: Path) -> None:
+    db = history.db
     page = tmp_path / "trend.html"
     code, _, err = _trend(
         f"--results-db={db}",
@@ -180,9 +212,9 @@ def metrics_prefix(es_hosts: list[str]) -> Iterator[str]:
 
 
 def test_metrics_store_gives_the_same_trend(
-    history: tuple[Path, list[RaceResult]], es_hosts: list[str], metrics_prefix: str
+    history: History, es_hosts: list[str], metrics_prefix: str
 ) -> None:
-    db, races = history
+    db, races = history.db, history.races
     url = f"http://{es_hosts[0]}"
     export_races(races, MetricsStoreSettings.from_url(url, index_prefix=metrics_prefix), refresh=True)
     store = ["--source=metrics-store", f"--metrics-store={url}", f"--metrics-store-prefix={metrics_prefix}"]
