@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.exceptions import StoreError
 from esbench.results.es_export import MetricsStoreSettings, _client
 from esbench.results.model import RaceResult, TaskResult
+
+if TYPE_CHECKING:
+    from elasticsearch import Elasticsearch
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,7 +115,7 @@ def _task_position(doc_id: str) -> int:
     return int(tail) if tail.isdigit() else 0
 
 
-def _scan(es: Any, index: str, query: dict[str, Any]) -> Iterator[dict[str, Any]]:
+def _scan(es: Elasticsearch, index: str, query: dict[str, Any]) -> Iterator[dict[str, Any]]:
     from elasticsearch import helpers
 
     yield from helpers.scan(es, index=index, query={"query": query}, ignore_unavailable=True)
