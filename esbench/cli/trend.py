@@ -23,7 +23,7 @@ from esbench.exceptions import UserError
 from esbench.reporting.formats import FORMATS, ReportFormat
 
 if TYPE_CHECKING:
-    from esbench.results.model import RaceResult
+    from esbench.records import RaceResult
     from esbench.trend import TrendSelection
 
 #: Otava 0.8.0's defaults, repeated here so that ``--help`` shows them without importing esbench.trend's

@@ -3,7 +3,7 @@ writes), for commands that follow history there (``esbench trend``).
 
 Two searches: the race documents of ``<prefix>-races-*`` that match the filters, then the task
 documents (``kind: task``) of ``<prefix>-results-*`` of those races. Each race comes back as a
-:class:`~esbench.results.model.RaceResult` with the race header and, per reported task, the summary
+:class:`~esbench.records.RaceResult` with the race header and, per reported task, the summary
 fields the export wrote (throughput statistics, latency / service time / processing time
 percentiles, sample and error counts); what the export does not write (histograms, per-second
 windows, error descriptions, telemetry) stays empty.
@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from esbench.exceptions import StoreError
+from esbench.records import RaceResult, TaskResult
 from esbench.results.es_export import MetricsStoreSettings, _client
-from esbench.results.model import RaceResult, TaskResult
 
 if TYPE_CHECKING:
     from elasticsearch import Elasticsearch

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from esbench.exceptions import ConfigError
-from esbench.results.model import TaskResult
+from esbench.records import TaskResult
 
 
 class MetricKind(StrEnum):

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from esbench.exceptions import UserError
-from esbench.results.model import RaceResult
+from esbench.records import RaceResult
 from esbench.trend.detect import DetectorSettings, analyse
 from esbench.trend.metric import TrendMetric
 from esbench.trend.model import ChangePoint, TaskTrend

@@ -1,7 +1,7 @@
 """Which stored races a trend follows, in which order, and the series of each task in them.
 
 Both stores (the SQLite results store and the Elasticsearch metrics store) hand over
-:class:`~esbench.results.model.RaceResult` objects; the rules here are shared: only completed races
+:class:`~esbench.records.RaceResult` objects; the rules here are shared: only completed races
 (a failed or interrupted race measured part of its schedule), the user tag filter of
 ``list races --user-tag`` (every key must have one of its values), races ordered by start time
 (ties, races started within the same second, by the wall clock of their first task, then id).
@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from esbench.exceptions import ConfigError
-from esbench.results.model import RaceResult, RaceStatus
+from esbench.records import RaceResult, RaceStatus
 from esbench.trend.metric import TrendMetric
 from esbench.trend.model import TrendPoint, TrendSeries
 

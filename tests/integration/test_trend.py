@@ -32,8 +32,8 @@ from esbench.adhoc.query import query_track
 from esbench.cli import main
 from esbench.console import Console
 from esbench.driver.settings import DriverSettings
+from esbench.records import RaceResult, RaceStatus
 from esbench.results.es_export import MetricsStoreSettings, export_races, index_templates
-from esbench.results.model import RaceResult, RaceStatus
 
 FAST_S, SLOW_S = 0.010, 0.012
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from esbench.results.model import RaceResult, TaskResult
+from esbench.records import RaceResult, TaskResult
 
 
 def task(
