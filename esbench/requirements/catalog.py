@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import StrEnum
 
+from esbench.track.optypes import OPERATION_TYPES
+
 
 class Kind(StrEnum):
     """Kinds of analysis component, as named in index ``settings.analysis``."""
@@ -205,29 +207,11 @@ FIELD_TYPE_MODULES: Mapping[str, str] = {
 }
 
 # --- operations (Rally operation types, https://esrally.readthedocs.io/en/stable/track.html) ---------
-# The REST handlers live in modules/data-streams (DataStreamsPlugin), x-pack/plugin/ilm
+# Each operation type's ``module`` in the table of operation types (esbench/track/optable.py). The
+# REST handlers live in modules/data-streams (DataStreamsPlugin), x-pack/plugin/ilm
 # (IndexLifecycle), x-pack/plugin/ml (MachineLearning), x-pack/plugin/transform (Transform),
 # x-pack/plugin/sql (SqlPlugin), x-pack/plugin/esql (EsqlPlugin).
-OPERATION_MODULES: Mapping[str, str] = {
-    "create-data-stream": "data-streams",
-    "delete-data-stream": "data-streams",
-    "create-ilm-policy": "x-pack-ilm",
-    "delete-ilm-policy": "x-pack-ilm",
-    "create-ml-datafeed": "x-pack-ml",
-    "delete-ml-datafeed": "x-pack-ml",
-    "start-ml-datafeed": "x-pack-ml",
-    "stop-ml-datafeed": "x-pack-ml",
-    "create-ml-job": "x-pack-ml",
-    "delete-ml-job": "x-pack-ml",
-    "open-ml-job": "x-pack-ml",
-    "close-ml-job": "x-pack-ml",
-    "create-transform": "x-pack-transform",
-    "start-transform": "x-pack-transform",
-    "wait-for-transform": "x-pack-transform",
-    "delete-transform": "x-pack-transform",
-    "sql": "x-pack-sql",
-    "esql": "x-pack-esql",
-}
+OPERATION_MODULES: Mapping[str, str] = {op.name: op.module for op in OPERATION_TYPES if op.module is not None}
 
 #: ``raw-request`` path prefixes served by a module (same handlers as above).
 PATH_MODULES: Mapping[str, str] = {

@@ -2,32 +2,16 @@
 
 from __future__ import annotations
 
-from esbench.driver.worker.params.admin import (
-    ClosePointInTimeParamSource,
-    CreateComponentTemplateParamSource,
-    CreateComposableTemplateParamSource,
-    CreateDataStreamParamSource,
-    CreateIndexParamSource,
-    CreateIndexTemplateParamSource,
-    DeleteComponentTemplateParamSource,
-    DeleteComposableTemplateParamSource,
-    DeleteDataStreamParamSource,
-    DeleteIndexParamSource,
-    DeleteIndexTemplateParamSource,
-    ForceMergeParamSource,
-    OpenPointInTimeParamSource,
-    SleepParamSource,
-)
+from collections.abc import Iterable
+
 from esbench.driver.worker.params.base import (
     DelegatingParamSource,
     ParamSource,
     is_infinite,
     operation_params,
 )
-from esbench.driver.worker.params.bulk import BulkParamSource
-from esbench.driver.worker.params.operations import CompositeParamSource, DownsampleParamSource
-from esbench.driver.worker.params.search import RawRequestParamSource, SearchParamSource
-from esbench.driver.worker.params.template_source import TemplatedRequestParamSource
+from esbench.driver.worker.refs import resolve
+from esbench.track.optypes import OPERATION_TYPES, OpType
 
 __all__ = [
     "DelegatingParamSource",
@@ -38,31 +22,14 @@ __all__ = [
 ]
 
 
-def builtin_param_sources() -> dict[str, type[ParamSource]]:
+def builtin_param_sources(
+    operation_types: Iterable[OpType] = OPERATION_TYPES,
+) -> dict[str, type[ParamSource]]:
     """Operation type -> param source class for the built-in operations that need more than
-    Rally's default source (the operation's params as they are)."""
-    return {
-        "bulk": BulkParamSource,
-        "search": SearchParamSource,
-        "paginated-search": SearchParamSource,
-        "scroll-search": SearchParamSource,
-        "composite-agg": SearchParamSource,
-        "raw-request": RawRequestParamSource,
-        "create-index": CreateIndexParamSource,
-        "delete-index": DeleteIndexParamSource,
-        "create-data-stream": CreateDataStreamParamSource,
-        "delete-data-stream": DeleteDataStreamParamSource,
-        "create-index-template": CreateIndexTemplateParamSource,
-        "delete-index-template": DeleteIndexTemplateParamSource,
-        "create-composable-template": CreateComposableTemplateParamSource,
-        "delete-composable-template": DeleteComposableTemplateParamSource,
-        "create-component-template": CreateComponentTemplateParamSource,
-        "delete-component-template": DeleteComponentTemplateParamSource,
-        "force-merge": ForceMergeParamSource,
-        "sleep": SleepParamSource,
-        "open-point-in-time": OpenPointInTimeParamSource,
-        "close-point-in-time": ClosePointInTimeParamSource,
-        "downsample": DownsampleParamSource,
-        "composite": CompositeParamSource,
-        "templated-request": TemplatedRequestParamSource,
-    }
+    Rally's default source (the operation's params as they are): each descriptor's
+    ``param_source`` in the table of operation types (:data:`esbench.track.optable.OPERATION_TYPES`).
+
+    Raises:
+        ImportError, AttributeError: a descriptor names a param source that does not exist.
+    """
+    return {op.name: resolve(op.param_source) for op in operation_types if op.param_source is not None}

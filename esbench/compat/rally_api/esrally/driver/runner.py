@@ -19,6 +19,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from esbench.compat.runtime import active_registry
+from esbench.track.optypes import OPERATION_TYPES
 
 if TYPE_CHECKING:
     from esbench.driver.transport.client import EsbenchClient
@@ -152,33 +153,9 @@ class Retry(Runner, Delegator):
         return f"retryable {self.delegate!r}"
 
 
-#: Rally's runner class names (``esrally/driver/runner.py``) -> operation type.
-_BUILTIN_CLASSES = {
-    "BulkIndex": "bulk",
-    "ForceMerge": "force-merge",
-    "IndicesStats": "index-stats",
-    "NodeStats": "node-stats",
-    "Query": "search",
-    "ClusterHealth": "cluster-health",
-    "PutPipeline": "put-pipeline",
-    "Refresh": "refresh",
-    "CreateIndex": "create-index",
-    "DeleteIndex": "delete-index",
-    "CreateDataStream": "create-data-stream",
-    "DeleteDataStream": "delete-data-stream",
-    "CreateIndexTemplate": "create-index-template",
-    "DeleteIndexTemplate": "delete-index-template",
-    "CreateComposableTemplate": "create-composable-template",
-    "DeleteComposableTemplate": "delete-composable-template",
-    "CreateComponentTemplate": "create-component-template",
-    "DeleteComponentTemplate": "delete-component-template",
-    "PutSettings": "put-settings",
-    "RawRequest": "raw-request",
-    "Sleep": "sleep",
-    "OpenPointInTime": "open-point-in-time",
-    "ClosePointInTime": "close-point-in-time",
-    "FieldCaps": "field-caps",
-}
+#: Rally's runner class names (``esrally/driver/runner.py``) -> operation type, from the table of
+#: operation types (each type's ``rally_runner``).
+_BUILTIN_CLASSES = {op.rally_runner: op.name for op in OPERATION_TYPES if op.rally_runner is not None}
 
 
 def rally_result(result: Any) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from esbench.compat.trackview import (
     Track,
 )
 from esbench.compat.trackview import RallyThroughput as Throughput
+from esbench.track.optypes import OPERATION_TYPES
 
 __all__ = [
     "AdminStatus",
@@ -53,25 +54,9 @@ class AdminStatus(Enum):
     No = False
 
 
-# Rally's operation types in its declaration order: (name, id, administrative).
-_TYPES = (
-    "IndexStats 1 No;NodeStats 2 No;Search 3 No;Bulk 4 No;RawRequest 5 No;WaitForRecovery 6 No;"
-    "WaitForSnapshotCreate 7 No;Composite 8 No;SubmitAsyncSearch 9 No;GetAsyncSearch 10 No;"
-    "DeleteAsyncSearch 11 No;PaginatedSearch 12 No;ScrollSearch 13 No;OpenPointInTime 14 No;"
-    "ClosePointInTime 15 No;Sql 16 No;FieldCaps 17 No;CompositeAgg 18 No;"
-    "WaitForCurrentSnapshotsCreate 19 No;Downsample 20 No;Esql 21 No;EsqlProfile 59 No;"
-    "ForceMerge 22 Yes;ClusterHealth 23 Yes;PutPipeline 24 Yes;Refresh 25 Yes;"
-    "CreateIndex 26 Yes;DeleteIndex 27 Yes;CreateIndexTemplate 28 Yes;"
-    "DeleteIndexTemplate 29 Yes;ShrinkIndex 30 Yes;CreateMlDatafeed 31 Yes;"
-    "DeleteMlDatafeed 32 Yes;StartMlDatafeed 33 Yes;StopMlDatafeed 34 Yes;CreateMlJob 35 Yes;"
-    "DeleteMlJob 36 Yes;OpenMlJob 37 Yes;CloseMlJob 38 Yes;Sleep 39 Yes;"
-    "DeleteSnapshotRepository 40 Yes;CreateSnapshotRepository 41 Yes;CreateSnapshot 42 Yes;"
-    "RestoreSnapshot 43 Yes;PutSettings 44 Yes;CreateTransform 45 Yes;StartTransform 46 Yes;"
-    "WaitForTransform 47 Yes;DeleteTransform 48 Yes;CreateDataStream 49 Yes;"
-    "DeleteDataStream 50 Yes;CreateComposableTemplate 51 Yes;DeleteComposableTemplate 52 Yes;"
-    "CreateComponentTemplate 53 Yes;DeleteComponentTemplate 54 Yes;TransformStats 55 Yes;"
-    "CreateIlmPolicy 56 Yes;DeleteIlmPolicy 57 Yes;RunUntil 58 No"
-)
+# Rally's operation types in its declaration order: (name, (id, administrative)), from the table of
+# operation types (esbench's own types have no Rally id).
+_TYPES = [(op.rally_name, (op.rally_id, op.admin)) for op in OPERATION_TYPES if op.rally_id is not None]
 
 
 class _OperationTypeMixin:
@@ -110,7 +95,7 @@ class _OperationTypeMixin:
 # mypy cannot follow an Enum whose members are computed (functional API over a generated list).
 OperationType = Enum(  # type: ignore[misc]
     "OperationType",
-    [(n, (int(i), a == "Yes")) for n, i, a in (entry.split() for entry in _TYPES.split(";"))],
+    _TYPES,
     type=_OperationTypeMixin,
 )
 
