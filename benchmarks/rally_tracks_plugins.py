@@ -4,7 +4,7 @@ For every track directory of a rally-tracks checkout that ships a ``track.py`` (
 package), a fresh Python process
 
 1. loads the track as ``esbench race`` does (:func:`esbench.track.load_track`, default track
-   params), imports the plugin (:func:`esbench.track.plugins.load_plugins`, with esbench's
+   params), imports the plugin (:func:`esbench.compat.plugins.load_plugins`, with esbench's
    ``esrally`` compatibility package when Rally is not installed) and calls its
    ``register(registry)``;
 2. runs ``on_after_load_track`` of the track processors Rally would run on the Rally-shaped track
@@ -35,7 +35,7 @@ from esbench.compat.trackconvert import from_rally, to_rally
 from esbench.driver.worker.registry import default_registry
 from esbench.exceptions import EsbenchError
 from esbench.track import load_track
-from esbench.track.plugins import load_plugins
+from esbench.compat.plugins import load_plugins
 root = Path(sys.argv[1])
 registry = default_registry()
 builtin = set(registry.operation_types())

@@ -28,7 +28,7 @@ _EXPORTS = {
     "TaskResult": "esbench.records",
     "ResultsStore": "esbench.results.store",
     "Registry": "esbench.driver.worker.registry",
-    "default_registry": "esbench.driver.worker.registry",
+    "default_registry": "esbench.compat.host",
     "ProvisionSettings": "esbench.provision.settings",
     "provision_cluster": "esbench.provision.cluster",
 }
@@ -51,7 +51,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from esbench.driver.worker.registry import Registry, default_registry
+    from esbench.compat.host import default_registry
+    from esbench.driver.worker.registry import Registry
     from esbench.exceptions import EsbenchError
     from esbench.provision.cluster import provision_cluster
     from esbench.provision.settings import ProvisionSettings

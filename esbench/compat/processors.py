@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from esbench.compat import trackconvert
-from esbench.compat.errors import plugin_failure
+from esbench.driver.worker.pluginerrors import plugin_failure
 from esbench.track.model import Track
 
 logger = logging.getLogger(__name__)

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.exceptions import EsbenchError
 from esbench.records import RaceStatus, TaskResult
+
+if TYPE_CHECKING:
+    from esbench.driver.worker.pluginhost import PluginHost
 
 
 class LoadDriver(StrEnum):
@@ -113,6 +116,9 @@ class DriverSettings:
             hosts); see :mod:`esbench.driver.coordinator.pools.factory`.
         ray_address: ``HOST:PORT`` of the Ray head; None = ``RAY_ADDRESS``, else a local Ray.
         load_driver_hosts: Rally's ``--load-driver-hosts``: the Ray nodes that run workers.
+        plugins: loads the track's plugins when :func:`run_challenge` builds the registry (none is
+            given), e.g. :class:`esbench.compat.RallyPluginHost` (race control builds the registry
+            itself with the same host, ``prepare_race``). None: a track with a plugin is refused.
     """
 
     on_error: OnError = OnError.CONTINUE
@@ -125,6 +131,7 @@ class DriverSettings:
     load_driver: LoadDriver | None = None
     ray_address: str | None = None
     load_driver_hosts: tuple[str, ...] = ()
+    plugins: PluginHost | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -13,6 +13,7 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
+from esbench.compat import RallyPluginHost
 from esbench.console import Console
 from esbench.corpus import CorpusSet, corpora_read, prepare_corpora
 from esbench.driver.transport.target import TargetDistribution
@@ -60,7 +61,7 @@ def prepare_track(settings: RaceSettings, pipeline: str, console: Console) -> Pr
     track_dir, repository, target = resolve_track_source(source, settings, pipeline)
     track = _load(source, track_dir, settings)
     # One registry per race; the plugin's track processors run before the challenge is chosen.
-    registry, track = prepare_race(track)
+    registry, track = prepare_race(track, RallyPluginHost())
     track = apply_task_overrides(track, settings.challenge, settings.task_overrides)
     challenge = track.find_challenge(settings.challenge)
     if challenge.user_info:

@@ -1,7 +1,7 @@
 """The track stage: locate, render (Jinja, like Rally), validate and model a track.
 
-Public API: :func:`load_track`, :func:`render_track_source`, :func:`parse_track_params`,
-:func:`load_plugins` and the model class :class:`Track`.
+Public API: :func:`load_track`, :func:`render_track_source`, :func:`parse_track_params` and the
+model class :class:`Track` (a track's plugins are loaded by :mod:`esbench.compat.plugins`).
 """
 
 from __future__ import annotations
@@ -15,12 +15,10 @@ _EXPORTS = {
     "render_track_source": "esbench.track.loader",
     "Track": "esbench.track.model",
     "parse_track_params": "esbench.track.params",
-    "load_plugins": "esbench.track.plugins",
 }
 
 __all__ = [
     "Track",
-    "load_plugins",
     "load_track",
     "parse_track_params",
     "render_track_source",
@@ -30,6 +28,5 @@ if TYPE_CHECKING:
     from esbench.track.loader import load_track, render_track_source
     from esbench.track.model import Track
     from esbench.track.params import parse_track_params
-    from esbench.track.plugins import load_plugins
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -22,7 +22,7 @@ from esbench.track.assemble import AssembledSource, assemble, assemble_file
 from esbench.track.fingerprint import track_fingerprint
 from esbench.track.model import Track
 from esbench.track.params import check_track_params, exposed_params
-from esbench.track.plugins import has_plugins
+from esbench.track.pluginfile import has_plugins
 from esbench.track.reader import TrackReader
 from esbench.track.schema import validate_track
 from esbench.track.testmode import apply_test_mode

@@ -424,7 +424,7 @@ def run_challenge(
     _check_settings(settings)
     challenge = filter_schedule(challenge, include=settings.include_tasks, exclude=settings.exclude_tasks)
     if registry is None:
-        registry = race_registry(track)
+        registry = race_registry(track, settings.plugins)
     connection = ConnectionSettings.create(hosts, client_options)
     in_thread = settings.workers == 0
     pool = create_pool(

@@ -41,7 +41,6 @@ import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from esbench.compat.errors import reraise_for_plugin
 from esbench.driver.plan import ClientAllocation, ClientPlan
 from esbench.driver.settings import OnError
 from esbench.driver.transport.timing import RequestTiming, current_timing
@@ -50,6 +49,7 @@ from esbench.driver.worker.context import RaceContext, current_context
 from esbench.driver.worker.loopfailures import failed_call, note_failed_request, reraise_scheduler_error
 from esbench.driver.worker.loopsetup import LoopSetup, loop_setup
 from esbench.driver.worker.outcome import RequestFailure
+from esbench.driver.worker.pluginerrors import reraise_for_plugin
 from esbench.driver.worker.runners.base import Runner, RunnerResult
 from esbench.driver.worker.scheduler import Scheduler
 from esbench.driver.worker.waits import WaitNote, current_wait

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from esbench.compat.errors import plugin_failure, reraise_for_plugin
 from esbench.driver.worker.errors import note_failure
 from esbench.driver.worker.outcome import RequestFailure, classify
+from esbench.driver.worker.pluginerrors import plugin_failure, reraise_for_plugin
 from esbench.driver.worker.runners.base import Runner, RunnerResult
 from esbench.driver.worker.scheduler import Scheduler
 from esbench.exceptions import ConnectionFailed, DriverError, EsbenchError, RaceAborted

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from esbench.compat.errors import reraise_for_plugin
 from esbench.driver.worker.looplimits import loop_limits
 from esbench.driver.worker.params.protocol import ClientParamSource
+from esbench.driver.worker.pluginerrors import reraise_for_plugin
 from esbench.driver.worker.scheduler import Scheduler, UnitAwareScheduler, Unthrottled, scheduler_for
 
 if TYPE_CHECKING:

@@ -1,8 +1,10 @@
 """The registry of runners, param sources, schedulers and track processors of one race.
 
 A :class:`Registry` is an object owned by the race, not module state: :func:`default_registry`
-returns a fresh one with the built-ins, tests take a :meth:`Registry.copy`, and a track's
-``track.py`` adds to it through :func:`esbench.track.plugins.load_plugins`, which calls
+returns a fresh one with the built-ins (the table of operation types,
+:data:`esbench.track.optable.OPERATION_TYPES`), tests take a :meth:`Registry.copy`, and a track's
+``track.py`` adds to it through the race's plugin host
+(:class:`~esbench.driver.worker.pluginhost.PluginHost`, :func:`race_registry`), which calls
 ``register(registry)``. The registration methods keep Rally's names and contracts
 (``esrally/driver/runner.py`` ``register_runner``, ``esrally/track/params.py``
 ``register_param_source_for_name``, ``esrally/driver/scheduler.py`` ``register_scheduler``):
@@ -16,8 +18,9 @@ returns a fresh one with the built-ins, tests take a :meth:`Registry.copy`, and 
 * ``register_param_source(name, source)``: a class ``(track, params, **kwargs)`` with
   ``partition``/``params`` (and ``infinite`` or ``size()``), or a function
   ``(track, params, **kwargs) -> dict``; operations refer to it with ``param-source``. Like
-  Rally, such sources get a Rally-shaped track (:mod:`esbench.compat.trackview`), built once per
-  process, with the absolute paths of the prepared document files.
+  Rally, such sources get a Rally-shaped track from the registry's plugin host, built once per
+  process, with the absolute paths of the prepared document files (a registry without a host
+  gives them the track itself).
 * ``meta_data``: Rally's ``TrackPluginReader.meta_data``: ``{"rally_version": "2.13.0",
   "async_runner": True}`` (the Rally plugin API version esbench implements).
 * ``register_scheduler(name, scheduler)``: see :mod:`esbench.driver.worker.scheduler`; a name can be
@@ -29,10 +32,12 @@ from __future__ import annotations
 
 import copy
 import inspect
-from collections.abc import Mapping
+import logging
+import pickle
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from esbench.compat.errors import plugin_failure
 from esbench.driver.worker.params import (
     DelegatingParamSource,
     ParamSource,
@@ -40,15 +45,20 @@ from esbench.driver.worker.params import (
     operation_params,
 )
 from esbench.driver.worker.params.protocol import ParamSourceProtocol
+from esbench.driver.worker.pluginerrors import plugin_failure
 from esbench.driver.worker.runners import LegacyRunner, Runner, builtin_runners
 from esbench.driver.worker.runners.base import is_async_callable
 from esbench.driver.worker.scheduler import SchedulerFactory, builtin_schedulers
 from esbench.exceptions import ConfigError, TrackError
 from esbench.track.model import Task, Track
+from esbench.track.optypes import OPERATION_TYPES, OpType
+from esbench.track.pluginfile import has_plugins
 
 if TYPE_CHECKING:
-    from esbench.compat.trackview import Track as RallyTrack
     from esbench.corpus.model import CorpusSet
+    from esbench.driver.worker.pluginhost import PluginHost
+
+logger = logging.getLogger(__name__)
 
 #: The Rally release whose plugin API (``registry.meta_data["rally_version"]``) esbench implements.
 RALLY_API_VERSION = "2.13.0"
@@ -61,9 +71,17 @@ def _type_name(operation_type: Any) -> str:
 
 
 class Registry:
-    """Runners, param sources, schedulers and track processors (see module doc)."""
+    """Runners, param sources, schedulers and track processors (see module doc).
 
-    def __init__(self) -> None:
+    Args:
+        plugins: the race's plugin host (None: no track plugins; registered param sources get the
+            track itself).
+    """
+
+    def __init__(self, plugins: PluginHost | None = None) -> None:
+        self.plugins = plugins
+        #: The track directory whose plugin registered here (imported again in each worker).
+        self.plugin_root: Path | None = None
         self._runners: dict[str, Runner] = {}
         self._param_sources: dict[str, Any] = {}
         self._builtin_param_sources: dict[str, type[ParamSource]] = {}
@@ -72,11 +90,35 @@ class Registry:
         self._track_views: dict[int, Any] = {}
 
     def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["_track_views"] = {}
+        entries = dict(self.__dict__)
+        del entries["plugins"], entries["plugin_root"]
+        entries["_track_views"] = {}
         # Processors ran in the coordinator; workers get the processed track, not the processors.
-        state["_track_processors"] = []
-        return state
+        entries["_track_processors"] = []
+        # The entries are pickled apart, so that a worker imports the plugin's modules (its host
+        # and root come first) before the plugin's classes in the entries are looked up.
+        return {"plugins": self.plugins, "plugin_root": self.plugin_root, "entries": pickle.dumps(entries)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.plugins, self.plugin_root = state["plugins"], state["plugin_root"]
+        if self.plugins is not None and self.plugin_root is not None:
+            self.plugins.import_modules(self.plugin_root)
+        try:
+            entries = pickle.loads(state["entries"])
+        except Exception as exc:
+            if self.plugins is None or self.plugin_root is None:
+                raise
+            logger.debug("Cannot unpickle the registry (%s); registering the track plugins again.", exc)
+            fresh = default_registry(plugins=self.plugins)
+            self.plugins.register(self.plugin_root, fresh)
+            entries = {k: v for k, v in fresh.__dict__.items() if k not in ("plugins", "plugin_root")}
+        self.__dict__.update(entries)
+
+    def activate(self, corpora: CorpusSet | None = None) -> None:
+        """Make this registry (and the prepared ``corpora``) the ones the plugin API of this
+        process answers from (``esrally.driver.runner.runner_for``); nothing without a host."""
+        if self.plugins is not None:
+            self.plugins.activate(self, corpora)
 
     @property
     def meta_data(self) -> dict[str, Any]:
@@ -205,21 +247,23 @@ class Registry:
             return ParamSource(track, params, operation_name=task.name)
         return builtin(track, params, operation_name=task.name, corpora=corpora)
 
-    def _track_view(self, track: Track, corpora: CorpusSet | None) -> RallyTrack:
-        from esbench.compat.trackconvert import to_rally
-
-        view = self._track_views.get(id(track))
-        if view is None or view._esbench_model is not track:
+    def _track_view(self, track: Track, corpora: CorpusSet | None) -> Any:
+        if self.plugins is None:
+            return track
+        cached = self._track_views.get(id(track))
+        # Keyed by id: a cached view is reused only while its track is alive (the pair holds it).
+        if cached is None or cached[0] is not track:
             files = {}
             for prepared in getattr(corpora, "by_corpus", {}).values():
                 for f in prepared:
                     files[f.documents.source_file] = str(f.path)
-            view = self._track_views[id(track)] = to_rally(track, document_files=files)
-        return view
+            cached = self._track_views[id(track)] = (track, self.plugins.plugin_track(track, files))
+        return cached[1]
 
     def copy(self) -> Registry:
         """An independent registry with the same entries (runner instances are copied shallowly)."""
-        other = Registry()
+        other = Registry(self.plugins)
+        other.plugin_root = self.plugin_root
         other._runners = {k: copy.copy(v) for k, v in self._runners.items()}
         other._param_sources = dict(self._param_sources)
         other._builtin_param_sources = dict(self._builtin_param_sources)
@@ -228,34 +272,51 @@ class Registry:
         return other
 
 
-def default_registry() -> Registry:
-    """A new registry with the built-in runners, param sources and schedulers."""
-    registry = Registry()
-    for name, runner in builtin_runners().items():
+def default_registry(
+    operation_types: Iterable[OpType] = OPERATION_TYPES, *, plugins: PluginHost | None = None
+) -> Registry:
+    """A new registry with the built-in runners, param sources and schedulers.
+
+    Args:
+        operation_types: the table of operation types to build the runners and param sources from
+            (default: :data:`esbench.track.optable.OPERATION_TYPES`).
+        plugins: the race's plugin host, kept for :func:`race_registry` and the workers.
+
+    Raises:
+        ImportError, AttributeError: a descriptor names a runner or param source that does not exist.
+    """
+    operation_types = tuple(operation_types)
+    registry = Registry(plugins)
+    for name, runner in builtin_runners(operation_types).items():
         registry.register_runner(name, runner, async_runner=True)
-    registry._builtin_param_sources.update(builtin_param_sources())
+    registry._builtin_param_sources.update(builtin_param_sources(operation_types))
     for name, scheduler in builtin_schedulers().items():
         registry.register_scheduler(name, scheduler)
     return registry
 
 
-def race_registry(track: Track) -> Registry:
+def race_registry(track: Track, plugins: PluginHost | None) -> Registry:
     """The one registry of a race in this process: the built-ins plus the track's plugins
-    (``register(registry)`` called once), active for the Rally plugin API (``runner_for``).
+    (``register(registry)`` called once by ``plugins``), active for the plugin API (``runner_for``).
 
     Raises:
+        esbench.exceptions.ConfigError: the track has a plugin but no host was given.
         esbench.exceptions.TrackError: the plugin cannot be imported or its ``register`` fails.
     """
-    from esbench.compat import runtime
-    from esbench.track.plugins import load_plugins
-
-    registry = default_registry()
-    load_plugins(track, registry)
-    runtime.activate(registry)
+    registry = default_registry(plugins=plugins)
+    if plugins is not None:
+        plugins.register(Path(track.root), registry)
+        registry.plugin_root = Path(track.root)
+    elif has_plugins(Path(track.root)):
+        raise ConfigError(
+            f"The track '{track.name}' has a plugin (track.py in {track.root}) but the driver was given no "
+            f"plugin host to load it: pass DriverSettings(plugins=esbench.compat.RallyPluginHost())."
+        )
+    registry.activate()
     return registry
 
 
-def prepare_race(track: Track) -> tuple[Registry, Track]:
+def prepare_race(track: Track, plugins: PluginHost | None) -> tuple[Registry, Track]:
     """Build the race's registry and apply the plugin's track processors, as Rally's
     ``_load_single_track`` does right after loading (``esrally/track/loader.py``).
 
@@ -264,18 +325,10 @@ def prepare_race(track: Track) -> tuple[Registry, Track]:
         registered processors (the same object when the plugin registers none).
 
     Raises:
+        esbench.exceptions.ConfigError: the track has a plugin but no host was given.
         esbench.exceptions.TrackError: a plugin cannot be loaded or a processor raised.
     """
-    from esbench.compat.processors import apply_track_processors
-    from esbench.corpus.cache import corpora_home
-    from esbench.track.plugins import plugin_entry
-
-    registry = race_registry(track)
-    if registry.track_processors:
-        track = apply_track_processors(
-            track,
-            registry.track_processors,
-            data_root_dir=corpora_home(),
-            plugin_file=plugin_entry(track.root),
-        )
+    registry = race_registry(track, plugins)
+    if plugins is not None and registry.track_processors:
+        track = plugins.process(track, registry)
     return registry, track

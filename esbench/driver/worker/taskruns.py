@@ -10,14 +10,12 @@ the whole race too.
 
 from __future__ import annotations
 
-import logging
 import pickle
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from esbench.compat import runtime
-from esbench.compat.errors import reraise_for_plugin
 from esbench.driver.worker.executor import TaskRun
+from esbench.driver.worker.pluginerrors import reraise_for_plugin
 from esbench.track.model import Task, Track
 
 if TYPE_CHECKING:
@@ -25,33 +23,21 @@ if TYPE_CHECKING:
     from esbench.driver.settings import OnError
     from esbench.driver.worker.registry import Registry
 
-logger = logging.getLogger(__name__)
-
 
 def build_registry(track: Track, blob: bytes | None, corpora: CorpusSet | None = None) -> Registry:
-    """The worker's registry: the coordinator's (pickled) one, or the defaults plus the track's
-    plugins when the coordinator's cannot be transferred. It becomes the registry the Rally plugin
-    API of this process answers from (``esrally.driver.runner.runner_for``).
+    """The worker's registry: the coordinator's (pickled) one, which imports the track's plugin
+    modules through its plugin host before its entries are read (and registers the plugins again
+    when they cannot be read, :meth:`Registry.__setstate__`); without a blob (no coordinator's
+    registry to receive), the built-ins. It becomes the registry the plugin API of this process
+    answers from (``esrally.driver.runner.runner_for``).
 
     Raises:
         esbench.exceptions.TrackError: the plugin cannot be imported or registered.
     """
     from esbench.driver.worker.registry import default_registry
-    from esbench.track import plugins
 
-    registry = None
-    if plugins.has_plugins(track.root):
-        # Importing the plugin module first makes the pickled plugin classes resolvable.
-        plugins.import_plugin(track.root)
-    if blob is not None:
-        try:
-            registry = pickle.loads(blob)
-        except Exception as exc:
-            logger.debug("Cannot unpickle the registry (%s); registering the track plugins again.", exc)
-    if registry is None:
-        registry = default_registry()
-        plugins.load_plugins(track, registry)
-    runtime.activate(registry, corpora)
+    registry: Registry = pickle.loads(blob) if blob is not None else default_registry()
+    registry.activate(corpora)
     return registry
 
 
@@ -70,7 +56,7 @@ def build_task_runs(
         esbench.exceptions.EsbenchError: unknown operation type or param source, bad params, or a
             plugin's param source constructor raised (one paragraph naming the plugin line).
     """
-    runtime.activate(registry, corpora)
+    registry.activate(corpora)
     runs = {}
     for name, task in tasks.items():
         runner = registry.runner(task.operation.operation_type)

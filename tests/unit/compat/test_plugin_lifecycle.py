@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from esbench.compat import default_registry
 from esbench.driver.coordinator.allocator import plan_schedule
 from esbench.driver.coordinator.checks import check_tasks
-from esbench.driver.worker.registry import default_registry
 from esbench.exceptions import ConfigError
 from esbench.track.model import Challenge, Operation, Task, Throughput, Track
 

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from esbench.compat import shim
-from esbench.compat.errors import PluginError
+from esbench.compat.plugins import load_plugins
 from esbench.compat.processors import DefaultTrackPreparator, TrackProcessor, effective_processors
+from esbench.driver.worker.pluginerrors import PluginError
 from esbench.driver.worker.registry import Registry, default_registry
 from esbench.driver.worker.runners.bulk import ndjson_body
 from esbench.exceptions import TrackError
 from esbench.track import load_track
 from esbench.track.model import Track
-from esbench.track.plugins import load_plugins
 
 shim.install()
 

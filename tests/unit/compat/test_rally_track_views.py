@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from esbench.compat import RallyPluginHost
 from esbench.compat.corpusview import DocumentCorpus, Documents
 from esbench.compat.rally_exceptions import InvalidSyntax, RallyAssertionError
 from esbench.compat.taskview import Operation, Parallel, Task
@@ -20,7 +21,7 @@ TRACK = Path(__file__).resolve().parents[2] / "resources" / "tracks" / "rallyvie
 
 def test_a_processor_writes_what_rally_allows_and_the_model_gets_it() -> None:
     track = load_track(path=TRACK)
-    _, processed = prepare_race(track)
+    _, processed = prepare_race(track, RallyPluginHost())
     seen = next(m for name, m in sys.modules.items() if name.endswith("track") and hasattr(m, "SEEN")).SEEN
     # A Documents subclass with read-only size properties builds (it failed with "has no setter").
     generated = next(c for c in processed.corpora if c.name == "generated")

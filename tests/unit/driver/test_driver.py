@@ -253,6 +253,7 @@ def register(registry):
 
 
 def test_track_plugins_reach_the_worker_processes(tmp_path, es_stub):
+    from esbench.compat import RallyPluginHost
     from esbench.track.model import Operation, Track
 
     (tmp_path / "track.py").write_text(TRACK_PY)
@@ -264,7 +265,7 @@ def test_track_plugins_reach_the_worker_processes(tmp_path, es_stub):
         challenge=challenge(t),
         hosts=[es_stub.host],
         client_options=ClientOptions(),
-        settings=DriverSettings(workers=2, task_pause_s=0),
+        settings=DriverSettings(workers=2, task_pause_s=0, plugins=RallyPluginHost()),
         corpora=None,
     )
     assert outcome.status == "completed", outcome.error

@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 from track_test_helpers import TRACKS_DIR, simple_track
 
+from esbench.compat.plugins import load_plugins, package_name
 from esbench.exceptions import TrackError
-from esbench.track import load_plugins, load_track
-from esbench.track.plugins import has_plugins, package_name
+from esbench.track import load_track
+from esbench.track.pluginfile import has_plugins
 
 
 class FakeRegistry:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from esbench.driver.worker.params.protocol import ClientParamSource
 from esbench.track.model import Task, Track
 
-if TYPE_CHECKING:
-    from esbench.compat.trackview import Track as RallyTrack
+#: The track a plugin's param source gets: the plugin host's Rally-shaped view (any object).
+PluginTrack = Any
 
 
 class ParamSource:
@@ -27,13 +27,13 @@ class ParamSource:
 
     Args:
         track: the track (plugins read ``track.indices``, ``track.corpora``...): the model for the
-            built-in sources, the Rally-shaped view (:mod:`esbench.compat.trackview`) for a plugin's
+            built-in sources, the plugin host's view (Rally's track objects) for a plugin's
             function source (:class:`DelegatingParamSource`).
         params: the operation's params (including ``name`` and ``operation-type``).
         kwargs: extra context (built-in sources get ``operation_name`` and ``corpora``).
     """
 
-    def __init__(self, track: Track | RallyTrack, params: Mapping[str, Any], **kwargs: Any) -> None:
+    def __init__(self, track: Track | PluginTrack, params: Mapping[str, Any], **kwargs: Any) -> None:
         self.track = track
         self._params = dict(params)
         self.kwargs = kwargs
@@ -59,7 +59,7 @@ class DelegatingParamSource(ParamSource):
 
     def __init__(
         self,
-        track: RallyTrack,
+        track: PluginTrack,
         params: Mapping[str, Any],
         delegate: Callable[..., dict[str, Any]],
         **kwargs: Any,

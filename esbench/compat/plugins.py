@@ -10,15 +10,17 @@ calls ``register`` with an object offering ``register_param_source(name, source)
 
 esbench imports the track directory as a package with a unique, deterministic name
 (``esbench_track_plugin_<hash of the directory>``), so tracks with the same directory name do not
-clash, relative imports inside ``track.py`` work, and a worker process that calls
-:func:`load_plugins` for the same track gets the same module names (pickled runner classes resolve).
+clash, relative imports inside ``track.py`` work, and a worker process that imports the plugin of
+the same track (:func:`import_plugin`, through :class:`esbench.compat.host.RallyPluginHost`) gets
+the same module names (pickled runner classes resolve). Where the plugin file lies in a track
+directory is the track stage's knowledge (:mod:`esbench.track.pluginfile`).
 The track directory and its parent are on ``sys.path`` only while the plugin is imported and
 registered.
 
 Before importing, esbench makes ``import esrally`` resolvable (:mod:`esbench.compat.shim`) unless the
 real Rally is installed; an import of a Rally module or name that esbench does not provide, and
 anything else the plugin raises, ends as one paragraph naming the plugin file and line
-(:mod:`esbench.compat.errors`).
+(:mod:`esbench.driver.worker.pluginerrors`).
 """
 
 from __future__ import annotations
@@ -35,15 +37,16 @@ from types import ModuleType
 from typing import Any, Protocol
 
 from esbench.compat import shim
-from esbench.compat.errors import add_plugin_root, plugin_failure, plugin_location
+from esbench.driver.worker.pluginerrors import add_plugin_root, plugin_failure, plugin_location
 from esbench.exceptions import TrackError
 from esbench.track.model import Track
+from esbench.track.pluginfile import plugin_entry
 
 
 class PluginRegistry(Protocol):
     """What a plugin's ``register(registry)`` calls: Rally's registry API (track docs, "Custom
-    runners", "Custom parameter sources", "Custom schedulers", "Track processors"). The track stage
-    states it here so that it needs nothing of the driver, which implements it."""
+    runners", "Custom parameter sources", "Custom schedulers", "Track processors"), which
+    ``esbench.driver.worker.registry.Registry`` implements; a plugin gets nothing more."""
 
     def register_runner(
         self, operation_type: Any, runner: Any, *, async_runner: bool = False, **kwargs: Any
@@ -57,22 +60,6 @@ class PluginRegistry(Protocol):
 
 
 logger = logging.getLogger(__name__)
-
-
-def plugin_entry(root: Path) -> Path | None:
-    """The plugin entry point of the track in ``root``: ``track.py`` or ``track/__init__.py``, else None."""
-    module = root / "track.py"
-    if module.is_file():
-        return module
-    package = root / "track" / "__init__.py"
-    if package.is_file():
-        return package
-    return None
-
-
-def has_plugins(root: Path) -> bool:
-    """True if the track in ``root`` has a ``track.py`` (or ``track/`` package) plugin."""
-    return plugin_entry(root) is not None
 
 
 def package_name(root: Path) -> str:
@@ -160,10 +147,18 @@ def load_plugins(track: Track, registry: PluginRegistry) -> None:
             plugin as is.
 
     Raises:
+        TrackError: see :func:`register_plugins`.
+    """
+    register_plugins(Path(track.root), registry)
+
+
+def register_plugins(root: Path, registry: PluginRegistry) -> None:
+    """Import the plugin of the track in ``root``, if any, and call its ``register(registry)``.
+
+    Raises:
         TrackError: the plugin cannot be imported, has no ``register`` function, or ``register``
             fails.
     """
-    root = Path(track.root)
     entry = plugin_entry(root)
     if entry is None:
         return

@@ -3,7 +3,7 @@
 The paragraph names what esbench was doing (``register()``, ``MyParamSource.params()``, the runner
 of an operation type), the task, the exception and the plugin's own source line: the innermost
 frame of the traceback that lies in a track plugin directory, else the innermost one outside
-esbench. Plugin directories are recorded by :func:`esbench.track.plugins.import_plugin`.
+esbench. Plugin directories are recorded by :func:`esbench.compat.plugins.import_plugin`.
 """
 
 from __future__ import annotations
