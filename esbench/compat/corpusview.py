@@ -133,7 +133,9 @@ class Documents(RallyRepr):
         return f"{self.source_format} documents from {self.document_file}"
 
 
-def _sum_or_none(documents: list[Documents], source_format: str, size: Callable[[Documents], Any]) -> Any:
+def _sum_or_none(
+    documents: list[Documents], source_format: str, size: Callable[[Documents], int | None]
+) -> int | None:
     # Rally's rule, kept as it is: a document of another format (or without the size) makes the
     # corpus size unknown.
     total = 0

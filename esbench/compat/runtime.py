@@ -8,20 +8,23 @@ counterparts need the race's registry and prepared corpora; the registry's owner
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from esbench.corpus.model import CorpusSet
     from esbench.driver.worker.registry import Registry
 
-_state: dict[str, Any] = {"registry": None, "corpora": None}
+
+class _Active:
+    registry: Registry | None = None
+    corpora: CorpusSet | None = None
 
 
 def activate(registry: Registry, corpora: CorpusSet | None = None) -> None:
     """Make ``registry`` (and the prepared ``corpora``, a ``CorpusSet``) the ones plugins see."""
-    _state["registry"] = registry
+    _Active.registry = registry
     if corpora is not None:
-        _state["corpora"] = corpora
+        _Active.corpora = corpora
 
 
 def active_registry() -> Registry:
@@ -30,7 +33,7 @@ def active_registry() -> Registry:
     Raises:
         esbench.exceptions.TrackError: no race has built one (a plugin function called outside a race).
     """
-    registry = _state["registry"]
+    registry = _Active.registry
     if registry is None:
         from esbench.exceptions import TrackError
 
@@ -43,4 +46,4 @@ def active_registry() -> Registry:
 
 def active_corpora() -> CorpusSet | None:
     """The prepared corpora of the race in this process (a ``CorpusSet``), or None."""
-    return _state["corpora"]
+    return _Active.corpora

@@ -41,7 +41,8 @@ class Operation(RallyRepr):
 
     @property
     def include_in_reporting(self) -> bool:
-        return self.params.get("include-in-reporting", True)
+        # Rally returns the param as it is (not coerced to bool).
+        return cast("bool", self.params.get("include-in-reporting", True))
 
     @property
     def run_on_serverless(self) -> bool | None:
@@ -141,7 +142,7 @@ class Task(RallyRepr):
         return level
 
     def matches(self, task_filter: Any) -> bool:
-        return task_filter.matches(self)
+        return cast("bool", task_filter.matches(self))
 
     def error_behavior(self, default_error_behavior: Any) -> Any:
         """Rally's rule: ``abort`` becomes ``continue`` for a ``non-fatal`` task; an unknown
@@ -194,7 +195,7 @@ def _numeric(value: Any) -> bool:
     return isinstance(value, numbers.Number) and not isinstance(value, bool)
 
 
-class RallyThroughput(tuple):
+class RallyThroughput(tuple[Any, ...]):
     """Rally's ``Throughput`` namedtuple ``(value, unit)``."""
 
     def __new__(cls, value: float, unit: str) -> RallyThroughput:
@@ -202,11 +203,11 @@ class RallyThroughput(tuple):
 
     @property
     def value(self) -> float:
-        return self[0]
+        return cast("float", self[0])
 
     @property
     def unit(self) -> str:
-        return self[1]
+        return cast("str", self[1])
 
 
 class Parallel(RallyRepr):

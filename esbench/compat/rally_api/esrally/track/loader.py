@@ -6,9 +6,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from esrally.exceptions import InvalidSyntax
-
 from esbench.compat.processors import DefaultTrackPreparator, TrackProcessor  # noqa: F401
+from esbench.compat.rally_exceptions import InvalidSyntax
 from esbench.corpus.cache import offsets_path_for
 from esbench.corpus.decompress import decompress
 from esbench.corpus.download import download, file_url

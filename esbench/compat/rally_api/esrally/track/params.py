@@ -15,7 +15,7 @@ import copy
 import logging
 from collections.abc import Mapping
 from enum import Enum
-from typing import Any
+from typing import Any, cast
 
 from esbench.compat.rally_exceptions import InvalidSyntax
 from esbench.compat.runtime import active_corpora
@@ -60,7 +60,8 @@ class DelegatingParamSource(ParamSource):
         self.delegate = delegate
 
     def params(self) -> dict[str, Any]:
-        return self.delegate(self.track, self._params, **self.kwargs)
+        # A plugin's function: Rally's dict API.
+        return cast("dict[str, Any]", self.delegate(self.track, self._params, **self.kwargs))
 
 
 class IndexIdConflict(Enum):
@@ -107,7 +108,7 @@ class Slice:
         self.current_line += len(lines)
         if not lines:
             raise StopIteration()
-        return lines
+        return cast("list[Any]", lines)
 
     def __str__(self) -> str:
         return f"{self.source}[{self.offset};{self.offset + self.number_of_lines}]"

@@ -65,7 +65,7 @@ class _OperationTypeMixin:
 
     @property
     def id(self) -> int:
-        return self.value[0]
+        return cast("int", self.value[0])
 
     @property
     def admin_status(self) -> AdminStatus:
@@ -107,7 +107,7 @@ class TaskNameFilter:
         self.name = name
 
     def matches(self, task: Any) -> bool:
-        return self.name == task.name
+        return bool(self.name == task.name)
 
 
 class TaskOpTypeFilter:
@@ -117,7 +117,7 @@ class TaskOpTypeFilter:
         self.op_type = op_type_name
 
     def matches(self, task: Any) -> bool:
-        return self.op_type == task.operation.type
+        return bool(self.op_type == task.operation.type)
 
 
 class TaskTagFilter:

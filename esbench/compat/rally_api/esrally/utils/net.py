@@ -41,4 +41,5 @@ def download(
 def retrieve_content_as_string(url: str) -> str:
     """The body of ``url`` as text (UTF-8)."""
     with urllib.request.urlopen(url, timeout=60) as response:
-        return response.read().decode("utf-8")
+        body: bytes = response.read()
+        return body.decode("utf-8")

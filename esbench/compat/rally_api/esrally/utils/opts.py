@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, cast
 
 _JSON_ARRAY_START = re.compile(r"^(\s*\[)")
 
@@ -18,9 +18,9 @@ def csv_to_list(csv: str | None) -> list[Any] | None:
             content = f.read()
         if not _JSON_ARRAY_START.match(content):
             raise ValueError(f"csv args only support arrays in json but you supplied [{csv}]")
-        return json.loads(content)
+        return cast("list[Any]", json.loads(content))
     if _JSON_ARRAY_START.match(csv):
-        return json.loads(csv)
+        return cast("list[Any]", json.loads(csv))
     if not csv.strip():
         return []
     return [e.strip() for e in csv.split(",")]
