@@ -208,33 +208,50 @@ def from_rally(view: Track, original: model.Track) -> model.Track:
     Raises:
         TrackValidationError: a processor left a task with an invalid target throughput.
     """
-    challenges = []
-    for c in view.challenges:
-        items: list[model.ScheduleItem] = []
-        for item in c.schedule:
-            if isinstance(item, Parallel) or getattr(item, "nested", False):
-                items.append(
-                    model.Parallel(
-                        tasks=tuple(_task_back(t, f"challenge '{c.name}'") for t in item.tasks),
-                        clients=getattr(item, "_clients", None),
-                    )
+    return replace(
+        original,
+        name=str(view.name),
+        description=view.description or "",
+        meta=dict(view.meta_data or {}),
+        challenges=tuple(_challenge_back(c) for c in view.challenges),
+        # Rally's Index makes a missing body {}; the model keeps "no body" as None.
+        indices=tuple(model.Index(name=i.name, body=i.body or None) for i in view.indices),
+        data_streams=tuple(model.DataStream(name=d.name) for d in view.data_streams),
+        templates=_templates_back(view.templates, original.templates),
+        composable_templates=_templates_back(view.composable_templates, original.composable_templates),
+        component_templates=_templates_back(view.component_templates, original.component_templates),
+        corpora=_corpora_back(view.corpora, original),
+        dependencies=tuple(view.dependencies),
+    )
+
+
+def _challenge_back(c: Any) -> model.Challenge:
+    items: list[model.ScheduleItem] = []
+    for item in c.schedule:
+        if isinstance(item, Parallel) or getattr(item, "nested", False):
+            items.append(
+                model.Parallel(
+                    tasks=tuple(_task_back(t, f"challenge '{c.name}'") for t in item.tasks),
+                    clients=getattr(item, "_clients", None),
                 )
-            else:
-                items.append(_task_back(item, f"challenge '{c.name}'"))
-        challenges.append(
-            model.Challenge(
-                name=str(c.name),
-                schedule=tuple(items),
-                description=c.description or "",
-                user_info=c.user_info,
-                default=bool(c.default),
-                parameters=dict(c.parameters or {}),
-                meta=dict(c.meta_data or {}),
             )
-        )
+        else:
+            items.append(_task_back(item, f"challenge '{c.name}'"))
+    return model.Challenge(
+        name=str(c.name),
+        schedule=tuple(items),
+        description=c.description or "",
+        user_info=c.user_info,
+        default=bool(c.default),
+        parameters=dict(c.parameters or {}),
+        meta=dict(c.meta_data or {}),
+    )
+
+
+def _corpora_back(views: list[Any], original: model.Track) -> tuple[model.DocumentCorpus, ...]:
     old_corpora = {c.name: c for c in original.corpora}
     corpora = []
-    for corpus in view.corpora:
+    for corpus in views:
         old = old_corpora.get(corpus.name)
         old_docs: dict[str, model.Documents] = {}
         for d in old.documents if old else ():
@@ -252,42 +269,24 @@ def from_rally(view: Track, original: model.Track) -> model.Track:
                 meta=dict(corpus.meta_data or {}),
             )
         )
+    return tuple(corpora)
 
-    known = {
-        id(group): {t.name: t for t in group}
-        for group in (original.templates, original.composable_templates, original.component_templates)
-    }
 
-    def templates(
-        views: list[Any], group: tuple[model.IndexTemplate, ...]
-    ) -> tuple[model.IndexTemplate, ...]:
-        out = []
-        for t in views:
-            # template-path has no Rally attribute: keep it from the template of the same name.
-            base = known[id(group)].get(t.name) or model.IndexTemplate(name=t.name, content={})
-            out.append(
-                replace(
-                    base,
-                    name=t.name,
-                    content=t.content,
-                    pattern=getattr(t, "pattern", None),
-                    delete_matching_indices=bool(getattr(t, "delete_matching_indices", False)),
-                )
+def _templates_back(
+    views: list[Any], known: tuple[model.IndexTemplate, ...]
+) -> tuple[model.IndexTemplate, ...]:
+    by_name = {t.name: t for t in known}
+    out = []
+    for t in views:
+        # template-path has no Rally attribute: keep it from the template of the same name.
+        base = by_name.get(t.name) or model.IndexTemplate(name=t.name, content={})
+        out.append(
+            replace(
+                base,
+                name=t.name,
+                content=t.content,
+                pattern=getattr(t, "pattern", None),
+                delete_matching_indices=bool(getattr(t, "delete_matching_indices", False)),
             )
-        return tuple(out)
-
-    return replace(
-        original,
-        name=str(view.name),
-        description=view.description or "",
-        meta=dict(view.meta_data or {}),
-        challenges=tuple(challenges),
-        # Rally's Index makes a missing body {}; the model keeps "no body" as None.
-        indices=tuple(model.Index(name=i.name, body=i.body or None) for i in view.indices),
-        data_streams=tuple(model.DataStream(name=d.name) for d in view.data_streams),
-        templates=templates(view.templates, original.templates),
-        composable_templates=templates(view.composable_templates, original.composable_templates),
-        component_templates=templates(view.component_templates, original.component_templates),
-        corpora=tuple(corpora),
-        dependencies=tuple(view.dependencies),
-    )
+        )
+    return tuple(out)
