@@ -3,7 +3,7 @@
 esbench.compat sits above the driver: it offers the driver's runners and param sources to plugins
 as Rally's classes, and the driver never imports it; the composition root hands
 :class:`RallyPluginHost` to the driver (the seam is
-:class:`esbench.driver.worker.pluginhost.PluginHost`).
+:class:`esbench.driver.pluginhost.PluginHost`).
 
 * :mod:`esbench.compat.host`: :class:`RallyPluginHost` and :func:`default_registry` (the driver's
   default registry with that host).

@@ -1,4 +1,4 @@
-"""Rally's plugin API as the driver's plugin host (:class:`esbench.driver.worker.pluginhost.PluginHost`).
+"""Rally's plugin API as the driver's plugin host (:class:`esbench.driver.pluginhost.PluginHost`).
 
 The composition root (:mod:`esbench.racecontrol`) hands a :class:`RallyPluginHost` to the driver,
 which loads a race's plugins through it in the coordinator and, inside the pickled registry, in
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from esbench.compat import plugins, runtime
 from esbench.compat.trackconvert import to_rally
 from esbench.compat.trackview import Track as RallyTrack
+from esbench.driver.pluginhost import PluginRegistry
 from esbench.driver.worker.registry import Registry
 from esbench.driver.worker.registry import default_registry as _driver_default_registry
 from esbench.track.model import Track
@@ -30,7 +31,7 @@ class RallyPluginHost:
     """Loads Rally track plugins for the driver. It holds no state, so it pickles to the workers
     (a forkserver process or a Ray actor) as its class name."""
 
-    def register(self, root: Path, registry: Registry) -> None:
+    def register(self, root: Path, registry: PluginRegistry) -> None:
         """Import the plugin of the track in ``root`` and call its ``register(registry)``.
 
         Raises:
@@ -47,11 +48,11 @@ class RallyPluginHost:
         if has_plugins(root):
             plugins.import_plugin(root)
 
-    def activate(self, registry: Registry, corpora: CorpusSet | None) -> None:
+    def activate(self, registry: PluginRegistry, corpora: CorpusSet | None) -> None:
         """Make ``registry`` and ``corpora`` the ones ``esrally``'s functions answer from."""
         runtime.activate(registry, corpora)
 
-    def process(self, track: Track, registry: Registry) -> Track:
+    def process(self, track: Track, registry: PluginRegistry) -> Track:
         """The track after the registry's track processors, in Rally's order.
 
         Raises:

@@ -34,30 +34,13 @@ import logging
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Protocol
 
 from esbench.compat import shim
+from esbench.driver.pluginhost import PluginRegistry
 from esbench.driver.worker.pluginerrors import add_plugin_root, plugin_failure, plugin_location
 from esbench.exceptions import TrackError
 from esbench.track.model import Track
 from esbench.track.pluginfile import plugin_entry
-
-
-class PluginRegistry(Protocol):
-    """What a plugin's ``register(registry)`` calls: Rally's registry API (track docs, "Custom
-    runners", "Custom parameter sources", "Custom schedulers", "Track processors"), which
-    ``esbench.driver.worker.registry.Registry`` implements; a plugin gets nothing more."""
-
-    def register_runner(
-        self, operation_type: Any, runner: Any, *, async_runner: bool = False, **kwargs: Any
-    ) -> None: ...
-
-    def register_param_source(self, name: str, param_source: Any) -> None: ...
-
-    def register_scheduler(self, name: str, scheduler: Any) -> None: ...
-
-    def register_track_processor(self, processor: Any) -> None: ...
-
 
 logger = logging.getLogger(__name__)
 
@@ -143,8 +126,8 @@ def load_plugins(track: Track, registry: PluginRegistry) -> None:
 
     Args:
         track: the loaded track (its ``root`` is searched).
-        registry: a :class:`PluginRegistry` (``esbench.driver.worker.registry.Registry``); passed to the
-            plugin as is.
+        registry: a :class:`~esbench.driver.pluginhost.PluginRegistry`
+            (``esbench.driver.worker.registry.Registry``); passed to the plugin as is.
 
     Raises:
         TrackError: see :func:`register_plugins`.

@@ -12,22 +12,22 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from esbench.corpus.model import CorpusSet
-    from esbench.driver.worker.registry import Registry
+    from esbench.driver.pluginhost import PluginRegistry
 
 
 class _Active:
-    registry: Registry | None = None
+    registry: PluginRegistry | None = None
     corpora: CorpusSet | None = None
 
 
-def activate(registry: Registry, corpora: CorpusSet | None = None) -> None:
+def activate(registry: PluginRegistry, corpora: CorpusSet | None = None) -> None:
     """Make ``registry`` (and the prepared ``corpora``, a ``CorpusSet``) the ones plugins see."""
     _Active.registry = registry
     if corpora is not None:
         _Active.corpora = corpora
 
 
-def active_registry() -> Registry:
+def active_registry() -> PluginRegistry:
     """The registry of the race running in this process.
 
     Raises:

@@ -13,7 +13,7 @@ from esbench.exceptions import EsbenchError
 from esbench.records import RaceStatus, TaskResult
 
 if TYPE_CHECKING:
-    from esbench.driver.worker.pluginhost import PluginHost
+    from esbench.driver.pluginhost import PluginHost
 
 
 class LoadDriver(StrEnum):

@@ -4,7 +4,7 @@ A :class:`Registry` is an object owned by the race, not module state: :func:`def
 returns a fresh one with the built-ins (the table of operation types,
 :data:`esbench.track.optable.OPERATION_TYPES`), tests take a :meth:`Registry.copy`, and a track's
 ``track.py`` adds to it through the race's plugin host
-(:class:`~esbench.driver.worker.pluginhost.PluginHost`, :func:`race_registry`), which calls
+(:class:`~esbench.driver.pluginhost.PluginHost`, :func:`race_registry`), which calls
 ``register(registry)``. The registration methods keep Rally's names and contracts
 (``esrally/driver/runner.py`` ``register_runner``, ``esrally/track/params.py``
 ``register_param_source_for_name``, ``esrally/driver/scheduler.py`` ``register_scheduler``):
@@ -56,7 +56,7 @@ from esbench.track.pluginfile import has_plugins
 
 if TYPE_CHECKING:
     from esbench.corpus.model import CorpusSet
-    from esbench.driver.worker.pluginhost import PluginHost
+    from esbench.driver.pluginhost import PluginHost
 
 logger = logging.getLogger(__name__)
 
