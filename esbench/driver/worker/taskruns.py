@@ -29,7 +29,8 @@ def build_registry(track: Track, blob: bytes | None, corpora: CorpusSet | None =
     modules through its plugin host before its entries are read (and registers the plugins again
     when they cannot be read, :meth:`Registry.__setstate__`); without a blob (no coordinator's
     registry to receive), the built-ins. It becomes the registry the plugin API of this process
-    answers from (``esrally.driver.runner.runner_for``).
+    answers from (``esrally.driver.runner.runner_for``). ``track`` is not read: the registry knows
+    the directory of its plugin (``Registry.plugin_root``).
 
     Raises:
         esbench.exceptions.TrackError: the plugin cannot be imported or registered.
