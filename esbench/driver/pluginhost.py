@@ -17,9 +17,9 @@ sits below the driver's rooms (the settings refer to it), so it names none of th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from esbench.corpus.model import CorpusSet
@@ -32,19 +32,19 @@ class PluginRegistry(Protocol):
     lookup behind Rally's ``runner_for`` and the registered track processors."""
 
     def register_runner(
-        self, operation_type: Any, runner: Any, *, async_runner: bool = False, **kwargs: Any
+        self, operation_type: object, runner: object, *, async_runner: bool = False, **kwargs: object
     ) -> None: ...
 
-    def register_param_source(self, name: str, param_source: Any) -> None: ...
+    def register_param_source(self, name: str, param_source: object) -> None: ...
 
-    def register_scheduler(self, name: str, scheduler: Any) -> None: ...
+    def register_scheduler(self, name: str, scheduler: Callable[..., object]) -> None: ...
 
-    def register_track_processor(self, processor: Any) -> None: ...
+    def register_track_processor(self, processor: object) -> None: ...
 
     def runner(self, operation_type: str) -> object: ...
 
     @property
-    def track_processors(self) -> tuple[Any, ...]: ...
+    def track_processors(self) -> tuple[object, ...]: ...
 
 
 class PluginHost(Protocol):

@@ -247,7 +247,7 @@ class Registry:
             return ParamSource(track, params, operation_name=task.name)
         return builtin(track, params, operation_name=task.name, corpora=corpora)
 
-    def _track_view(self, track: Track, corpora: CorpusSet | None) -> Any:
+    def _track_view(self, track: Track, corpora: CorpusSet | None) -> object:
         if self.plugins is None:
             return track
         cached = self._track_views.get(id(track))
