@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from esbench.driver.worker.params.base import ParamSource, get_target
+from esbench.driver.worker.runners.base import RallyParams
 from esbench.exceptions import ConfigError
 from esbench.track.model import IndexTemplate, Track
 
@@ -46,14 +47,14 @@ def _copy(body: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return copy.deepcopy(dict(body)) if body is not None else None
 
 
-def _op(params: Mapping[str, Any], kwargs: Mapping[str, Any]) -> str:
+def _op(params: RallyParams, kwargs: Mapping[str, Any]) -> str:
     return str(kwargs.get("operation_name") or params.get("name") or params.get("operation-type", "?"))
 
 
 class CreateIndexParamSource(ParamSource):
     """``create-index`` -> ``indices: [(name, body)]``, ``request-params``."""
 
-    def __init__(self, track: Track, params: Mapping[str, Any], **kwargs: Any) -> None:
+    def __init__(self, track: Track, params: RallyParams, **kwargs: object) -> None:
         super().__init__(track, params, **kwargs)
         wanted = _names(params.get("index"))
         settings = params.get("settings")
@@ -83,7 +84,7 @@ class CreateIndexParamSource(ParamSource):
 class DeleteIndexParamSource(ParamSource):
     """``delete-index`` -> ``indices: [name]``, ``only-if-exists`` (default True)."""
 
-    def __init__(self, track: Track, params: Mapping[str, Any], **kwargs: Any) -> None:
+    def __init__(self, track: Track, params: RallyParams, **kwargs: object) -> None:
         super().__init__(track, params, **kwargs)
         names = _names(params.get("index")) or [i.name for i in track.indices]
         if not names:
@@ -98,7 +99,7 @@ class DeleteIndexParamSource(ParamSource):
 class CreateDataStreamParamSource(ParamSource):
     """``create-data-stream`` -> ``data-streams: [name]``."""
 
-    def __init__(self, track: Track, params: Mapping[str, Any], **kwargs: Any) -> None:
+    def __init__(self, track: Track, params: RallyParams, **kwargs: object) -> None:
         super().__init__(track, params, **kwargs)
         wanted = _names(params.get("data-stream"))
         if track.data_streams:
@@ -118,7 +119,7 @@ class CreateDataStreamParamSource(ParamSource):
 class DeleteDataStreamParamSource(ParamSource):
     """``delete-data-stream`` -> ``data-streams: [name]``, ``only-if-exists`` (default True)."""
 
-    def __init__(self, track: Track, params: Mapping[str, Any], **kwargs: Any) -> None:
+    def __init__(self, track: Track, params: RallyParams, **kwargs: object) -> None:
         super().__init__(track, params, **kwargs)
         names = _names(params.get("data-stream")) or [d.name for d in track.data_streams]
         if not names:
@@ -132,7 +133,7 @@ class DeleteDataStreamParamSource(ParamSource):
 
 
 def _template_definitions(
-    params: Mapping[str, Any],
+    params: RallyParams,
     templates: Sequence[IndexTemplate],
     settings_path: tuple[str, ...],
     op_name: str,
@@ -167,7 +168,7 @@ def _template_definitions(
 class CreateIndexTemplateParamSource(ParamSource):
     """``create-index-template`` (legacy) -> ``templates: [(name, body)]``."""
 
-    def __init__(self, track: Track, params: Mapping[str, Any], **kwargs: Any) -> None:
+    def __init__(self, track: Track, params: RallyParams, **kwargs: object) -> None:
         super().__init__(track, params, **kwargs)
         self._params["templates"] = _template_definitions(
             params, track.templates, ("settings",), _op(params, kwargs)
@@ -178,7 +179,7 @@ class CreateIndexTemplateParamSource(ParamSource):
 class CreateComposableTemplateParamSource(ParamSource):
     """``create-composable-template`` -> ``templates: [(name, body)]``."""
 
-    def __init__(self, track: Track, params: Mapping[str, Any], **kwargs: Any) -> None:
+    def __init__(self, track: Track, params: RallyParams, **kwargs: object) -> None:
         super().__init__(track, params, **kwargs)
         self._params["templates"] = _template_definitions(
             params, track.composable_templates, ("template", "settings"), _op(params, kwargs)
@@ -189,7 +190,7 @@ class CreateComposableTemplateParamSource(ParamSource):
 class CreateComponentTemplateParamSource(ParamSource):
     """``create-component-template`` -> ``templates: [(name, body)]``."""
 
-    def __init__(self, track: Track, params: Mapping[str, Any], **kwargs: Any) -> None:
+    def __init__(self, track: Track, params: RallyParams, **kwargs: object) -> None:
         super().__init__(track, params, **kwargs)
         self._params["templates"] = _template_definitions(
             params, track.component_templates, ("template", "settings"), _op(params, kwargs)
@@ -201,7 +202,7 @@ class _DeleteTemplateParamSource(ParamSource):
     def _templates(self, track: Track) -> Sequence[IndexTemplate]:
         raise NotImplementedError
 
-    def __init__(self, track: Track, params: Mapping[str, Any], **kwargs: Any) -> None:
+    def __init__(self, track: Track, params: RallyParams, **kwargs: object) -> None:
         super().__init__(track, params, **kwargs)
         templates = self._templates(track)
         wanted = params.get("template")
@@ -245,7 +246,7 @@ class DeleteComposableTemplateParamSource(_DeleteTemplateParamSource):
 class DeleteComponentTemplateParamSource(ParamSource):
     """``delete-component-template`` -> ``templates: [name]``."""
 
-    def __init__(self, track: Track, params: Mapping[str, Any], **kwargs: Any) -> None:
+    def __init__(self, track: Track, params: RallyParams, **kwargs: object) -> None:
         super().__init__(track, params, **kwargs)
         wanted = params.get("template")
         if track.component_templates and (
@@ -267,7 +268,7 @@ class ForceMergeParamSource(ParamSource):
     """``force-merge`` -> ``index`` (default: all track indices and data streams, else ``_all``),
     ``max-num-segments``, ``mode`` (``blocking``), ``poll-period`` (10 s)."""
 
-    def __init__(self, track: Track, params: Mapping[str, Any], **kwargs: Any) -> None:
+    def __init__(self, track: Track, params: RallyParams, **kwargs: object) -> None:
         super().__init__(track, params, **kwargs)
         names = [i.name for i in track.indices] + [d.name for d in track.data_streams]
         default = ",".join(names) if names else "_all"
@@ -284,7 +285,7 @@ class ForceMergeParamSource(ParamSource):
 class SleepParamSource(ParamSource):
     """``sleep``: checks that ``duration`` is a non-negative number of seconds."""
 
-    def __init__(self, track: Track, params: Mapping[str, Any], **kwargs: Any) -> None:
+    def __init__(self, track: Track, params: RallyParams, **kwargs: object) -> None:
         super().__init__(track, params, **kwargs)
         duration = params.get("duration")
         if duration is None:
@@ -303,7 +304,7 @@ class SleepParamSource(ParamSource):
 class OpenPointInTimeParamSource(ParamSource):
     """``open-point-in-time`` -> ``index`` (Rally's default target), ``keep-alive``."""
 
-    def __init__(self, track: Track, params: Mapping[str, Any], **kwargs: Any) -> None:
+    def __init__(self, track: Track, params: RallyParams, **kwargs: object) -> None:
         super().__init__(track, params, **kwargs)
         target = get_target(track, params)
         if not target:
@@ -314,7 +315,7 @@ class OpenPointInTimeParamSource(ParamSource):
 class ClosePointInTimeParamSource(ParamSource):
     """``close-point-in-time``: checks ``with-point-in-time-from``."""
 
-    def __init__(self, track: Track, params: Mapping[str, Any], **kwargs: Any) -> None:
+    def __init__(self, track: Track, params: RallyParams, **kwargs: object) -> None:
         super().__init__(track, params, **kwargs)
         if not params.get("with-point-in-time-from"):
             raise ConfigError(

@@ -12,10 +12,11 @@ source makes a task without iterations or time period run until the source is ex
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from esbench.driver.worker.params.protocol import ClientParamSource
+from esbench.driver.worker.runners.base import RallyParams
 from esbench.track.model import Task, Track
 
 #: The track a plugin's param source gets: the plugin host's Rally-shaped view (any object).
@@ -33,7 +34,7 @@ class ParamSource:
         kwargs: extra context (built-in sources get ``operation_name`` and ``corpora``).
     """
 
-    def __init__(self, track: Track | PluginTrack, params: Mapping[str, Any], **kwargs: Any) -> None:
+    def __init__(self, track: Track | PluginTrack, params: RallyParams, **kwargs: object) -> None:
         self.track = track
         self._params = dict(params)
         self.kwargs = kwargs
@@ -60,9 +61,9 @@ class DelegatingParamSource(ParamSource):
     def __init__(
         self,
         track: PluginTrack,
-        params: Mapping[str, Any],
+        params: RallyParams,
         delegate: Callable[..., dict[str, Any]],
-        **kwargs: Any,
+        **kwargs: object,
     ) -> None:
         super().__init__(track, params, **kwargs)
         self._delegate = delegate
@@ -97,7 +98,7 @@ def operation_params(task: Task) -> dict[str, Any]:
     return params
 
 
-def get_target(track: Track, params: Mapping[str, Any]) -> Any:
+def get_target(track: Track, params: RallyParams) -> Any:
     """Rally's default target of searches and similar operations (``params.get_target``):
     ``index``, else ``data-stream``, else the track's only index, else its only data stream."""
     if len(track.indices) == 1:

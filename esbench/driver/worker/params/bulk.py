@@ -18,7 +18,7 @@ from esbench.corpus.bulk import BulkRequest, BulkSource, select_files
 from esbench.corpus.conflicts import IdConflicts
 from esbench.corpus.model import CorpusSet, PreparedDocuments
 from esbench.driver.worker.params.base import ParamSource
-from esbench.driver.worker.runners.base import PREPARED
+from esbench.driver.worker.runners.base import PREPARED, RallyParams
 from esbench.driver.worker.runners.bulk import prepare_bulk
 from esbench.exceptions import ConfigError
 from esbench.track.model import Track
@@ -38,7 +38,7 @@ _SOURCE_KEYS = (
 )
 
 
-def _positive_int(params: Mapping[str, Any], key: str, op: str, default: Any = None) -> int:
+def _positive_int(params: RallyParams, key: str, op: str, default: Any = None) -> int:
     value = params.get(key, default)
     if value is None:
         raise ConfigError(f"Operation '{op}' (bulk) needs '{key}' (documents per bulk request).")
@@ -65,7 +65,7 @@ class BulkParamSource(ParamSource):
     """
 
     def __init__(
-        self, track: Track, params: Mapping[str, Any], *, corpora: CorpusSet | None = None, **kwargs: Any
+        self, track: Track, params: RallyParams, *, corpora: CorpusSet | None = None, **kwargs: object
     ) -> None:
         super().__init__(track, params, **kwargs)
         op = str(kwargs.get("operation_name") or params.get("name", "bulk"))

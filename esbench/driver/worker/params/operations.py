@@ -10,10 +10,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from esbench.driver.worker.params.base import ParamSource, get_target
+from esbench.driver.worker.runners.base import RallyParams
 from esbench.driver.worker.runners.composite import validate_requests
 from esbench.track.model import Track
 
@@ -25,7 +25,7 @@ class DownsampleParamSource(ParamSource):
     """``downsample`` -> ``fixed-interval``, ``source-index``, ``target-index``
     [, ``sampling-method``] plus the client params."""
 
-    def __init__(self, track: Track, params: Mapping[str, Any], **kwargs: Any) -> None:
+    def __init__(self, track: Track, params: RallyParams, **kwargs: object) -> None:
         super().__init__(track, params, **kwargs)
         interval = params.get("fixed-interval", "1h")
         source = get_target(track, {**params, "index": params.get("source-index")})
@@ -49,7 +49,7 @@ class CompositeParamSource(ParamSource):
         esbench.exceptions.ConfigError: a malformed ``requests`` list (the message has its JSON path).
     """
 
-    def __init__(self, track: Track, params: Mapping[str, Any], **kwargs: Any) -> None:
+    def __init__(self, track: Track, params: RallyParams, **kwargs: object) -> None:
         super().__init__(track, params, **kwargs)
         name = kwargs.get("operation_name") or params.get("name") or "composite"
         if "requests" in params:

@@ -3,11 +3,8 @@ once (path, query string, serialized body) and hand the same dict to every call.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from esbench.driver.worker.params.base import ParamSource, get_target
-from esbench.driver.worker.runners.base import PREPARED
+from esbench.driver.worker.runners.base import PREPARED, RallyParams
 from esbench.driver.worker.runners.misc import RawRequestSpec
 from esbench.driver.worker.runners.search import prepare_paged, prepare_search
 from esbench.exceptions import ConfigError
@@ -24,7 +21,7 @@ class SearchParamSource(ParamSource):
         esbench.exceptions.ConfigError: no target, ``type`` with ``data-stream``, bad ``pages``.
     """
 
-    def __init__(self, track: Track, params: Mapping[str, Any], **kwargs: Any) -> None:
+    def __init__(self, track: Track, params: RallyParams, **kwargs: object) -> None:
         super().__init__(track, params, **kwargs)
         name = kwargs.get("operation_name") or params.get("name", "?")
         op_type = params.get("operation-type", "search")
@@ -55,6 +52,6 @@ class RawRequestParamSource(ParamSource):
         esbench.exceptions.ConfigError: no ``path`` or a path without a leading ``/``.
     """
 
-    def __init__(self, track: Track, params: Mapping[str, Any], **kwargs: Any) -> None:
+    def __init__(self, track: Track, params: RallyParams, **kwargs: object) -> None:
         super().__init__(track, params, **kwargs)
         self._params[PREPARED] = RawRequestSpec(self._params)

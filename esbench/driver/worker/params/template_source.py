@@ -64,7 +64,7 @@ from esbench.driver.worker.params.template_vars import (
     parse_variable,
     read_lines,
 )
-from esbench.driver.worker.runners.base import PREPARED, request_options
+from esbench.driver.worker.runners.base import PREPARED, RallyParams, request_options
 from esbench.exceptions import ConfigError
 from esbench.track.model import Track
 
@@ -135,7 +135,7 @@ class TemplatedCall:
     pause: float = 0.0
 
 
-def _mapping(params: Mapping[str, Any], key: str, op: str) -> dict[str, str]:
+def _mapping(params: RallyParams, key: str, op: str) -> dict[str, str]:
     value = params.get(key) or {}
     if not isinstance(value, Mapping):
         raise ConfigError(f"'{key}' of operation '{op}' must be a mapping of name: variable.")
@@ -164,7 +164,7 @@ class TemplatedRequestParamSource(ParamSource):
             lines, a bad assertion.
     """
 
-    def __init__(self, track: Track, params: Mapping[str, Any], **kwargs: Any) -> None:
+    def __init__(self, track: Track, params: RallyParams, **kwargs: object) -> None:
         super().__init__(track, params, **kwargs)
         op = str(kwargs.get("operation_name") or params.get("name", "templated-request"))
         where = f"Operation '{op}' (templated-request)"
@@ -185,7 +185,7 @@ class TemplatedRequestParamSource(ParamSource):
         _ClientSource(self, 0, 1).params()
 
     def _read_variables(
-        self, params: Mapping[str, Any], op: str, where: str, root: Path, env: Mapping[str, str]
+        self, params: RallyParams, op: str, where: str, root: Path, env: Mapping[str, str]
     ) -> None:
         """``variables``, ``dictionary``, ``runtime-variables`` and ``runtime-body-line-variables``."""
         specs: dict[str, VariableSpec] = {}
@@ -201,7 +201,7 @@ class TemplatedRequestParamSource(ParamSource):
         self.runtime = _mapping(params, "runtime-variables", op)
         self.line_vars = _mapping(params, "runtime-body-line-variables", op)
 
-    def _compile_request(self, params: Mapping[str, Any], where: str) -> None:
+    def _compile_request(self, params: RallyParams, where: str) -> None:
         """The templates of ``path``, ``body`` and ``headers``; ``method`` and ``body-repeat-times``."""
         path = params.get("path")
         if not path or not str(path).startswith("/"):
@@ -254,7 +254,7 @@ class TemplatedRequestParamSource(ParamSource):
                     f"not a defined variable."
                 )
 
-    def _read_options(self, params: Mapping[str, Any], op: str, where: str) -> None:
+    def _read_options(self, params: RallyParams, op: str, where: str) -> None:
         """Request limit, client options, assertion, logging, warm-up, pause and ignored statuses."""
         limit = params.get("request-limit")
         self.request_limit = int(limit) if limit is not None else None
@@ -281,7 +281,7 @@ class TemplatedRequestParamSource(ParamSource):
         ignore = params.get("ignore", ())
         self.ignore = frozenset(int(s) for s in ([ignore] if isinstance(ignore, int | str) else ignore))
 
-    def _prepare_bodies(self, params: Mapping[str, Any], where: str) -> None:
+    def _prepare_bodies(self, params: RallyParams, where: str) -> None:
         """Bulk detection (``bulk``, else a path ending in ``/_bulk``) and the constant body, if any."""
         path = params.get("path")
         bulk = params.get("bulk")

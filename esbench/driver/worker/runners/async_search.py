@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from esbench.driver.worker.context import race_context
 from esbench.driver.worker.runners.base import (
+    RallyParams,
     Runner,
     RunnerResult,
     failed,
@@ -48,7 +49,7 @@ class SubmitAsyncSearch(Runner):
 
     name = "submit-async-search"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         query, headers, timeout = request_options(params)
         query.setdefault("wait_for_completion_timeout", 0)
         body = mandatory(params, "body", self.name)
@@ -70,7 +71,7 @@ class GetAsyncSearch(Runner):
 
     name = "get-async-search"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         query, headers, timeout = request_options(params)
         success = True
         stats: dict[str, Any] = {}
@@ -112,7 +113,7 @@ class DeleteAsyncSearch(Runner):
 
     name = "delete-async-search"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         query, headers, timeout = request_options(params)
         ctx = race_context()
         for search_id, search in list(_ids(mandatory(params, "delete-results-for", self.name))):

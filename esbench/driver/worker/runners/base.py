@@ -19,7 +19,7 @@ import inspect
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import quote, urlencode
 
 import elastic_transport
@@ -33,11 +33,20 @@ from esbench.exceptions import ConfigError
 if TYPE_CHECKING:
     from elastic_transport.client_utils import DefaultType
 
+
 logger = logging.getLogger(__name__)
 
 #: Key under which built-in param sources put a ready-made request into the params dict, so the
 #: runner does not rebuild path, query string and body on every call.
 PREPARED = "__esbench_prepared__"
+
+#: The parameters of one operation, as Rally's plugin API shapes them: the track operation's JSON
+#: object (merged by the param source) that ``ParamSource(track, params)`` receives and
+#: ``runner(es, params)`` reads. Values are whatever the track author wrote (str, number, list,
+#: nested object) or a plugin param source put there, so ``Any`` is forced: every runner reads
+#: its own keys with its own expectations, and a plugin runner gets the same dict. This alias is
+#: the one place that says so; it does not stand for any other untyped value.
+RallyParams: TypeAlias = Mapping[str, Any]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -100,7 +109,7 @@ class Runner:
     #: Operation type name, for messages.
     name = "runner"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: Any, params: RallyParams) -> RunnerResult:
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -137,7 +146,7 @@ class LegacyRunner(Runner):
     def percent_completed(self) -> float | None:
         return self._progressable.percent_completed if self._progressable is not None else None
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: Any, params: RallyParams) -> RunnerResult:
         client = {"default": es} if self._multi_cluster else es
         if self._context_manager:
             async with self.delegate:
@@ -190,7 +199,7 @@ class Retry(Runner):
     def completed(self) -> bool | None:
         return getattr(self.delegate, "completed", None)
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: Any, params: RallyParams) -> RunnerResult:
         until_success = bool(params.get("retry-until-success", self.retry_until_success))
         if until_success:
             max_attempts: float = float("inf")
@@ -208,7 +217,7 @@ class Retry(Runner):
     async def _attempts(
         self,
         es: Any,
-        params: Mapping[str, Any],
+        params: RallyParams,
         max_attempts: float,
         retry_on_error: bool,
         retry_on_timeout: bool,
@@ -251,7 +260,7 @@ class Retry(Runner):
 # request building helpers shared by the built-in runners
 
 
-def mandatory(params: Mapping[str, Any], key: str, operation: str) -> Any:
+def mandatory(params: RallyParams, key: str, operation: str) -> Any:
     """``params[key]``, or a ConfigError naming the operation and the missing parameter."""
     try:
         return params[key]
@@ -272,7 +281,7 @@ def query_value(value: object) -> str:
     return str(value)
 
 
-def build_target(path: str, params: Mapping[str, Any] | None = None) -> str:
+def build_target(path: str, params: RallyParams | None = None) -> str:
     """``path`` plus the URL-encoded query ``params`` (None values skipped)."""
     if not params:
         return path
@@ -290,7 +299,7 @@ def path_part(value: object) -> str:
 
 
 def request_options(
-    params: Mapping[str, Any],
+    params: RallyParams,
 ) -> tuple[dict[str, Any], dict[str, str] | None, float | DefaultType]:
     """Rally's per-operation client options: (request params, extra headers, timeout).
 

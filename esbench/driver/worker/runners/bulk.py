@@ -24,6 +24,7 @@ from typing import Any
 from esbench.driver.transport import jsonutil
 from esbench.driver.worker.runners.base import (
     PREPARED,
+    RallyParams,
     Runner,
     RunnerResult,
     build_target,
@@ -54,7 +55,7 @@ class PreparedBulk:
     routing_aware: RoutingAware | None = None
 
 
-def prepare_bulk(params: Mapping[str, Any]) -> PreparedBulk:
+def prepare_bulk(params: RallyParams) -> PreparedBulk:
     """Path, query string and headers of a bulk request from Rally-style params.
 
     Raises:
@@ -127,7 +128,7 @@ def _bulk_stats(
     return counts, descriptions, meta
 
 
-def _detailed_meta(params: Mapping[str, Any], response: Mapping[str, Any], body: bytes) -> dict[str, Any]:
+def _detailed_meta(params: RallyParams, response: Mapping[str, Any], body: bytes) -> dict[str, Any]:
     ops: dict[str, Counter[str]] = {}
     histogram: dict[str, dict[str, Any]] = {}
     for entry in response.get("items", ()):
@@ -184,7 +185,7 @@ class Bulk(Runner):
     #: Shard map and id generator of routing-aware bulks, made on first use (one per process).
     _routed: RoutedBulk | None = None
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: Any, params: RallyParams) -> RunnerResult:
         req = params.get(PREPARED) or prepare_bulk(params)
         body = ndjson_body(mandatory(params, "body", self.name))
         bulk_size = mandatory(params, "bulk-size", self.name)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from esbench.driver.transport.http import RawResponse
 from esbench.driver.transport.timing import current_timing
 from esbench.driver.worker.runners.base import (
+    RallyParams,
     Runner,
     RunnerResult,
     failed,
@@ -42,7 +43,7 @@ class ClusterHealth(Runner):
 
     name = "cluster-health"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         query, headers, timeout = request_options(params)
         index = params.get("index")
         path = f"/_cluster/health/{path_part(index)}" if index else "/_cluster/health"
@@ -138,7 +139,7 @@ class NodeStats(Runner):
 
     name = "node-stats"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         query, headers, timeout = request_options(params)
         response = await send(es, "GET", "/_nodes/stats/_all", query=query, headers=headers, timeout=timeout)
         return failed(response) if response.status >= 400 else RunnerResult()
@@ -149,7 +150,7 @@ class PutPipeline(Runner):
 
     name = "put-pipeline"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         query, headers, timeout = request_options(params)
         pipeline_id = mandatory(params, "id", self.name)
         body = mandatory(params, "body", self.name)
@@ -174,7 +175,7 @@ class PutSettings(Runner):
 
     name = "put-settings"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         query, headers, timeout = request_options(params)
         body = mandatory(params, "body", self.name)
         response = await send(

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from esbench.driver.transport.timing import RequestTiming, current_timing
 from esbench.driver.worker.context import RaceContext, current_context, race_context
-from esbench.driver.worker.runners.base import Runner, RunnerResult, mandatory
+from esbench.driver.worker.runners.base import RallyParams, Runner, RunnerResult, mandatory
 from esbench.exceptions import ConfigError
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ class Composite(Runner):
     def __init__(self, runners: Mapping[str, Runner]) -> None:
         self._runners = runners
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         requests = mandatory(params, "requests", self.name)
         validate_requests(requests, f"Operation '{params.get('name') or self.name}' (composite): requests")
         limit = asyncio.BoundedSemaphore(int(params.get("max-connections", sys.maxsize)))

@@ -19,11 +19,12 @@ report's "failed requests by reason" says what to install.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from esbench.driver.transport.http import RawResponse
 from esbench.driver.worker.runners.base import (
     MISSING_MODULE_META,
+    RallyParams,
     RunnerResult,
     failed,
     json_or_none,
@@ -120,7 +121,7 @@ class OperationFailed(DriverError):
 
 async def module_request(
     es: EsbenchClient,
-    params: Mapping[str, Any],
+    params: RallyParams,
     method: str,
     path: str,
     *,
@@ -139,7 +140,7 @@ async def module_request(
     return await send(es, method, path, query=request_params, body=body, headers=headers, timeout=timeout)
 
 
-def operation_failed(operation: str, params: Mapping[str, Any], description: str) -> OperationFailed:
+def operation_failed(operation: str, params: RallyParams, description: str) -> OperationFailed:
     """An :class:`OperationFailed` naming the operation (``params['name']``) and what went wrong."""
     name = params.get("name") or operation
     return OperationFailed(f"Operation '{name}' ({operation}) failed: {description}")

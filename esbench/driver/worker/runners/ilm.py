@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from esbench.driver.worker.runners.base import (
+    RallyParams,
     Runner,
     RunnerResult,
     mandatory,
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 _FORWARDED = ("error_trace", "filter_path", "master_timeout", "timeout")
 
 
-def _policy_request(params: Mapping[str, Any], operation: str) -> tuple[str, dict[str, Any], Any, Any]:
+def _policy_request(params: RallyParams, operation: str) -> tuple[str, dict[str, Any], Any, Any]:
     policy = path_part(mandatory(params, "policy-name", operation))
     request_params, headers, timeout = request_options(params)
     query = {k: request_params[k] for k in _FORWARDED if request_params.get(k) is not None}
@@ -46,7 +47,7 @@ class CreateIlmPolicy(Runner):
 
     name = "create-ilm-policy"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         body = mandatory(params, "body", self.name)
         policy = body.get("policy") if isinstance(body, Mapping) else None
         if not policy:
@@ -67,7 +68,7 @@ class DeleteIlmPolicy(Runner):
 
     name = "delete-ilm-policy"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         path, query, headers, timeout = _policy_request(params, self.name)
         response = await send(es, "DELETE", path, query=query, headers=headers, timeout=timeout)
         return result_of(response, module=ILM, ignore=(404,))

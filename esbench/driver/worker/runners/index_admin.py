@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from esbench.driver.worker.runners.base import (
+    RallyParams,
     Retry,
     Runner,
     RunnerResult,
@@ -61,7 +62,7 @@ class ShrinkIndex(Runner):
     def __init__(self) -> None:
         self._health = Retry(ClusterHealth())
 
-    async def _wait_for(self, es: EsbenchClient, index: str, what: str, params: Mapping[str, Any]) -> None:
+    async def _wait_for(self, es: EsbenchClient, index: str, what: str, params: RallyParams) -> None:
         await asyncio.sleep(SHRINK_SETTLE_SECONDS)
         health = await self._health(
             es,
@@ -76,7 +77,7 @@ class ShrinkIndex(Runner):
                 self.name, params, f"failed to wait for [{what}]: {health.error_description}"
             )
 
-    async def _data_nodes(self, es: EsbenchClient, params: Mapping[str, Any]) -> list[str] | RunnerResult:
+    async def _data_nodes(self, es: EsbenchClient, params: RallyParams) -> list[str] | RunnerResult:
         if params.get("shrink-node"):
             return [str(params["shrink-node"])]
         response = await send(es, "GET", "/_nodes")
@@ -91,7 +92,7 @@ class ShrinkIndex(Runner):
             )
         return names
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         source = mandatory(params, "source-index", self.name)
         target = str(mandatory(params, "target-index", self.name))
         target_body = copy.deepcopy(dict(mandatory(params, "target-body", self.name)))
@@ -146,7 +147,7 @@ class Downsample(Runner):
 
     name = "downsample"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         body: dict[str, Any] = {}
         for key in ("fixed-interval", "source-index", "target-index"):
             if mandatory(params, key, self.name) is None:
@@ -175,7 +176,7 @@ class WaitForRecovery(Runner):
 
     name = "wait-for-recovery"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         index = mandatory(params, "index", self.name)
         wait = float(params.get("completion-recheck-wait-period", 1))
         query, headers, timeout = request_options(params)

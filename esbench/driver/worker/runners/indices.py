@@ -9,13 +9,13 @@ first failure, whose HTTP status becomes the error type.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import elastic_transport
 
 from esbench.driver.transport.http import RawResponse
 from esbench.driver.worker.runners.base import (
+    RallyParams,
     Runner,
     RunnerResult,
     failed,
@@ -43,7 +43,7 @@ class CreateIndex(Runner):
 
     name = "create-index"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         return await put_each(es, params, mandatory(params, "indices", self.name), _index_request)
 
 
@@ -59,7 +59,7 @@ class DeleteIndex(Runner):
 
     name = "delete-index"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         indices = mandatory(params, "indices", self.name)
         only_if_exists = params.get("only-if-exists", True)
         options = request_options(params)
@@ -81,7 +81,7 @@ class CreateDataStream(Runner):
 
     name = "create-data-stream"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         streams = mandatory(params, "data-streams", self.name)
         return await put_each(
             es, params, streams, lambda stream: (f"/_data_stream/{path_part(stream)}", None)
@@ -94,7 +94,7 @@ class DeleteDataStream(Runner):
 
     name = "delete-data-stream"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         streams = mandatory(params, "data-streams", self.name)
         only_if_exists = params.get("only-if-exists", True)
         options = request_options(params)
@@ -116,7 +116,7 @@ class Refresh(Runner):
 
     name = "refresh"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         query, headers, timeout = request_options(params)
         index = params.get("index") or "_all"
         response = await send(
@@ -138,7 +138,7 @@ class ForceMerge(Runner):
 
     name = "force-merge"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         query, headers, timeout = request_options(params)
         if params.get("max-num-segments"):
             query["max_num_segments"] = params["max-num-segments"]
@@ -172,7 +172,7 @@ class IndexStats(Runner):
 
     name = "index-stats"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         query, headers, timeout = request_options(params)
         index = params.get("index") or "_all"
         response = await send(

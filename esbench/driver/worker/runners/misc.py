@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from esbench.driver.transport import jsonutil
 from esbench.driver.transport.timing import observe
 from esbench.driver.worker.context import race_context
 from esbench.driver.worker.runners.base import (
     PREPARED,
+    RallyParams,
     Runner,
     RunnerResult,
     build_target,
@@ -36,7 +36,7 @@ class RawRequestSpec:
 
     __slots__ = ("body", "headers", "ignore", "method", "target", "timeout")
 
-    def __init__(self, params: Mapping[str, Any]) -> None:
+    def __init__(self, params: RallyParams) -> None:
         path = mandatory(params, "path", "raw-request")
         if not str(path).startswith("/"):
             raise ConfigError(f"The path of a raw-request must begin with '/', got '{path}'.")
@@ -56,7 +56,7 @@ class RawRequest(Runner):
 
     name = "raw-request"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         spec = params.get(PREPARED) or RawRequestSpec(params)
         response = await es.http.request(
             spec.method, spec.target, body=spec.body, headers=spec.headers, timeout=spec.timeout
@@ -71,7 +71,7 @@ class Sleep(Runner):
 
     name = "sleep"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         duration = float(mandatory(params, "duration", self.name))
         start = time.perf_counter()
         try:
@@ -87,7 +87,7 @@ class FieldCaps(Runner):
 
     name = "field-caps"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         query, headers, timeout = request_options(params)
         query["fields"] = params.get("fields", "*")
         index = params.get("index") or "_all"
@@ -110,7 +110,7 @@ class OpenPointInTime(Runner):
 
     name = "open-point-in-time"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         name = mandatory(params, "name", self.name)
         index = mandatory(params, "index", self.name)
         query, headers, timeout = request_options(params)
@@ -135,7 +135,7 @@ class ClosePointInTime(Runner):
 
     name = "close-point-in-time"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         source = mandatory(params, "with-point-in-time-from", self.name)
         query, headers, timeout = request_options(params)
         ctx = race_context()

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from esbench.driver.worker.runners.base import (
+    RallyParams,
     Runner,
     RunnerResult,
     mandatory,
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
 async def _ml_request(
     es: EsbenchClient,
-    params: Mapping[str, Any],
+    params: RallyParams,
     method: str,
     resource: str,
     *,
@@ -49,7 +50,7 @@ async def _ml_request(
     return result_of(response, module=ML, ignore=ignore)
 
 
-def _id(params: Mapping[str, Any], key: str, operation: str) -> str:
+def _id(params: RallyParams, key: str, operation: str) -> str:
     return path_part(mandatory(params, key, operation))
 
 
@@ -58,7 +59,7 @@ class CreateMlDatafeed(Runner):
 
     name = "create-ml-datafeed"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         datafeed = _id(params, "datafeed-id", self.name)
         body = mandatory(params, "body", self.name)
         return await _ml_request(es, params, "PUT", f"datafeeds/{datafeed}", body=body)
@@ -70,7 +71,7 @@ class DeleteMlDatafeed(Runner):
 
     name = "delete-ml-datafeed"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         datafeed = _id(params, "datafeed-id", self.name)
         query = {"force": bool(params.get("force", False))}
         return await _ml_request(es, params, "DELETE", f"datafeeds/{datafeed}", query=query, ignore=(404,))
@@ -82,7 +83,7 @@ class StartMlDatafeed(Runner):
 
     name = "start-ml-datafeed"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         datafeed = _id(params, "datafeed-id", self.name)
         body = params.get("body")
         if body is None:
@@ -96,7 +97,7 @@ class StopMlDatafeed(Runner):
 
     name = "stop-ml-datafeed"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         datafeed = _id(params, "datafeed-id", self.name)
         return await _ml_request(
             es, params, "POST", f"datafeeds/{datafeed}/_stop", body=_force_timeout(params)
@@ -108,7 +109,7 @@ class CreateMlJob(Runner):
 
     name = "create-ml-job"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         job = _id(params, "job-id", self.name)
         body = mandatory(params, "body", self.name)
         return await _ml_request(es, params, "PUT", f"anomaly_detectors/{job}", body=body)
@@ -120,7 +121,7 @@ class DeleteMlJob(Runner):
 
     name = "delete-ml-job"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         job = _id(params, "job-id", self.name)
         query = {"force": bool(params.get("force", False))}
         return await _ml_request(es, params, "DELETE", f"anomaly_detectors/{job}", query=query, ignore=(404,))
@@ -131,7 +132,7 @@ class OpenMlJob(Runner):
 
     name = "open-ml-job"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         job = _id(params, "job-id", self.name)
         return await _ml_request(es, params, "POST", f"anomaly_detectors/{job}/_open")
 
@@ -142,14 +143,14 @@ class CloseMlJob(Runner):
 
     name = "close-ml-job"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         job = _id(params, "job-id", self.name)
         return await _ml_request(
             es, params, "POST", f"anomaly_detectors/{job}/_close", body=_force_timeout(params)
         )
 
 
-def _force_timeout(params: Mapping[str, Any]) -> dict[str, Any]:
+def _force_timeout(params: RallyParams) -> dict[str, Any]:
     body: dict[str, Any] = {"force": bool(params.get("force", False))}
     if params.get("timeout") is not None:
         body["timeout"] = params["timeout"]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from esbench.driver.transport.http import RawResponse
 from esbench.driver.worker.runners.base import (
+    RallyParams,
     RunnerResult,
     failed,
     json_or_none,
@@ -58,7 +59,7 @@ def has_wildcard(name: object) -> bool:
 
 async def put_each(
     es: EsbenchClient,
-    params: Mapping[str, Any],
+    params: RallyParams,
     entries: Sequence[Any],
     request: Callable[[Any], tuple[str, object]],
 ) -> RunnerResult:

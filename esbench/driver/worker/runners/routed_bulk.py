@@ -44,7 +44,7 @@ from esbench.driver.transport import jsonutil
 from esbench.driver.transport.routing import RoutingError
 from esbench.driver.transport.shardmap import IndexShards, ShardMapCache
 from esbench.driver.transport.timing import RequestTiming, current_timing
-from esbench.driver.worker.runners.base import RunnerResult, bulk_result
+from esbench.driver.worker.runners.base import RallyParams, RunnerResult, bulk_result
 from esbench.exceptions import ConfigError
 
 if TYPE_CHECKING:
@@ -321,7 +321,7 @@ class RoutedBulk:
         return response, (own.end - own.start) * 1000.0 if own.observed else 0.0
 
     async def __call__(
-        self, es: EsbenchClient, params: Mapping[str, Any], req: Any, body: bytes, mode: RoutingAware
+        self, es: EsbenchClient, params: RallyParams, req: Any, body: bytes, mode: RoutingAware
     ) -> RunnerResult:
         """One routing-aware bulk; ``req`` is the :class:`~esbench.driver.worker.runners.bulk.PreparedBulk`.
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from esbench.driver.worker.runners.base import (
+    RallyParams,
     Runner,
     RunnerResult,
     failed,
@@ -85,7 +86,7 @@ class RunUntil(Runner):
 
     name = "run-until"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         path = str(mandatory(params, "path", self.name))
         json_path = str(mandatory(params, "json-path", self.name))
         criterion = mandatory(params, "criterion", self.name)

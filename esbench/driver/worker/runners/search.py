@@ -26,6 +26,7 @@ from esbench.driver.transport.http import RawResponse
 from esbench.driver.worker.context import race_context
 from esbench.driver.worker.runners.base import (
     PREPARED,
+    RallyParams,
     Runner,
     RunnerResult,
     build_target,
@@ -63,7 +64,7 @@ def _search_path(index: object, doc_type: object = None) -> str:
 
 
 def _query_and_headers(
-    params: Mapping[str, Any],
+    params: RallyParams,
 ) -> tuple[dict[str, Any], dict[str, str] | None, float | DefaultType]:
     request_params, headers, timeout = request_options(params)
     cache = params.get("cache")
@@ -88,7 +89,7 @@ class SearchRequest:
     detailed: bool
 
 
-def prepare_search(params: Mapping[str, Any]) -> SearchRequest:
+def prepare_search(params: RallyParams) -> SearchRequest:
     """Build the request of a ``search`` operation from Rally-style params.
 
     Raises:
@@ -120,7 +121,7 @@ class Search(Runner):
     def __init__(self) -> None:
         self._scroll = ScrollSearch()
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: Any, params: RallyParams) -> RunnerResult:
         req = params.get(PREPARED)
         if req is None:
             if "pages" in params:
@@ -164,7 +165,7 @@ class PagedRequest:
     timeout: float | DefaultType
 
 
-def _pages(params: Mapping[str, Any], operation: str, default: int | str | None = None) -> int:
+def _pages(params: RallyParams, operation: str, default: int | str | None = None) -> int:
     pages = params.get("pages", default)
     if pages is None:
         raise ConfigError(f"The {operation} operation needs the parameter 'pages' (a number or \"all\").")
@@ -182,7 +183,7 @@ def _pages(params: Mapping[str, Any], operation: str, default: int | str | None 
 
 
 def prepare_paged(
-    params: Mapping[str, Any], operation: str, *, default_pages: int | str | None = None
+    params: RallyParams, operation: str, *, default_pages: int | str | None = None
 ) -> PagedRequest:
     """The constant parts of a ``paginated-search``/``scroll-search``/``composite-agg`` request.
 
@@ -222,7 +223,7 @@ class PaginatedSearch(Runner):
 
     name = "paginated-search"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: Any, params: RallyParams) -> RunnerResult:
         req = params.get(PREPARED) or prepare_paged(params, self.name)
         size = req.size or DEFAULT_RESULTS_PER_PAGE
         pit_from = req.pit_from or ""
@@ -297,7 +298,7 @@ class ScrollSearch(Runner):
 
     name = "scroll-search"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: Any, params: RallyParams) -> RunnerResult:
         req = params.get(PREPARED) or prepare_paged(params, self.name)
         http = es.http
         query = dict(req.query)
@@ -382,7 +383,7 @@ class CompositeAgg(Runner):
 
     name = "composite-agg"
 
-    async def __call__(self, es: Any, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: Any, params: RallyParams) -> RunnerResult:
         req = params.get(PREPARED) or prepare_paged(params, self.name, default_pages="all")
         aggs_key = "aggs" if "aggs" in req.body else "aggregations"
         agg_name = _composite_agg(req.body)

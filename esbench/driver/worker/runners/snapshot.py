@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from esbench.driver.worker.runners.base import (
+    RallyParams,
     Runner,
     RunnerResult,
     failed,
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from esbench.driver.transport.client import EsbenchClient
 
 
-def _repository_path(params: Mapping[str, Any], operation: str) -> str:
+def _repository_path(params: RallyParams, operation: str) -> str:
     return f"/_snapshot/{path_part(mandatory(params, 'repository', operation))}"
 
 
@@ -39,7 +40,7 @@ class CreateSnapshotRepository(Runner):
 
     name = "create-snapshot-repository"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         query, headers, timeout = request_options(params)
         path = _repository_path(params, self.name)
         body = mandatory(params, "body", self.name)
@@ -53,7 +54,7 @@ class DeleteSnapshotRepository(Runner):
 
     name = "delete-snapshot-repository"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         query, headers, timeout = request_options(params)
         path = _repository_path(params, self.name)
         response = await send(es, "DELETE", path, query=query, headers=headers, timeout=timeout)
@@ -67,7 +68,7 @@ class CreateSnapshot(Runner):
 
     name = "create-snapshot"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         query, headers, timeout = request_options(params)
         snapshot = mandatory(params, "snapshot", self.name)
         body = mandatory(params, "body", self.name)
@@ -84,7 +85,7 @@ class RestoreSnapshot(Runner):
 
     name = "restore-snapshot"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         query, headers, timeout = request_options(params)
         snapshot = mandatory(params, "snapshot", self.name)
         query["wait_for_completion"] = bool(params.get("wait-for-completion", False))
@@ -110,7 +111,7 @@ class WaitForSnapshotCreate(Runner):
 
     name = "wait-for-snapshot-create"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         query, headers, timeout = request_options(params)
         repository = _repository_path(params, self.name)
         snapshot = str(mandatory(params, "snapshot", self.name))
@@ -196,7 +197,7 @@ class WaitForCurrentSnapshotsCreate(Runner):
             self._version = tuple(int(p) for p in str(number).split("-")[0].split(".")[:3] if p.isdigit())
         return self._version
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         query, headers, timeout = request_options(params)
         path = f"{_repository_path(params, self.name)}/_current"
         wait = float(params.get("completion-recheck-wait-period", 1))

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from esbench.driver.worker.runners.base import (
+    RallyParams,
     Runner,
     RunnerResult,
     json_or_none,
@@ -38,7 +39,7 @@ class Sql(Runner):
 
     name = "sql"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         body = mandatory(params, "body", self.name)
         if not isinstance(body, Mapping) or body.get("query") is None:
             raise ConfigError(
@@ -70,7 +71,7 @@ class Sql(Runner):
             weight += 1
 
 
-def _esql_body(params: Mapping[str, Any], operation: str) -> dict[str, Any]:
+def _esql_body(params: RallyParams, operation: str) -> dict[str, Any]:
     body = dict(params.get("body") or {})
     body["query"] = mandatory(params, "query", operation)
     if params.get("filter"):
@@ -118,7 +119,7 @@ class Esql(Runner):
 
     name = "esql"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         body = _esql_body(params, self.name)
         query, headers, timeout = request_options(params)
         response = await send(es, "POST", "/_query", query=query, body=body, headers=headers, timeout=timeout)
@@ -148,7 +149,7 @@ class EsqlProfile(Runner):
 
     name = "esql-profile"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         body = _esql_body(params, self.name)
         body["profile"] = True
         query, headers, timeout = request_options(params)

@@ -15,12 +15,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from esbench.driver.transport import jsonutil
 from esbench.driver.worker.params.template_assert import ResponseView
-from esbench.driver.worker.runners.base import PREPARED, Runner, RunnerResult, bulk_result, failed
+from esbench.driver.worker.runners.base import (
+    PREPARED,
+    RallyParams,
+    Runner,
+    RunnerResult,
+    bulk_result,
+    failed,
+)
 from esbench.driver.worker.runners.bulk import _HEAD, _NO_ERRORS, _bulk_stats
 from esbench.exceptions import RaceAborted
 
@@ -36,7 +42,7 @@ class TemplatedRequest(Runner):
 
     name = "templated-request"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         call = params[PREPARED]
         start = time.perf_counter()
         response = await es.http.request(

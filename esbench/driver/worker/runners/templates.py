@@ -11,11 +11,11 @@ deletions by default). Weight = deletions made.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from esbench.driver.transport.http import RawResponse
 from esbench.driver.worker.runners.base import (
+    RallyParams,
     Runner,
     RunnerResult,
     failed,
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 class _CreateTemplates(Runner):
     endpoint = ""
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         templates = mandatory(params, "templates", self.name)
         return await put_each(es, params, templates, self._request)
 
@@ -44,7 +44,7 @@ class _CreateTemplates(Runner):
 class _DeleteTemplates(Runner):
     endpoint = ""
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         templates = mandatory(params, "templates", self.name)
         only_if_exists = params.get("only-if-exists", True)
         options = request_options(params)

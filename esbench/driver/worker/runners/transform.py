@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from esbench.driver.worker.runners.base import (
+    RallyParams,
     Runner,
     RunnerResult,
     json_or_none,
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 async def _transform_request(
     es: EsbenchClient,
     operation: str,
-    params: Mapping[str, Any],
+    params: RallyParams,
     method: str,
     suffix: str = "",
     *,
@@ -54,7 +55,7 @@ class CreateTransform(Runner):
 
     name = "create-transform"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         body = mandatory(params, "body", self.name)
         query = {"defer_validation": bool(params.get("defer-validation", False))}
         result, _ = await _transform_request(es, self.name, params, "PUT", query=query, body=body)
@@ -66,7 +67,7 @@ class StartTransform(Runner):
 
     name = "start-transform"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         query = {"timeout": params.get("timeout")}
         result, _ = await _transform_request(es, self.name, params, "POST", "/_start", query=query)
         return result
@@ -78,7 +79,7 @@ class DeleteTransform(Runner):
 
     name = "delete-transform"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         query = {"force": bool(params.get("force", False))}
         result, _ = await _transform_request(es, self.name, params, "DELETE", query=query, ignore=(404,))
         return result
@@ -94,7 +95,7 @@ class TransformStats(Runner):
 
     name = "transform-stats"
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         result, data = await _transform_request(es, self.name, params, "GET", "/_stats")
         condition = params.get("condition")
         if not result.success or not condition:
@@ -156,7 +157,7 @@ class WaitForTransform(Runner):
     def percent_completed(self) -> float:
         return self._percent_completed
 
-    async def __call__(self, es: EsbenchClient, params: Mapping[str, Any]) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         if self._completed:
             # a later task of the same race waits for its own transform (Rally keeps the state of a
             # finished wait in the process-wide runner; the next wait would return at once)
