@@ -33,6 +33,8 @@ from esbench.exceptions import ConfigError
 if TYPE_CHECKING:
     from elastic_transport.client_utils import DefaultType
 
+    from esbench.driver.transport.client import EsbenchClient
+
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +73,7 @@ class RunnerResult:
     error_description: str | None = None
     http_status: int | None = None
     error_counts: Mapping[str, int] | None = None
-    meta: dict[str, Any] | None = None
+    meta: Mapping[str, object] | None = None
 
 
 def normalize_result(value: Any) -> RunnerResult:
@@ -109,7 +111,7 @@ class Runner:
     #: Operation type name, for messages.
     name = "runner"
 
-    async def __call__(self, es: Any, params: RallyParams) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -146,7 +148,7 @@ class LegacyRunner(Runner):
     def percent_completed(self) -> float | None:
         return self._progressable.percent_completed if self._progressable is not None else None
 
-    async def __call__(self, es: Any, params: RallyParams) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         client = {"default": es} if self._multi_cluster else es
         if self._context_manager:
             async with self.delegate:
@@ -159,12 +161,12 @@ class LegacyRunner(Runner):
         return f"user-defined runner for [{self.name}]"
 
 
-def _unwrap(runner: Any) -> Any:
+def _unwrap(runner: object) -> object:
     delegate = getattr(runner, "delegate", None)
     return _unwrap(delegate) if delegate else runner
 
 
-def is_async_callable(runner: Any) -> bool:
+def is_async_callable(runner: object) -> bool:
     """True if calling ``runner`` returns a coroutine (``async def`` function or ``__call__``)."""
     if inspect.iscoroutinefunction(runner):
         return True
@@ -199,7 +201,7 @@ class Retry(Runner):
     def completed(self) -> bool | None:
         return getattr(self.delegate, "completed", None)
 
-    async def __call__(self, es: Any, params: RallyParams) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         until_success = bool(params.get("retry-until-success", self.retry_until_success))
         if until_success:
             max_attempts: float = float("inf")
@@ -216,7 +218,7 @@ class Retry(Runner):
 
     async def _attempts(
         self,
-        es: Any,
+        es: EsbenchClient,
         params: RallyParams,
         max_attempts: float,
         retry_on_error: bool,
@@ -300,7 +302,7 @@ def path_part(value: object) -> str:
 
 def request_options(
     params: RallyParams,
-) -> tuple[dict[str, Any], dict[str, str] | None, float | DefaultType]:
+) -> tuple[dict[str, object], dict[str, str] | None, float | DefaultType]:
     """Rally's per-operation client options: (request params, extra headers, timeout).
 
     ``request-params`` become query parameters, ``headers`` and ``opaque-id`` (as ``x-opaque-id``)
@@ -381,7 +383,7 @@ def json_or_none(response: RawResponse) -> Any:
         return None
 
 
-def value_at(document: object, path: str) -> Any:
+def value_at(document: object, path: str) -> object:
     """The value at a dot-separated ``path`` in nested dicts, or None."""
     current = document
     for key in path.split("."):
@@ -395,14 +397,14 @@ JSON_HEADERS = {"content-type": "application/json"}
 
 
 async def send(
-    es: Any,
+    es: EsbenchClient,
     method: str,
     path: str,
     *,
-    query: Mapping[str, Any] | None = None,
+    query: Mapping[str, object] | None = None,
     body: object = None,
     headers: Mapping[str, str] | None = None,
-    timeout: object = None,
+    timeout: float | DefaultType | None = None,
 ) -> RawResponse:
     """Send one request through the client's HTTP seam (``body`` serialized as JSON if needed)."""
     from elastic_transport.client_utils import DEFAULT

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver.transport import jsonutil
 from esbench.driver.worker.runners.base import (
@@ -41,6 +41,9 @@ NDJSON_HEADERS = {"content-type": "application/x-ndjson"}
 _NO_ERRORS = b'"errors":false'
 _HEAD = 64
 SHARDS_FAILED = "shards-failed"
+
+if TYPE_CHECKING:
+    from esbench.driver.transport.client import EsbenchClient
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +188,7 @@ class Bulk(Runner):
     #: Shard map and id generator of routing-aware bulks, made on first use (one per process).
     _routed: RoutedBulk | None = None
 
-    async def __call__(self, es: Any, params: RallyParams) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         req = params.get(PREPARED) or prepare_bulk(params)
         body = ndjson_body(mandatory(params, "body", self.name))
         bulk_size = mandatory(params, "bulk-size", self.name)

@@ -9,7 +9,7 @@ first failure, whose HTTP status becomes the error type.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import elastic_transport
 
@@ -47,7 +47,7 @@ class CreateIndex(Runner):
         return await put_each(es, params, mandatory(params, "indices", self.name), _index_request)
 
 
-def _index_request(entry: Any) -> tuple[str, object]:
+def _index_request(entry: tuple[object, object]) -> tuple[str, object]:
     index, body = entry
     return f"/{path_part(index)}", body
 

@@ -8,7 +8,7 @@ back so that the runner reports it with the weight reached so far (Rally's runne
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 from esbench.driver.transport.http import RawResponse
 from esbench.driver.worker.runners.base import (
@@ -22,14 +22,23 @@ from esbench.driver.worker.runners.base import (
 )
 
 if TYPE_CHECKING:
+    from elastic_transport.client_utils import DefaultType
+
     from esbench.driver.transport.client import EsbenchClient
 
 #: What :func:`~.base.request_options` returns: (query parameters, headers, timeout).
-Options = tuple[dict[str, Any], dict[str, str] | None, object]
+Options: TypeAlias = "tuple[dict[str, object], dict[str, str] | None, float | DefaultType]"
+
+
+#: One entry of a put_each list: an (index, body) pair, a template pair, a data stream name.
+_Entry = TypeVar("_Entry")
 
 
 async def concrete_indices(
-    es: EsbenchClient, pattern: object, headers: Mapping[str, str] | None = None, timeout: object = None
+    es: EsbenchClient,
+    pattern: object,
+    headers: Mapping[str, str] | None = None,
+    timeout: float | DefaultType | None = None,
 ) -> list[str] | RawResponse:
     """The names of the indices matching ``pattern`` (open or closed), or the error response.
 
@@ -60,8 +69,8 @@ def has_wildcard(name: object) -> bool:
 async def put_each(
     es: EsbenchClient,
     params: RallyParams,
-    entries: Sequence[Any],
-    request: Callable[[Any], tuple[str, object]],
+    entries: Sequence[_Entry],
+    request: Callable[[_Entry], tuple[str, object]],
 ) -> RunnerResult:
     """``PUT`` one request per entry, in order, with the operation's ``request-params``,
     ``headers`` and ``request-timeout``.
@@ -131,9 +140,9 @@ async def delete_matching(
     es: EsbenchClient,
     pattern: object,
     headers: Mapping[str, str] | None,
-    timeout: object,
+    timeout: float | DefaultType | None,
     *,
-    query: Mapping[str, Any] | None,
+    query: Mapping[str, object] | None,
     missing_ok: bool,
 ) -> int | RawResponse:
     """Delete the indices matching ``pattern`` in one request, by name (:func:`concrete_indices`).

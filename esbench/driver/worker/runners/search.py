@@ -46,6 +46,8 @@ from esbench.exceptions import ConfigError
 if TYPE_CHECKING:
     from elastic_transport.client_utils import DefaultType
 
+    from esbench.driver.transport.client import EsbenchClient
+
 _OK = RunnerResult()
 
 DEFAULT_RESULTS_PER_PAGE = 10
@@ -65,7 +67,7 @@ def _search_path(index: object, doc_type: object = None) -> str:
 
 def _query_and_headers(
     params: RallyParams,
-) -> tuple[dict[str, Any], dict[str, str] | None, float | DefaultType]:
+) -> tuple[dict[str, object], dict[str, str] | None, float | DefaultType]:
     request_params, headers, timeout = request_options(params)
     cache = params.get("cache")
     if cache is not None:
@@ -121,7 +123,7 @@ class Search(Runner):
     def __init__(self) -> None:
         self._scroll = ScrollSearch()
 
-    async def __call__(self, es: Any, params: RallyParams) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         req = params.get(PREPARED)
         if req is None:
             if "pages" in params:
@@ -223,7 +225,7 @@ class PaginatedSearch(Runner):
 
     name = "paginated-search"
 
-    async def __call__(self, es: Any, params: RallyParams) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         req = params.get(PREPARED) or prepare_paged(params, self.name)
         size = req.size or DEFAULT_RESULTS_PER_PAGE
         pit_from = req.pit_from or ""
@@ -298,7 +300,7 @@ class ScrollSearch(Runner):
 
     name = "scroll-search"
 
-    async def __call__(self, es: Any, params: RallyParams) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         req = params.get(PREPARED) or prepare_paged(params, self.name)
         http = es.http
         query = dict(req.query)
@@ -383,7 +385,7 @@ class CompositeAgg(Runner):
 
     name = "composite-agg"
 
-    async def __call__(self, es: Any, params: RallyParams) -> RunnerResult:
+    async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         req = params.get(PREPARED) or prepare_paged(params, self.name, default_pages="all")
         aggs_key = "aggs" if "aggs" in req.body else "aggregations"
         agg_name = _composite_agg(req.body)

@@ -11,7 +11,7 @@ deletions by default). Weight = deletions made.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from esbench.driver.transport.http import RawResponse
 from esbench.driver.worker.runners.base import (
@@ -36,7 +36,7 @@ class _CreateTemplates(Runner):
         templates = mandatory(params, "templates", self.name)
         return await put_each(es, params, templates, self._request)
 
-    def _request(self, entry: Any) -> tuple[str, object]:
+    def _request(self, entry: tuple[object, object]) -> tuple[str, object]:
         name, body = entry
         return f"/{self.endpoint}/{path_part(name)}", body
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from esbench.driver.worker.runners.base import (
     RallyParams,
@@ -199,7 +199,8 @@ class WaitForTransform(Runner):
                 self._percent_completed = 1.0
             else:
                 progress = value_at(entry, "checkpointing.next.checkpoint_progress.percent_complete")
-                self._percent_completed = float(progress or 0.0) / 100.0
+                # ES reports percent_complete as a JSON number (absent before the first checkpoint).
+                self._percent_completed = float(cast("float", progress or 0.0)) / 100.0
             report = self._progress(entry.get("stats") or {}, transform_id)
             if report is not None:
                 return report
