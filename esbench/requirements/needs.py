@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import cast
 
 from esbench.requirements.catalog import (
     DEFAULT_SCRIPT_LANG,
@@ -35,7 +35,7 @@ from esbench.requirements.catalog import (
     Kind,
     analysis_provider,
 )
-from esbench.track.model import Challenge, Task, Track
+from esbench.track.model import Challenge, IndexTemplate, Task, Track
 
 #: Module name used for an ingest processor no known module provides (a third-party plugin).
 UNKNOWN_MODULE = "(a plugin)"
@@ -135,7 +135,7 @@ def _task_needs(track: Track, task: Task) -> Iterator[Need]:
         yield from script_needs(params, where=where)
 
 
-def _raw_request_needs(params: Mapping[str, Any], where: str) -> Iterator[Need]:
+def _raw_request_needs(params: Mapping[str, object], where: str) -> Iterator[Need]:
     path = "/" + str(params.get("path", "")).lstrip("/")
     for prefix, module in PATH_MODULES.items():
         if path == prefix or path.startswith(prefix + "/") or path.startswith(prefix + "?"):
@@ -147,7 +147,7 @@ def _raw_request_needs(params: Mapping[str, Any], where: str) -> Iterator[Need]:
         yield from script_needs(body, where=where)
 
 
-def _created_indices(track: Track, params: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
+def _created_indices(track: Track, params: Mapping[str, object]) -> Iterator[tuple[str, object]]:
     # The same selection as the create-index parameter source (driver/params/admin.py).
     wanted = _names(params.get("index"))
     known = set()
@@ -160,7 +160,9 @@ def _created_indices(track: Track, params: Mapping[str, Any]) -> Iterator[tuple[
             yield name, _with_settings(params.get("body"), params.get("settings"))
 
 
-def _created_templates(templates: Iterable[Any], params: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
+def _created_templates(
+    templates: Iterable[IndexTemplate], params: Mapping[str, object]
+) -> Iterator[tuple[str, object]]:
     if "template" in params and "body" in params:
         yield str(params["template"]), params["body"]
         return
@@ -170,26 +172,29 @@ def _created_templates(templates: Iterable[Any], params: Mapping[str, Any]) -> I
             yield template.name, template.content
 
 
-def _names(value: Any) -> list[str]:
+def _names(value: object) -> list[str]:
     if not value:
         return []
     if isinstance(value, str):
         return [v.strip() for v in value.split(",") if v.strip()]
-    return [str(v) for v in value]
+    # Anything else is a list of names, as the create-index parameter source reads it.
+    return [str(v) for v in cast("Iterable[object]", value)]
 
 
-def _with_settings(body: Any, settings: Any) -> Any:
+def _with_settings(body: object, settings: object) -> object:
     if not settings:
         return body
-    merged = dict(body or {})
-    merged["settings"] = {**dict(merged.get("settings") or {}), **dict(settings)}
+    # Index bodies and settings are JSON objects (the create-index parameter source merges them alike).
+    merged = dict(cast("Mapping[str, object]", body or {}))
+    current = cast("Mapping[str, object]", merged.get("settings") or {})
+    merged["settings"] = {**dict(current), **dict(cast("Mapping[str, object]", settings))}
     return merged
 
 
 # --- pipelines ------------------------------------------------------------------------------------
 
 
-def pipeline_needs(body: Any, *, where: str) -> Iterator[Need]:
+def pipeline_needs(body: object, *, where: str) -> Iterator[Need]:
     """The needs of an ingest pipeline body: its processors (recursively) and their scripts.
 
     Source of the shapes: Elasticsearch's ingest pipeline docs (``processors``, ``on_failure``,
@@ -201,7 +206,7 @@ def pipeline_needs(body: Any, *, where: str) -> Iterator[Need]:
         yield from _processors_needs(body.get(key), where)
 
 
-def _processors_needs(processors: Any, where: str) -> Iterator[Need]:
+def _processors_needs(processors: object, where: str) -> Iterator[Need]:
     if isinstance(processors, Mapping):
         processors = [processors]
     if not isinstance(processors, list):
@@ -226,12 +231,12 @@ def _processors_needs(processors: Any, where: str) -> Iterator[Need]:
 # --- scripts --------------------------------------------------------------------------------------
 
 
-def script_needs(value: Any, *, where: str) -> Iterator[Need]:
+def script_needs(value: object, *, where: str) -> Iterator[Need]:
     """The script languages used anywhere in ``value`` (operation params, a body, a mapping)."""
     yield from _walk_scripts(value, where, parent=None)
 
 
-def _walk_scripts(value: Any, where: str, parent: str | None) -> Iterator[Need]:
+def _walk_scripts(value: object, where: str, parent: str | None) -> Iterator[Need]:
     if isinstance(value, Mapping):
         for key, item in value.items():
             if key in _SCRIPT_KEYS and _is_script(item, parent):
@@ -243,13 +248,13 @@ def _walk_scripts(value: Any, where: str, parent: str | None) -> Iterator[Need]:
             yield from _walk_scripts(item, where, parent=parent)
 
 
-def _is_script(value: Any, parent: str | None) -> bool:
+def _is_script(value: object, parent: str | None) -> bool:
     if isinstance(value, str):
         return parent not in _FIELD_QUERIES
     return isinstance(value, Mapping) and any(k in value for k in ("source", "inline", "id"))
 
 
-def _script_value_needs(value: Any, where: str, *, what: str) -> Iterator[Need]:
+def _script_value_needs(value: object, where: str, *, what: str) -> Iterator[Need]:
     # A stored script ({"id": ...}) has the language it was stored with, which the track does not say.
     if isinstance(value, Mapping):
         if "source" not in value and "inline" not in value:
@@ -267,7 +272,7 @@ def _script_value_needs(value: Any, where: str, *, what: str) -> Iterator[Need]:
 # --- index bodies ---------------------------------------------------------------------------------
 
 
-def template_needs(content: Any, *, where: str) -> Iterator[Need]:
+def template_needs(content: object, *, where: str) -> Iterator[Need]:
     """The needs of a legacy, composable or component template body."""
     if not isinstance(content, Mapping):
         return
@@ -278,13 +283,13 @@ def template_needs(content: Any, *, where: str) -> Iterator[Need]:
         yield Need(module="data-streams", feature="data stream lifecycle", where=where)
 
 
-def index_body_needs(body: Any, *, where: str) -> Iterator[Need]:
+def index_body_needs(body: object, *, where: str) -> Iterator[Need]:
     """The needs of an index body (``settings``, ``mappings``): analysis components, field types,
     scripts in mappings, ILM settings."""
     if not isinstance(body, Mapping):
         return
     given = body.get("settings")
-    settings: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
+    settings: Mapping[str, object] = given if isinstance(given, Mapping) else {}
     flat = dict(_flatten(settings))
     for key, module in SETTING_MODULES.items():
         if key in flat or key.removeprefix("index.") in flat:
@@ -297,7 +302,7 @@ def index_body_needs(body: Any, *, where: str) -> Iterator[Need]:
         yield from _mapping_needs(mappings, defined, where)
 
 
-def _flatten(value: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
+def _flatten(value: Mapping[str, object], prefix: str = "") -> Iterator[tuple[str, object]]:
     for key, item in value.items():
         name = f"{prefix}{key}"
         if isinstance(item, Mapping):
@@ -306,7 +311,7 @@ def _flatten(value: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, 
             yield name, item
 
 
-def _analysis_section(settings: Mapping[str, Any]) -> Mapping[str, Any]:
+def _analysis_section(settings: Mapping[str, object]) -> Mapping[str, object]:
     index = settings.get("index")
     for candidate in (
         settings.get("analysis"),
@@ -317,12 +322,12 @@ def _analysis_section(settings: Mapping[str, Any]) -> Mapping[str, Any]:
     return {}
 
 
-def _section(analysis: Mapping[str, Any], kind: Kind) -> Mapping[str, Any]:
+def _section(analysis: Mapping[str, object], kind: Kind) -> Mapping[str, object]:
     section = analysis.get(kind.value)
     return section if isinstance(section, Mapping) else {}
 
 
-def _component(kind: Kind, name: Any, defined: Mapping[Kind, set[str]], where: str) -> Iterator[Need]:
+def _component(kind: Kind, name: object, defined: Mapping[Kind, set[str]], where: str) -> Iterator[Need]:
     if isinstance(name, Mapping):  # an inline definition
         yield from _typed(kind, name.get("type"), None, where)
         return
@@ -333,7 +338,7 @@ def _component(kind: Kind, name: Any, defined: Mapping[Kind, set[str]], where: s
         yield Need(module=module, feature=f"{_label(kind)} '{name}'", where=where)
 
 
-def _typed(kind: Kind, type_name: Any, defined_as: str | None, where: str) -> Iterator[Need]:
+def _typed(kind: Kind, type_name: object, defined_as: str | None, where: str) -> Iterator[Need]:
     if not isinstance(type_name, str):
         return
     module = analysis_provider(kind, type_name, by_type=True)
@@ -346,14 +351,14 @@ def _label(kind: Kind) -> str:
     return {Kind.FILTER: "token filter", Kind.CHAR_FILTER: "char filter"}.get(kind, kind.value)
 
 
-def _as_list(value: Any) -> list[Any]:
+def _as_list(value: object) -> list[object]:
     if value is None:
         return []
     return list(value) if isinstance(value, list) else [value]
 
 
 def _analysis_definition_needs(
-    analysis: Mapping[str, Any], defined: Mapping[Kind, set[str]], where: str
+    analysis: Mapping[str, object], defined: Mapping[Kind, set[str]], where: str
 ) -> Iterator[Need]:
     for kind in Kind:
         for name, definition in _section(analysis, kind).items():
@@ -381,7 +386,7 @@ def _analysis_definition_needs(
 
 
 def _mapping_needs(
-    mappings: Mapping[str, Any], defined: Mapping[Kind, set[str]], where: str
+    mappings: Mapping[str, object], defined: Mapping[Kind, set[str]], where: str
 ) -> Iterator[Need]:
     if "properties" not in mappings and len(mappings) == 1:
         # A typed (pre-7) mapping: {"_doc": {"properties": ...}}.
@@ -397,7 +402,7 @@ def _mapping_needs(
                 yield from _field_needs(template["mapping"], defined, where)
 
 
-def _properties_needs(properties: Any, defined: Mapping[Kind, set[str]], where: str) -> Iterator[Need]:
+def _properties_needs(properties: object, defined: Mapping[Kind, set[str]], where: str) -> Iterator[Need]:
     if not isinstance(properties, Mapping):
         return
     for field in properties.values():
@@ -405,7 +410,7 @@ def _properties_needs(properties: Any, defined: Mapping[Kind, set[str]], where: 
             yield from _field_needs(field, defined, where)
 
 
-def _field_needs(field: Mapping[str, Any], defined: Mapping[Kind, set[str]], where: str) -> Iterator[Need]:
+def _field_needs(field: Mapping[str, object], defined: Mapping[Kind, set[str]], where: str) -> Iterator[Need]:
     field_type = field.get("type")
     if isinstance(field_type, str) and field_type in FIELD_TYPE_MODULES:
         yield Need(module=FIELD_TYPE_MODULES[field_type], feature=f"field type '{field_type}'", where=where)
