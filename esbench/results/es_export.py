@@ -188,7 +188,7 @@ def percentile_field(label: str) -> str:
     return "p" + label.replace(".", "_")
 
 
-def _common(race: RaceResult) -> dict[str, Any]:
+def _common(race: RaceResult) -> dict[str, object]:
     return {
         "@timestamp": race.timestamp,
         "race-id": race.race_id,
@@ -201,7 +201,7 @@ def _common(race: RaceResult) -> dict[str, Any]:
     }
 
 
-def race_document(race: RaceResult) -> dict[str, Any]:
+def race_document(race: RaceResult) -> dict[str, object]:
     """The race document (``<prefix>-races-*``)."""
     return {
         **_common(race),
@@ -219,14 +219,14 @@ def race_document(race: RaceResult) -> dict[str, Any]:
     }
 
 
-def result_documents(race: RaceResult) -> list[tuple[str, dict[str, Any]]]:
+def result_documents(race: RaceResult) -> list[tuple[str, dict[str, object]]]:
     """``(id, doc)`` per reported task (:attr:`TaskResult.reported`: administrative tasks with a failed
     request too, as Rally's results) and per cluster row (``<prefix>-results-*``)."""
-    docs: list[tuple[str, dict[str, Any]]] = []
+    docs: list[tuple[str, dict[str, object]]] = []
     for position, t in enumerate(race.tasks):
         if not t.reported:
             continue
-        doc: dict[str, Any] = {
+        doc: dict[str, object] = {
             **_common(race),
             "kind": "task",
             "task": t.task,
@@ -267,7 +267,7 @@ def result_documents(race: RaceResult) -> list[tuple[str, dict[str, Any]]]:
     return docs
 
 
-def metric_documents(race: RaceResult) -> Iterator[tuple[str, dict[str, Any]]]:
+def metric_documents(race: RaceResult) -> Iterator[tuple[str, dict[str, object]]]:
     """``(id, doc)`` per per-second throughput window of every reported task (``<prefix>-metrics-*``)."""
     for position, t in enumerate(race.tasks):
         if not t.reported:
@@ -295,7 +295,7 @@ _STRINGS_AS_KEYWORDS = [
 ]
 
 
-def _common_properties() -> dict[str, Any]:
+def _common_properties() -> dict[str, object]:
     return {
         "@timestamp": {"type": "date"},
         "race-id": {"type": "keyword"},
@@ -308,7 +308,7 @@ def _common_properties() -> dict[str, Any]:
     }
 
 
-def _percentiles_mapping() -> dict[str, Any]:
+def _percentiles_mapping() -> dict[str, object]:
     return {
         "properties": {
             percentile_field(p): {"type": "double"} for p in ("50", "90", "99", "99.9", "99.99", "100")
@@ -411,7 +411,7 @@ def _client(settings: MetricsStoreSettings) -> Elasticsearch:
     return Elasticsearch(**kwargs)
 
 
-def _actions(races: Sequence[RaceResult], prefix: str, counts: dict[str, int]) -> Iterator[dict[str, Any]]:
+def _actions(races: Sequence[RaceResult], prefix: str, counts: dict[str, int]) -> Iterator[dict[str, object]]:
     for race in races:
         counts["races"] += 1
         yield {

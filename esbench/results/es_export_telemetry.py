@@ -11,8 +11,7 @@ cluster row.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
 
 from esbench.records import RaceResult
 
@@ -24,7 +23,9 @@ def _race_start(race: RaceResult) -> float | None:
         return None
 
 
-def telemetry_documents(race: RaceResult, common: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+def telemetry_documents(
+    race: RaceResult, common: Mapping[str, object]
+) -> Iterator[tuple[str, dict[str, object]]]:
     """``(id, doc)`` per telemetry sample of ``race``; ``common`` holds the race fields of every document.
 
     Ids are ``<race id>-telemetry-<series position>-<sample index>`` so a re-export overwrites.

@@ -40,9 +40,9 @@ class RaceFilter:
     since: str | None = None
 
 
-def race_query(flt: RaceFilter) -> dict[str, Any]:
+def race_query(flt: RaceFilter) -> dict[str, object]:
     """The query DSL of ``flt`` for the race documents."""
-    clauses: list[dict[str, Any]] = []
+    clauses: list[dict[str, object]] = []
     for name, value in (("track", flt.track), ("challenge", flt.challenge), ("status", flt.status)):
         if value is not None:
             clauses.append({"term": {name: value}})
@@ -115,7 +115,7 @@ def _task_position(doc_id: str) -> int:
     return int(tail) if tail.isdigit() else 0
 
 
-def _scan(es: Elasticsearch, index: str, query: dict[str, Any]) -> Iterator[dict[str, Any]]:
+def _scan(es: Elasticsearch, index: str, query: Mapping[str, object]) -> Iterator[dict[str, Any]]:
     from elasticsearch import helpers
 
     yield from helpers.scan(es, index=index, query={"query": query}, ignore_unavailable=True)

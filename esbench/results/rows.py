@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from esbench.records import RESULTS_FORMAT_VERSION
 
@@ -63,7 +63,7 @@ TASK_BOOL = frozenset({"include_in_reporting"})
 INSERT_RACE = f"INSERT INTO races ({', '.join(RACE_COLUMNS)}) VALUES ({', '.join('?' * len(RACE_COLUMNS))})"
 
 
-def race_row(data: dict[str, Any]) -> tuple[Any, ...]:
+def race_row(data: Mapping[str, object]) -> tuple[object, ...]:
     data = dict(data)
     data.pop("user_tags", None)
     data.pop("tasks", None)
@@ -74,7 +74,7 @@ def race_row(data: dict[str, Any]) -> tuple[Any, ...]:
     return encode_row(RACE_COLUMNS, data, RACE_JSON, RACE_BOOL)
 
 
-def task_row(task: dict[str, Any]) -> tuple[Any, ...]:
+def task_row(task: Mapping[str, object]) -> tuple[object, ...]:
     task = dict(task)
     extra = {k: task.pop(k) for k in list(task) if k not in TASK_COLUMNS}
     task["extra"] = extra
@@ -82,9 +82,9 @@ def task_row(task: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def encode_row(
-    columns: Sequence[str], data: Mapping[str, Any], json_cols: frozenset[str], bool_cols: frozenset[str]
-) -> tuple[Any, ...]:
-    out: list[Any] = []
+    columns: Sequence[str], data: Mapping[str, object], json_cols: frozenset[str], bool_cols: frozenset[str]
+) -> tuple[object, ...]:
+    out: list[object] = []
     for col in columns:
         value = data.get(col)
         if col in json_cols:
@@ -96,12 +96,13 @@ def encode_row(
 
 
 def decode_row(
-    columns: Sequence[str], row: Sequence[Any], json_cols: frozenset[str], bool_cols: frozenset[str]
+    columns: Sequence[str], row: Sequence[object], json_cols: frozenset[str], bool_cols: frozenset[str]
 ) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for col, value in zip(columns, row, strict=True):
         if col in json_cols:
-            value = json.loads(value) if value is not None else {}
+            # JSON columns are TEXT, written by encode_row.
+            value = json.loads(cast("str", value)) if value is not None else {}
         elif col in bool_cols:
             value = bool(value)
         out[col] = value

@@ -25,7 +25,6 @@ import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from esbench.exceptions import NotFound, StoreError, UserError
 from esbench.home import esbench_home
@@ -280,7 +279,7 @@ class ResultsStore:
             StoreError: database errors.
         """
         where: list[str] = []
-        params: list[Any] = []
+        params: list[object] = []
         for key, wanted in (user_tags or {}).items():
             values = [wanted] if isinstance(wanted, str) else [str(v) for v in wanted]
             where.append(

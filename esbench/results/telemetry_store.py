@@ -13,7 +13,6 @@ import sqlite3
 import sys
 from array import array
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 import zstandard
 
@@ -77,7 +76,7 @@ def save_series(conn: sqlite3.Connection, race_id: str, series: Iterable[Telemet
     )
 
 
-def load_series(conn: sqlite3.Connection, race_id: str) -> list[dict[str, Any]]:
+def load_series(conn: sqlite3.Connection, race_id: str) -> list[dict[str, object]]:
     """The series of ``race_id`` in stored order, as ``TelemetrySeries.from_dict`` dicts."""
     return [
         {
