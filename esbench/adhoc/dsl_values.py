@@ -149,7 +149,7 @@ class Reader:
         """
         token = self.take()
         if token.kind == "punct" and token.text == "{":
-            result: dict[str, Any] = {}
+            result: dict[str, object] = {}
             while not self.at("}"):
                 at = self.peek.offset
                 name = self.key()
@@ -161,7 +161,7 @@ class Reader:
             self.take()
             return result
         if token.kind == "punct" and token.text == "[":
-            items: list[Any] = []
+            items: list[object] = []
             while not self.at("]"):
                 items.append(self.value(calls=calls, path=(*path, str(len(items)))))
                 if not self.at("]"):

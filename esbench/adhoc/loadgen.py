@@ -115,7 +115,7 @@ def _check_keys(node: yaml.Node, allowed: frozenset[str], what: str, path: Path)
         _check_key(key_node.value, allowed, what, f"{path} line {_line(key_node)}")
 
 
-def _check_key(key: Any, allowed: frozenset[str], what: str, where: str) -> None:
+def _check_key(key: object, allowed: frozenset[str], what: str, where: str) -> None:
     if key not in allowed:
         raise ConfigError(
             f"{where}: '{key}' in {what} is not a Loadgen key esbench runs. Keys there: "
@@ -131,11 +131,11 @@ def _child(node: yaml.MappingNode, key: str) -> yaml.Node | None:
     return None
 
 
-def _env(text: Any, env: Mapping[str, str], where: str) -> str:
+def _env(text: object, env: Mapping[str, str], where: str) -> str:
     return _ENV.sub(lambda m: env_value(m.group(1), env, where=where), str(text))
 
 
-def _auth(raw: Any, env: Mapping[str, str], where: str) -> tuple[str, str] | None:
+def _auth(raw: object, env: Mapping[str, str], where: str) -> tuple[str, str] | None:
     if not raw:
         return None
     if not isinstance(raw, Mapping) or set(raw) - {"username", "password"}:
@@ -232,7 +232,7 @@ def _read_dsl(path: Path) -> _Source:
         raise ConfigError(f"{path}: 'variables' takes a list of variables.")
     lines = doc.top_lines
 
-    def variable_line(i: int) -> Any:
+    def variable_line(i: int) -> int | str | None:
         return (
             lines.get(f"variables.{i}.name")
             or lines.get(f"variables.{i}.type")
@@ -243,7 +243,7 @@ def _read_dsl(path: Path) -> _Source:
     return _Source(path, doc.data, request_where, variable_where, request_where)
 
 
-def _absolute_paths(variables: list[Any], base_dir: Path) -> list[Any]:
+def _absolute_paths(variables: list[object], base_dir: Path) -> list[object]:
     out = []
     for raw in variables:
         if isinstance(raw, Mapping) and raw.get("path") and not Path(str(raw["path"])).is_absolute():
@@ -350,7 +350,7 @@ def _request_params(
     req: Mapping[str, Any],
     item: Mapping[str, Any],
     endpoint: Endpoint,
-    variables: list[Any],
+    variables: list[object],
     env: Mapping[str, str],
     options: RunnerOptions,
     where: str,

@@ -126,7 +126,7 @@ def _options(
             raise _syntax(path, block, exc) from None
 
 
-def _leaves(value: Any, prefix: str) -> Iterator[tuple[str, Any]]:
+def _leaves(value: object, prefix: str) -> Iterator[tuple[str, object]]:
     dot = "." if prefix else ""
     if isinstance(value, dict):
         for key, item in value.items():
@@ -138,13 +138,13 @@ def _leaves(value: Any, prefix: str) -> Iterator[tuple[str, Any]]:
         yield prefix, value
 
 
-def assertion_of(status: int | None, body: Any, *, root: str = _BODY_JSON) -> dict[str, Any] | None:
+def assertion_of(status: int | None, body: object, *, root: str = _BODY_JSON) -> dict[str, object] | None:
     """Loadgen's ``assert`` condition for ``# STATUS`` and ``# BODY``: ``equals`` on the status and
     on every leaf of the body subset (``range`` for ``gt``/``gte``/``lt``/``lte``), under ``and``;
     None when there is nothing to check. ``root`` is the path the leaves are under: the response
     body for ``# {...}``, the event itself (``""``) for the ``assert: {...}`` option, whose keys are
     fields such as ``_ctx.response.status`` (nested or dotted), as Loadgen's compiler reads it."""
-    conditions: list[dict[str, Any]] = []
+    conditions: list[dict[str, object]] = []
     if status is not None:
         conditions.append({"equals": {"_ctx.response.status": status}})
     for name, leaf in _leaves(body, root) if body is not None else ():
@@ -157,7 +157,7 @@ def assertion_of(status: int | None, body: Any, *, root: str = _BODY_JSON) -> di
     return conditions[0] if len(conditions) == 1 else {"and": conditions}
 
 
-def _assertion(path: Path, block: _Block, reader: Reader) -> dict[str, Any] | None:
+def _assertion(path: Path, block: _Block, reader: Reader) -> dict[str, object] | None:
     try:
         status = None
         token = reader.peek

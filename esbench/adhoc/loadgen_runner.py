@@ -36,7 +36,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from esbench.exceptions import ConfigError
 
@@ -86,7 +85,7 @@ class RunnerOptions:
         return self.assert_invalid and not self.continue_on_assert_invalid
 
 
-def _flag(runner: Mapping[str, Any], key: str, where: str) -> bool:
+def _flag(runner: Mapping[str, object], key: str, where: str) -> bool:
     value = runner.get(key, False)
     if value is None:
         return False
@@ -95,14 +94,14 @@ def _flag(runner: Mapping[str, Any], key: str, where: str) -> bool:
     return value
 
 
-def _statuses(runner: Mapping[str, Any], key: str, where: str) -> frozenset[int]:
+def _statuses(runner: Mapping[str, object], key: str, where: str) -> frozenset[int]:
     value = runner.get(key) or []
     if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
         raise ConfigError(f"{where}: runner.{key} must be a list of HTTP statuses, e.g. [200, 404].")
     return frozenset(value)
 
 
-def _count(runner: Mapping[str, Any], key: str, where: str) -> int | None:
+def _count(runner: Mapping[str, object], key: str, where: str) -> int | None:
     value = runner.get(key)
     if value is None:
         return None
@@ -111,7 +110,7 @@ def _count(runner: Mapping[str, Any], key: str, where: str) -> int | None:
     return value if value > 0 else None  # Loadgen: 0 or less = no limit
 
 
-def runner_options(runner: Mapping[str, Any], *, where: str) -> RunnerOptions:
+def runner_options(runner: Mapping[str, object], *, where: str) -> RunnerOptions:
     """The :class:`RunnerOptions` of a ``runner`` mapping whose keys were checked already.
 
     Raises:

@@ -25,7 +25,7 @@ def query_track(
     body: str | None,
     method: str | None,
     dictionary: Path | None,
-    variables: Sequence[Any],
+    variables: Sequence[object],
     clients: int,
     rate: float | None,
     iterations: int | None,

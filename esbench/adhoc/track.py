@@ -117,9 +117,9 @@ class LoadShape:
     limits: tuple[int, ...] = ()
     clients_per_stream: bool = False
     sequential: bool = False
-    warm_round: Mapping[str, Any] | None = None
+    warm_round: Mapping[str, object] | None = None
     warm_repeats: tuple[int, ...] = ()
-    meta: Mapping[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, object] = field(default_factory=dict)
 
 
 def _share(total: int, parts: int, index: int) -> int:
