@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
 from esbench.driver.worker.params.base import ParamSource, get_target
@@ -27,12 +27,13 @@ from esbench.exceptions import ConfigError
 from esbench.track.model import IndexTemplate, Track
 
 
-def _names(value: Any) -> list[str]:
+def _names(value: object) -> list[str]:
     if value is None:
         return []
     if isinstance(value, str):
         return [value]
-    return [str(v) for v in value]
+    # Anything else is a list of names (Rally's create-index "index" parameter).
+    return [str(v) for v in cast("Iterable[object]", value)]
 
 
 def _deep_merge(target: dict[str, Any], changes: Mapping[str, Any]) -> None:
@@ -47,7 +48,7 @@ def _copy(body: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return copy.deepcopy(dict(body)) if body is not None else None
 
 
-def _op(params: RallyParams, kwargs: Mapping[str, Any]) -> str:
+def _op(params: RallyParams, kwargs: Mapping[str, object]) -> str:
     return str(kwargs.get("operation_name") or params.get("name") or params.get("operation-type", "?"))
 
 

@@ -18,7 +18,7 @@ import operator
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from esbench.driver.transport import jsonutil
 from esbench.exceptions import ConfigError
@@ -79,7 +79,7 @@ class _Context:
         return _MISSING
 
 
-def _equal(actual: Any, expected: Any) -> bool:
+def _equal(actual: object, expected: object) -> bool:
     if actual is _MISSING:
         return False
     if isinstance(expected, bool) or isinstance(actual, bool):
@@ -89,9 +89,10 @@ def _equal(actual: Any, expected: Any) -> bool:
     return str(actual) == str(expected)
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     try:
-        return float(value)
+        # Anything float() refuses is "not a number": the TypeError is the test, not an accident.
+        return float(cast("str", value))
     except (TypeError, ValueError):
         return None
 
@@ -99,7 +100,7 @@ def _number(value: Any) -> float | None:
 Check = Callable[[_Context], str | None]
 
 
-def _field(field: Any, where: str) -> str:
+def _field(field: object, where: str) -> str:
     name = str(field)
     if not name.startswith(_PREFIX):
         raise ConfigError(
@@ -110,8 +111,8 @@ def _field(field: Any, where: str) -> str:
     return name
 
 
-def _flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _flatten(mapping: Mapping[str, object], prefix: str = "") -> dict[str, object]:
+    out: dict[str, object] = {}
     for key, value in mapping.items():
         name = f"{prefix}{key}"
         if isinstance(value, Mapping) and value:
@@ -121,7 +122,7 @@ def _flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _per_field(spec: Any, where: str, kind: str, test: Callable[[Any, Any], bool], verb: str) -> Check:
+def _per_field(spec: object, where: str, kind: str, test: Callable[[Any, Any], bool], verb: str) -> Check:
     if not isinstance(spec, Mapping) or not spec:
         raise ConfigError(f"{where}: '{kind}' needs a mapping of field: value.")
     pairs = [(_field(k, where), v) for k, v in spec.items()]
@@ -137,7 +138,7 @@ def _per_field(spec: Any, where: str, kind: str, test: Callable[[Any, Any], bool
     return check
 
 
-def _range(spec: Any, where: str) -> Check:
+def _range(spec: object, where: str) -> Check:
     if not isinstance(spec, Mapping) or not spec:
         raise ConfigError(f"{where}: 'range' needs a mapping of field: {{gte/gt/lte/lt: number}}.")
     ops: dict[str, Callable[[float, float], bool]] = {
@@ -192,7 +193,7 @@ def _negated(inner: Check) -> Check:
     return check
 
 
-def _compile(spec: Any, where: str) -> Check:
+def _compile(spec: object, where: str) -> Check:
     if not isinstance(spec, Mapping) or not spec:
         raise ConfigError(
             f"{where}: an assertion must be a mapping such as {{equals: {{_ctx.response.status: 200}}}}."
@@ -222,7 +223,9 @@ def _compile(spec: Any, where: str) -> Check:
         elif kind == "range":
             checks.append(_range(arg, sub))
         elif kind == "exists":
-            names = [_field(f, sub) for f in ([arg] if isinstance(arg, str) else (arg or []))]
+            names = [
+                _field(f, sub) for f in ([arg] if isinstance(arg, str) else cast("list[object]", arg or []))
+            ]
             checks.append(_all_exist(names))
         elif kind in ("and", "or"):
             if not isinstance(arg, list) or not arg:
@@ -247,7 +250,7 @@ class Assertion:
 
     __slots__ = ("_check", "spec")
 
-    def __init__(self, check: Check, spec: Any) -> None:
+    def __init__(self, check: Check, spec: object) -> None:
         self._check = check
         self.spec = spec
 
@@ -255,7 +258,7 @@ class Assertion:
         return self._check(_Context(view))
 
 
-def compile_assertion(spec: Any, *, where: str) -> Assertion | None:
+def compile_assertion(spec: object, *, where: str) -> Assertion | None:
     """The assertion of ``spec`` (None when ``spec`` is None).
 
     Raises:
