@@ -348,7 +348,7 @@ def bulk_result(
     counts: Mapping[str, int],
     descriptions: Sequence[str],
     http_status: int | None,
-    meta: dict[str, Any],
+    meta: Mapping[str, object],
 ) -> RunnerResult:
     """The result of a bulk (sent whole or as routed sub-bulks) from its failed items.
 

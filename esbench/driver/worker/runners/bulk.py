@@ -43,6 +43,8 @@ _HEAD = 64
 SHARDS_FAILED = "shards-failed"
 
 if TYPE_CHECKING:
+    from elastic_transport.client_utils import DefaultType
+
     from esbench.driver.transport.client import EsbenchClient
 
 
@@ -52,7 +54,7 @@ class PreparedBulk:
 
     target: str
     headers: dict[str, str]
-    timeout: Any
+    timeout: float | DefaultType
     detailed: bool
     unit: str
     routing_aware: RoutingAware | None = None
@@ -111,8 +113,8 @@ def _describe(item: Mapping[str, Any]) -> str:
 
 
 def _bulk_stats(
-    response: Mapping[str, Any], bulk_size: Any, unit: str
-) -> tuple[Counter[str], list[str], dict[str, Any]]:
+    response: Mapping[str, Any], bulk_size: object, unit: str
+) -> tuple[Counter[str], list[str], dict[str, object]]:
     counts: Counter[str] = Counter()
     descriptions: list[str] = []
     success = 0
@@ -127,11 +129,15 @@ def _bulk_stats(
             text = _describe(item)
             if text not in descriptions:
                 descriptions.append(text)
-    meta = {"took": response.get("took"), "success-count": success, "error-count": sum(counts.values())}
+    meta: dict[str, object] = {
+        "took": response.get("took"),
+        "success-count": success,
+        "error-count": sum(counts.values()),
+    }
     return counts, descriptions, meta
 
 
-def _detailed_meta(params: RallyParams, response: Mapping[str, Any], body: bytes) -> dict[str, Any]:
+def _detailed_meta(params: RallyParams, response: Mapping[str, Any], body: bytes) -> dict[str, object]:
     ops: dict[str, Counter[str]] = {}
     histogram: dict[str, dict[str, Any]] = {}
     for entry in response.get("items", ()):
@@ -150,7 +156,7 @@ def _detailed_meta(params: RallyParams, response: Mapping[str, Any], body: bytes
         lines.pop()
     with_meta = params.get("action-metadata-present", True)
     documents = lines[1::2] if with_meta else lines
-    meta: dict[str, Any] = {
+    meta: dict[str, object] = {
         "ops": {op: dict(c) for op, c in ops.items()},
         "shards_histogram": list(histogram.values()),
         "bulk-request-size-bytes": sum(len(line) for line in lines),
@@ -161,7 +167,7 @@ def _detailed_meta(params: RallyParams, response: Mapping[str, Any], body: bytes
     return meta
 
 
-def ndjson_body(body: Any) -> bytes:
+def ndjson_body(body: object) -> bytes:
     """A bulk body as NDJSON bytes ending in a newline, accepted in every form Rally's client
     accepts (elastic_transport ``NdjsonSerializer``): ``bytes`` or ``str`` (with or without the
     final newline), or a list/tuple of lines (``str``, ``bytes`` or JSON-serializable objects)."""

@@ -48,7 +48,11 @@ from esbench.driver.worker.runners.base import RallyParams, RunnerResult, bulk_r
 from esbench.exceptions import ConfigError
 
 if TYPE_CHECKING:
+    from elastic_transport.client_utils import DefaultType
+
     from esbench.driver.transport.client import EsbenchClient
+    from esbench.driver.transport.http import RawResponse
+    from esbench.driver.worker.runners.bulk import PreparedBulk
 
 #: Item error types after which the shard map is read again.
 _STALE_ROUTING_ERRORS = frozenset(
@@ -196,7 +200,7 @@ class BulkSplitter:
         lines = body.split(b"\n")
         if lines and lines[-1] == b"":
             lines.pop()
-        parts: dict[Any, SubBulk] = {}
+        parts: dict[object, SubBulk] = {}
         by_node = self.mode is RoutingAware.NODE
         i = 0
         count = len(lines)
@@ -226,7 +230,7 @@ class BulkSplitter:
                 )
             shard = shards.routing.shard(doc_id, action.routing)
             node = shards.primaries[shard]
-            key: Any = node if by_node else (name, shard)
+            key: object = node if by_node else (name, shard)
             part = parts.get(key)
             if part is None:
                 part = parts[key] = SubBulk(node=node, shard=None if by_node else shard)
@@ -303,8 +307,13 @@ class RoutedBulk:
         raise RoutingError(f"'routing-aware' bulk: one bulk names more than {_MAX_TARGETS} indices.")
 
     async def _send(
-        self, http: Any, part: SubBulk, target: str, headers: Any, timeout: Any
-    ) -> tuple[Any, float]:
+        self,
+        http: Any,
+        part: SubBulk,
+        target: str,
+        headers: Mapping[str, str] | None,
+        timeout: float | DefaultType,
+    ) -> tuple[RawResponse, float]:
         url = self.cache.node_urls.get(part.node) if part.node is not None else None
         transport = http.node_transport(url) if url is not None else http
         parent = current_timing.get()
@@ -321,7 +330,7 @@ class RoutedBulk:
         return response, (own.end - own.start) * 1000.0 if own.observed else 0.0
 
     async def __call__(
-        self, es: EsbenchClient, params: RallyParams, req: Any, body: bytes, mode: RoutingAware
+        self, es: EsbenchClient, params: RallyParams, req: PreparedBulk, body: bytes, mode: RoutingAware
     ) -> RunnerResult:
         """One routing-aware bulk; ``req`` is the :class:`~esbench.driver.worker.runners.bulk.PreparedBulk`.
 
@@ -341,16 +350,18 @@ class RoutedBulk:
         )
         return self._result(parts, outcomes, req.unit)
 
-    def _result(self, parts: list[SubBulk], outcomes: list[Any], unit: str) -> RunnerResult:
+    def _result(
+        self, parts: list[SubBulk], outcomes: list[tuple[RawResponse, float] | BaseException], unit: str
+    ) -> RunnerResult:
         weight = 0
         counts: Counter[str] = Counter()
         descriptions: list[str] = []
-        subs: list[dict[str, Any]] = []
+        subs: list[dict[str, object]] = []
         stale = False
         error: BaseException | None = None
         last_status = None
         for part, outcome in zip(parts, outcomes, strict=True):
-            sub: dict[str, Any] = {"node": part.node, "docs": part.docs}
+            sub: dict[str, object] = {"node": part.node, "docs": part.docs}
             if part.shard is not None:
                 sub["shard"] = part.shard
             subs.append(sub)
