@@ -45,7 +45,7 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from esbench.driver.worker.params.base import ParamSource
 from esbench.driver.worker.params.template import (
@@ -101,6 +101,9 @@ _KEYS = frozenset(
 )
 _BULK_ACTIONS = frozenset({"index", "create", "update", "delete"})
 
+if TYPE_CHECKING:
+    from elastic_transport.client_utils import DefaultType
+
 
 @dataclass(frozen=True, slots=True)
 class TemplatedCall:
@@ -123,7 +126,7 @@ class TemplatedCall:
     target: str
     body: bytes | None
     headers: Mapping[str, str] | None
-    timeout: Any
+    timeout: float | DefaultType
     bulk_size: int | None
     assertion: Assertion | None
     ignore: frozenset[int]

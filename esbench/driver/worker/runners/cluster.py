@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 _STATUS_ORDER = {"red": 1, "yellow": 2, "green": 3}
 
 
-def _rank(status: Any) -> int:
+def _rank(status: object) -> int:
     return _STATUS_ORDER.get(str(status).lower(), 0)
 
 
@@ -81,9 +81,9 @@ class ClusterHealth(Runner):
 async def _reporting_health(
     es: EsbenchClient,
     path: str,
-    request: Coroutine[Any, Any, RawResponse],
-    expected: Any,
-    query: Mapping[str, Any],
+    request: Coroutine[object, None, RawResponse],
+    expected: object,
+    query: Mapping[str, object],
     held: str,
 ) -> RawResponse:
     """Await ``request`` (held by Elasticsearch until ``expected`` or its timeout); meanwhile, every
@@ -103,7 +103,7 @@ async def _reporting_health(
         pending.cancel()
 
 
-async def _health_now(es: EsbenchClient, path: str) -> Any:
+async def _health_now(es: EsbenchClient, path: str) -> object:
     # In its own task (a copy of the client's context): not timed as the operation's request.
     current_timing.set(None)
     try:
@@ -112,7 +112,7 @@ async def _health_now(es: EsbenchClient, path: str) -> Any:
         return None
 
 
-def _shortfall(health: Mapping[str, Any], expected: Any, no_relocations: bool) -> str:
+def _shortfall(health: Mapping[str, Any], expected: object, no_relocations: bool) -> str:
     """Why the health is not what the operation waits for: the status wanted and the status now,
     the unassigned and relocating shards, the node count, and on one node with unassigned shards
     why green cannot come (Elasticsearch never puts a replica on the node of its primary)."""

@@ -25,7 +25,7 @@ import asyncio
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from esbench.driver.transport.timing import RequestTiming, current_timing
 from esbench.driver.worker.context import RaceContext, current_context, race_context
@@ -51,7 +51,7 @@ SUPPORTED_OPERATION_TYPES = (
 )
 
 
-def validate_requests(requests: Any, where: str) -> None:
+def validate_requests(requests: object, where: str) -> None:
     """Check the ``requests`` structure.
 
     Args:
@@ -113,10 +113,10 @@ class Composite(Runner):
         return RunnerResult(meta={"dependent_timing": timings})
 
     async def _run_stream(
-        self, es: EsbenchClient, stream: Sequence[Mapping[str, Any]], limit: asyncio.BoundedSemaphore
-    ) -> list[dict[str, Any]]:
-        streams: list[asyncio.Task[list[dict[str, Any]]]] = []
-        timings: list[dict[str, Any]] = []
+        self, es: EsbenchClient, stream: Sequence[RallyParams], limit: asyncio.BoundedSemaphore
+    ) -> list[dict[str, object]]:
+        streams: list[asyncio.Task[list[dict[str, object]]]] = []
+        timings: list[dict[str, object]] = []
         try:
             for item in stream:
                 if "stream" in item:
@@ -138,7 +138,7 @@ class Composite(Runner):
             raise
         return timings
 
-    async def _run_item(self, es: EsbenchClient, item: Mapping[str, Any]) -> dict[str, Any]:
+    async def _run_item(self, es: EsbenchClient, item: RallyParams) -> dict[str, object]:
         op_type = item["operation-type"]
         parent = current_timing.get()
         timing = RequestTiming()

@@ -48,13 +48,13 @@ OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
 _MISSING = object()
 
 
-def json_path_value(data: Any, path: str) -> Any:
+def json_path_value(data: object, path: str) -> object:
     """The value at ``path`` (``a.b``, ``a.item.b``: first array element that has it), or None."""
     value = _lookup(data, path.split(".") if path else [])
     return None if value is _MISSING else value
 
 
-def _lookup(data: Any, steps: list[str]) -> Any:
+def _lookup(data: object, steps: list[str]) -> object:
     if not steps:
         return data
     step, rest = steps[0], steps[1:]
@@ -69,7 +69,7 @@ def _lookup(data: Any, steps: list[str]) -> Any:
     return _MISSING
 
 
-def criterion_met(criterion: Mapping[str, Any], value: Any) -> bool:
+def criterion_met(criterion: Mapping[str, Any], value: object) -> bool:
     """Whether ``value`` meets ``criterion`` (a missing value never meets a numeric comparison)."""
     operator = criterion["operator"]
     if operator in _NUMERIC and value is None:

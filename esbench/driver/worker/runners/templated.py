@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from esbench.driver.transport import jsonutil
 from esbench.driver.worker.params.template_assert import ResponseView
@@ -32,6 +32,8 @@ from esbench.exceptions import RaceAborted
 
 if TYPE_CHECKING:
     from esbench.driver.transport.client import EsbenchClient
+    from esbench.driver.transport.http import RawResponse
+    from esbench.driver.worker.params.template_source import TemplatedCall
 
 _OK = RunnerResult()
 logger = logging.getLogger(__name__)
@@ -56,7 +58,7 @@ class TemplatedRequest(Runner):
         return result
 
 
-def _judge(call: Any, response: Any, start: float) -> RunnerResult:
+def _judge(call: TemplatedCall, response: RawResponse, start: float) -> RunnerResult:
     """The result of one response (see module doc).
 
     Raises:
@@ -111,7 +113,7 @@ def _judge(call: Any, response: Any, start: float) -> RunnerResult:
     return _OK
 
 
-def _log_exchange(call: Any, response: Any) -> None:
+def _log_exchange(call: TemplatedCall, response: RawResponse) -> None:
     body = call.body[:512].decode("utf-8", "replace") if call.body else ""
     logger.info("[%s] %s - %s", call.method, call.target, body)
     logger.info("status: %s, response: %s", response.status, response.body[:512].decode("utf-8", "replace"))
