@@ -74,7 +74,7 @@ class GetAsyncSearch(Runner):
     async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         query, headers, timeout = request_options(params)
         success = True
-        stats: dict[str, Any] = {}
+        stats: dict[str, object] = {}
         for search_id, search in _ids(mandatory(params, "retrieve-results-for", self.name)):
             response = await send(
                 es,

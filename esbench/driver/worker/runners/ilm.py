@@ -10,7 +10,7 @@ a failed request naming the module (:func:`~.features.missing_module`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from esbench.driver.worker.runners.base import (
     RallyParams,
@@ -25,12 +25,16 @@ from esbench.driver.worker.runners.features import ILM, result_of
 from esbench.exceptions import ConfigError
 
 if TYPE_CHECKING:
+    from elastic_transport.client_utils import DefaultType
+
     from esbench.driver.transport.client import EsbenchClient
 
 _FORWARDED = ("error_trace", "filter_path", "master_timeout", "timeout")
 
 
-def _policy_request(params: RallyParams, operation: str) -> tuple[str, dict[str, Any], Any, Any]:
+def _policy_request(
+    params: RallyParams, operation: str
+) -> tuple[str, dict[str, object], dict[str, str] | None, float | DefaultType]:
     policy = path_part(mandatory(params, "policy-name", operation))
     request_params, headers, timeout = request_options(params)
     query = {k: request_params[k] for k in _FORWARDED if request_params.get(k) is not None}

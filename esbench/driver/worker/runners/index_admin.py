@@ -148,7 +148,7 @@ class Downsample(Runner):
     name = "downsample"
 
     async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
-        body: dict[str, Any] = {}
+        body: dict[str, object] = {}
         for key in ("fixed-interval", "source-index", "target-index"):
             if mandatory(params, key, self.name) is None:
                 raise ConfigError(

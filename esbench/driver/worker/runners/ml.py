@@ -14,7 +14,7 @@ body, of deletes in the query string). The API is in the ``x-pack-ml`` module; a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from esbench.driver.worker.runners.base import (
     RallyParams,
@@ -150,8 +150,8 @@ class CloseMlJob(Runner):
         )
 
 
-def _force_timeout(params: RallyParams) -> dict[str, Any]:
-    body: dict[str, Any] = {"force": bool(params.get("force", False))}
+def _force_timeout(params: RallyParams) -> dict[str, object]:
+    body: dict[str, object] = {"force": bool(params.get("force", False))}
     if params.get("timeout") is not None:
         body["timeout"] = params["timeout"]
     return body

@@ -78,7 +78,7 @@ class RoutingAware(StrEnum):
     SHARD = "shard"
 
 
-def parse_routing_aware(value: Any, operation: str) -> RoutingAware | None:
+def parse_routing_aware(value: object, operation: str) -> RoutingAware | None:
     """The ``routing-aware`` param of a bulk operation (None/absent/false: off).
 
     Raises:

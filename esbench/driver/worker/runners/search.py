@@ -162,7 +162,7 @@ class PagedRequest:
     size: int | None
     pages: int
     pit_from: str | None
-    query: dict[str, Any]
+    query: dict[str, object]
     headers: dict[str, str] | None
     timeout: float | DefaultType
 

@@ -71,7 +71,7 @@ class Sql(Runner):
             weight += 1
 
 
-def _esql_body(params: RallyParams, operation: str) -> dict[str, Any]:
+def _esql_body(params: RallyParams, operation: str) -> dict[str, object]:
     body = dict(params.get("body") or {})
     body["query"] = mandatory(params, "query", operation)
     if params.get("filter"):
