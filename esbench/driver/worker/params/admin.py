@@ -59,7 +59,7 @@ class CreateIndexParamSource(ParamSource):
         super().__init__(track, params, **kwargs)
         wanted = _names(params.get("index"))
         settings = params.get("settings")
-        definitions: list[tuple[str, Any]] = []
+        definitions: list[tuple[str, object]] = []
         for index in track.indices:
             if wanted and index.name not in wanted:
                 continue
@@ -138,7 +138,7 @@ def _template_definitions(
     templates: Sequence[IndexTemplate],
     settings_path: tuple[str, ...],
     op_name: str,
-) -> list[tuple[str, Any]]:
+) -> list[tuple[str, object]]:
     if "template" in params and "body" in params:
         return [(str(params["template"]), _copy(params["body"]))]
     if not templates:
@@ -147,7 +147,7 @@ def _template_definitions(
         )
     wanted = params.get("template")
     settings = params.get("settings")
-    definitions = []
+    definitions: list[tuple[str, object]] = []
     for template in templates:
         if wanted and template.name != wanted:
             continue

@@ -98,7 +98,7 @@ def operation_params(task: Task) -> dict[str, Any]:
     return params
 
 
-def get_target(track: Track, params: RallyParams) -> Any:
+def get_target(track: Track, params: RallyParams) -> object:
     """Rally's default target of searches and similar operations (``params.get_target``):
     ``index``, else ``data-stream``, else the track's only index, else its only data stream."""
     if len(track.indices) == 1:

@@ -11,7 +11,7 @@ the files, validates the parameters once per task and turns each body into runne
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 from esbench.corpus.bulk import BulkRequest, BulkSource, select_files
@@ -38,7 +38,7 @@ _SOURCE_KEYS = (
 )
 
 
-def _positive_int(params: RallyParams, key: str, op: str, default: Any = None) -> int:
+def _positive_int(params: RallyParams, key: str, op: str, default: object = None) -> int:
     value = params.get(key, default)
     if value is None:
         raise ConfigError(f"Operation '{op}' (bulk) needs '{key}' (documents per bulk request).")
@@ -132,7 +132,7 @@ class BulkClientSource:
     Ends (``StopIteration``) after the client's share of the corpus unless ``looped``.
     """
 
-    def __init__(self, source: BulkSource, base: Mapping[str, Any]) -> None:
+    def __init__(self, source: BulkSource, base: RallyParams) -> None:
         self._source = source
         self._base = dict(base)
         self._requests: Iterator[BulkRequest] | None = None

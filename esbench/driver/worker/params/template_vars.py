@@ -113,7 +113,7 @@ class VariableSpec:
     quote: str | None = None
     square_bracket: bool = False
     value: str = ""
-    meta: Mapping[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, object] = field(default_factory=dict)
 
 
 def read_lines(path: Path, *, what: str) -> tuple[str, ...]:
@@ -139,7 +139,7 @@ def read_lines(path: Path, *, what: str) -> tuple[str, ...]:
     return lines
 
 
-def _int(raw: Mapping[str, Any], key: str, where: str, default: int = 0) -> int:
+def _int(raw: Mapping[str, object], key: str, where: str, default: int = 0) -> int:
     value = raw.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int | str):
         raise ConfigError(f"{where}: '{key}' must be a whole number, got {value!r}.")
@@ -268,7 +268,7 @@ def _type_fields(
     return spec
 
 
-def env_value(name: str, env: Mapping[str, str], *, default: Any = None, where: str) -> str:
+def env_value(name: str, env: Mapping[str, str], *, default: str | None = None, where: str) -> str:
     """The value of ``env.NAME``: the process environment, else the configured default.
 
     Raises:
