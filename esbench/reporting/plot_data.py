@@ -17,35 +17,26 @@ Latency spectrum (HdrHistogram's percentile distribution plot, Gil Tene's ``HdrH
 evenly spaced), y = the value at percentile ``p`` in ms, computed from the task's stored HdrHistogram
 with the same rule as the summary table (:func:`esbench.metrics.stats.percentile_values`, Rally's
 interpolated ranks), 10 points per decade of x up to the number of samples, plus the maximum.
+
+Every value is rounded as the page shows it (:func:`esbench.reporting.numbers.shown`; x on time charts
+to 0.01 s), so the page carries no digits nobody reads.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from esbench.records import RaceResult, TaskResult, TelemetrySeries
+from esbench.records import RaceResult, TaskResult
+from esbench.reporting.numbers import shown
 
 #: Percentile labels of the per-second latency / service time series, in drawing order.
 WINDOW_PERCENTILES: tuple[str, ...] = ("50", "90", "99", "100")
 
 #: Points per decade of ``1 / (1 - p)`` on the latency spectrum.
 SPECTRUM_POINTS_PER_DECADE = 10
-
-#: Telemetry panels: (title, fnmatch patterns on the lower-cased metric name). A series goes to the
-#: first panel with a matching pattern; series matching none are not drawn (they stay in the results
-#: store). Documented in docs/reporting.md.
-TELEMETRY_PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Rejections", ("thread_pool.*.rejected*", "*rejected*", "*rejections*")),
-    ("GC", ("jvm.gc.*", "*.gc.*", "*gc_time*", "*collection_time*")),
-    ("Heap", ("jvm.mem.heap*", "*heap*")),
-    ("CPU", ("*cpu*",)),
-    ("Disk IO", ("fs.io*", "*disk*", "*io_stats*", "*iops*", "*read_bytes*", "*write_bytes*")),
-    ("Page cache and memory", ("*page_cache*", "*cached*", "*mem.free*", "*memory.free*", "*rss*")),
-)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -117,7 +108,8 @@ class TaskSeries:
 
 @dataclass(frozen=True, kw_only=True)
 class Panel:
-    """One telemetry panel: a title (:data:`TELEMETRY_PANELS`), one unit, its lines (x in s)."""
+    """One telemetry panel (:mod:`esbench.reporting.plot_telemetry`): a title, the unit its values are
+    drawn in (``"MiB"``, ``"%"``, ``"per s"``), its lines (x in s)."""
 
     title: str
     unit: str
@@ -146,7 +138,7 @@ def window_x(task: TaskResult, zero: float | None, count: int) -> tuple[tuple[fl
         offset, aligned = task.start_epoch - zero, True
     else:
         offset, aligned = 0.0, False
-    return tuple(offset + i + 0.5 for i in range(count)), aligned
+    return tuple(round(offset + i + 0.5, 2) for i in range(count)), aligned
 
 
 def reported_task_names(sides: Sequence[SideRaces]) -> list[str]:
@@ -195,8 +187,8 @@ def spectrum_from_histogram(encoded: str) -> tuple[tuple[float, ...], tuple[floa
     points = _percentile_points(count)
     values = percentile_values(hist, [p for _, p in points])
     return (
-        tuple(x for x, _ in points),
-        tuple(v / 1000.0 for v in values),
+        tuple(shown(x) for x, _ in points),
+        tuple(shown(v / 1000.0) for v in values),
         tuple(p for _, p in points),
     )
 
@@ -228,7 +220,7 @@ def _task_lines(sides: Sequence[SideRaces], name: str) -> tuple[dict[str, list[L
                     Line(
                         name=label if several else "throughput",
                         x=x,
-                        y=task.throughput_windows,
+                        y=tuple(shown(v) for v in task.throughput_windows),
                         side=s,
                         source=label,
                     )
@@ -244,7 +236,14 @@ def _task_lines(sides: Sequence[SideRaces], name: str) -> tuple[dict[str, list[L
                     x, ok = window_x(task, zero, len(values))
                     aligned = aligned and ok
                     out[key].append(
-                        Line(name=f"{prefix}p{p}", x=x, y=tuple(values), side=s, style=p, source=label)
+                        Line(
+                            name=f"{prefix}p{p}",
+                            x=x,
+                            y=tuple(None if v is None else shown(v) for v in values),
+                            side=s,
+                            style=p,
+                            source=label,
+                        )
                     )
             for key in ("latency", "service_time"):
                 encoded = task.histograms.get(key)
@@ -283,54 +282,6 @@ def task_series(sides: Sequence[SideRaces], name: str) -> TaskSeries:
         service_time_spectrum=tuple(lines["service_time_spectrum"]),
         aligned=aligned,
     )
-
-
-def panel_of(metric: str) -> str | None:
-    """The title of the :data:`TELEMETRY_PANELS` panel of ``metric``, or None when no pattern matches."""
-    name = metric.lower()
-    for title, patterns in TELEMETRY_PANELS:
-        if any(fnmatch.fnmatchcase(name, p) for p in patterns):
-            return title
-    return None
-
-
-def _series_name(series: TelemetrySeries, label: str, several_sides: bool) -> str:
-    node = f" ({series.node})" if series.node else ""
-    prefix = f"{label}: " if several_sides else ""
-    return f"{prefix}{series.device} {series.metric}{node}"
-
-
-def telemetry_panels(sides: Sequence[SideRaces]) -> tuple[list[Panel], int]:
-    """The telemetry panels of all races, in :data:`TELEMETRY_PANELS` order, one per (title, unit).
-
-    Returns:
-        ``(panels, unplotted)``: the panels (only those with lines) and the number of non-empty series
-        that matched no panel.
-    """
-    grouped: dict[tuple[str, str], list[Line]] = {}
-    unplotted = 0
-    several = len(sides) > 1
-    for s, side in enumerate(sides):
-        for r, race in enumerate(side.races):
-            zero = time_zero(race) or 0.0
-            for series in race.telemetry:
-                if not series.timestamps:
-                    continue
-                title = panel_of(series.metric)
-                if title is None:
-                    unplotted += 1
-                    continue
-                grouped.setdefault((title, series.unit), []).append(
-                    Line(
-                        name=_series_name(series, side.race_label(r), several),
-                        x=tuple(t - zero for t in series.timestamps),
-                        y=series.values,
-                        side=s,
-                    )
-                )
-    order = [title for title, _ in TELEMETRY_PANELS]
-    keys = sorted(grouped, key=lambda k: (order.index(k[0]), k[1]))
-    return [Panel(title=t, unit=u, lines=tuple(grouped[(t, u)])) for t, u in keys], unplotted
 
 
 def task_spans(race: RaceResult) -> list[tuple[str, float, float]]:
