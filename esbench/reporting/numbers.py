@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 
 #: Significant digits of numbers below :data:`WHOLE_FROM`.
 SIGNIFICANT = 3
@@ -29,13 +30,13 @@ _UNIT_TEXT = {"/s": "per s", "": "count"}
 
 def shown(value: float) -> float:
     """``value`` rounded as the page shows it: whole from :data:`WHOLE_FROM` up, else 3 significant
-    digits (``0.005633333`` -> ``0.00563``, ``1234.56`` -> ``1235.0``). NaN and inf pass unchanged."""
+    digits, halves away from zero (``0.005633333`` -> ``0.00563``, ``1234.5`` -> ``1235.0``). NaN and
+    inf pass unchanged."""
     if value == 0 or not math.isfinite(value):
         return value
-    if abs(value) >= WHOLE_FROM:
-        return float(round(value))
-    digits = SIGNIFICANT - 1 - math.floor(math.log10(abs(value)))
-    return round(value, digits)
+    # Half away from zero, as people round (1234.5 -> 1235), on the decimal the float prints as.
+    exponent = 0 if abs(value) >= WHOLE_FROM else math.floor(math.log10(abs(value))) - SIGNIFICANT + 1
+    return float(Decimal(repr(value)).quantize(Decimal(1).scaleb(exponent), rounding=ROUND_HALF_UP))
 
 
 def human(value: float | None, unit: str = "") -> str:
@@ -115,7 +116,7 @@ def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
     if low <= 0 or high <= 0 or high < low:
         return [], []
     first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
-    steps = (1.0,) if last - first >= 2 else (1.0, 2.0, 5.0)
+    steps = (1.0,) if math.log10(high / low) >= 2 else (1.0, 2.0, 5.0)
     values = [m * 10.0**e for e in range(first, last + 1) for m in steps]
     values = [v for v in values if low / 1.5 <= v <= high * 1.5]
     return values, [human(v) for v in values]

@@ -25,10 +25,13 @@ from esbench.telemetry.rates import is_cumulative, rate
 TELEMETRY_PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Rejections", ("thread_pool.*.rejected", "*rejections*", "*rejected*")),
     ("GC", ("jvm.gc.collectors.*.collection_time*", "*gc_time*")),
-    ("Heap", ("jvm.mem.heap_*", "*heap_used*")),
+    ("Heap", ("jvm.mem.heap_*", "heap_used*", "*.heap_used*")),
     ("CPU", ("*cpu.percent", "*cpu_percent")),
     ("Disk IO", ("fs.io_stats.total.*_kilobytes", "*disk.*bytes*", "*disk*iops*", "*io_stats*bytes*")),
-    ("Page cache and memory", ("*page_cache*", "*memory.available*", "*memory.free*", "*mem.free*", "*rss*")),
+    (
+        "Page cache and memory",
+        ("*page_cache*", "*cached*", "*memory.available*", "*memory.free*", "*mem.free*", "*rss*"),
+    ),
 )
 
 # Human names of metric path parts, applied in order (docs/reporting.md shows examples).

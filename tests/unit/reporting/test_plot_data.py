@@ -11,18 +11,18 @@ import pytest
 
 from esbench.metrics.recorder import decode_histogram, new_histogram
 from esbench.metrics.stats import percentile_values
+from esbench.reporting.numbers import shown
 from esbench.reporting.plot_data import (
     Line,
     SideRaces,
-    panel_of,
     race_sides,
     spectrum_from_histogram,
     task_series,
     task_spans,
-    telemetry_panels,
     time_range,
     time_zero,
 )
+from esbench.reporting.plot_telemetry import telemetry_view
 
 sys.path.append(str(Path(__file__).resolve().parent))
 import plotfactory as pf
@@ -49,7 +49,7 @@ def test_race_timestamp_is_the_fallback_zero() -> None:
 def test_throughput_windows_at_their_midpoints_on_the_race_axis(race) -> None:
     bulk = task_series(race_sides(race), "index-append")
     (line,) = bulk.throughput
-    assert line.y == race.task("index-append").throughput_windows
+    assert line.y == tuple(shown(v) for v in race.task("index-append").throughput_windows)
     assert line.x[0] == pytest.approx(2.5) and line.x[-1] == pytest.approx(21.5)
     assert bulk.throughput_unit == "docs/s" and bulk.aligned
     search = task_series(race_sides(race), "term")
@@ -63,10 +63,10 @@ def test_latency_and_service_time_window_lines(race) -> None:
     assert [ln.style for ln in ts.latency] == ["50", "90", "99", "100"]
     assert [ln.name for ln in ts.service_time] == ["p50", "p90", "p99", "p100"]
     for line in ts.latency:
-        assert line.y == stored.latency_windows_ms[line.style]
+        assert line.y == tuple(shown(v) for v in stored.latency_windows_ms[line.style])
         assert line.x == ts.throughput[0].x
     for line in ts.service_time:
-        assert line.y == stored.service_time_windows_ms[line.style]
+        assert line.y == tuple(shown(v) for v in stored.service_time_windows_ms[line.style])
 
 
 def test_spectrum_follows_the_stored_histogram(race) -> None:
@@ -81,11 +81,12 @@ def test_spectrum_follows_the_stored_histogram(race) -> None:
     assert all(b >= a for a, b in itertools.pairwise(values))
     assert pcts[10] == pytest.approx(90.0) and pcts[20] == pytest.approx(99.0)
     p90, p99, p100 = percentile_values(hist, [90.0, 99.0, 100.0])
-    assert values[10] == pytest.approx(p90 / 1000)
-    assert values[20] == pytest.approx(p99 / 1000)
-    assert values[-1] == pytest.approx(p100 / 1000)
+    # values are rounded as the page shows them (3 significant digits, whole from 100 on)
+    assert values[10] == shown(p90 / 1000)
+    assert values[20] == shown(p99 / 1000)
+    assert values[-1] == shown(p100 / 1000)
     for xi, p in zip(x[:-1], pcts[:-1], strict=True):
-        assert p == pytest.approx(100 * (1 - 1 / xi))
+        assert p == pytest.approx(100 * (1 - 1 / xi), abs=0.5)  # x rounded to 3 significant digits
     assert min(values) > 0
 
 
@@ -98,7 +99,7 @@ def test_spectrum_of_ten_known_values() -> None:
     assert values[-1] == pytest.approx(10.0, rel=1e-3)  # the maximum
     assert x[-1] == 10 and len(x) == 11
     # p50 of 1..10 ms is 5.5 ms (Rally's interpolated rank); x = 2 lies between the 3rd and 4th point
-    assert values[3] == pytest.approx(percentile_values(h, [pcts[3]])[0] / 1000)
+    assert values[3] == shown(percentile_values(h, [pcts[3]])[0] / 1000)
 
 
 def test_empty_and_damaged_histograms() -> None:
@@ -115,56 +116,10 @@ def test_damaged_histogram_leaves_out_only_that_spectrum(race) -> None:
     assert ts.latency_spectrum == () and len(ts.service_time_spectrum) == 1
 
 
-@pytest.mark.parametrize(
-    ("metric", "panel"),
-    [
-        ("thread_pool.write.rejected", "Rejections"),
-        ("thread_pool.search.rejected_count", "Rejections"),
-        ("jvm.gc.collectors.old.collection_time_in_millis", "GC"),
-        ("jvm.mem.heap_used_percent", "Heap"),
-        ("os.cpu.percent", "CPU"),
-        ("process.cpu_percent", "CPU"),
-        ("fs.io_stats.total.read_kilobytes", "Disk IO"),
-        ("disk.read_bytes", "Disk IO"),
-        ("disk.write_iops", "Disk IO"),
-        ("system.page_cache", "Page cache and memory"),
-        ("mem.cached", "Page cache and memory"),
-        ("process.rss", "Page cache and memory"),
-        ("indices.segments.count", None),
-        ("breakers.parent.tripped", None),
-    ],
-)
-def test_panel_patterns(metric: str, panel: str | None) -> None:
-    assert panel_of(metric) == panel
-    assert panel_of(metric.upper()) == panel  # case does not matter
-
-
-def test_telemetry_panels_group_by_panel_and_unit(race) -> None:
-    panels, unplotted = telemetry_panels(race_sides(race))
-    assert [(p.title, p.unit) for p in panels] == [
-        ("Rejections", ""),
-        ("GC", "ms"),
-        ("Heap", "%"),
-        ("CPU", "%"),
-        ("Disk IO", "bytes/s"),
-        ("Page cache and memory", "bytes"),
-    ]
-    assert unplotted == 1  # indices.segments.count
-    cpu = panels[3]
-    assert [ln.name for ln in cpu.lines] == [
-        "node-stats os.cpu.percent (node-0)",
-        "os process.cpu_percent (load-driver)",
-    ]
-    series = next(s for s in race.telemetry if s.metric == "os.cpu.percent")
-    assert cpu.lines[0].y == series.values
-    assert cpu.lines[0].x[0] == 0.0 and cpu.lines[0].x[-1] == 34.0
-    assert len(panels[4].lines) == 2  # disk read and write bytes/s share the panel
-
-
 def test_task_spans_and_time_range(race) -> None:
     assert task_spans(race) == [("index-append", 2.0, 22.0), ("term", 23.0, 33.0)]
     series = [task_series(race_sides(race), n) for n in ("index-append", "term")]
-    panels, _ = telemetry_panels(race_sides(race))
+    panels = telemetry_view(race_sides(race)).panels
     assert time_range(series, panels) == (0.0, 34.0)
     assert time_range(series, []) == (0.0, 33.0)
     assert time_range([], []) is None
@@ -177,7 +132,7 @@ def test_old_race_without_start_epoch_or_window_percentiles() -> None:
     assert ts.throughput[0].x[0] == 0.5  # seconds since the task's measurement start
     assert ts.latency == () and ts.service_time == ()
     assert len(ts.latency_spectrum) == 1  # histograms are there in old races too
-    assert telemetry_panels(race_sides(old)) == ([], 0)
+    assert telemetry_view(race_sides(old)).panels == ()
     assert task_spans(old) == []
     assert time_range([ts], []) is None
 
@@ -192,7 +147,7 @@ def test_compare_sides_overlay() -> None:
     # each race on its own time zero: both start their search task 23 s after their first sample
     assert ts.throughput[0].x == ts.throughput[1].x
     assert max(ts.throughput[1].y) > max(ts.throughput[0].y)
-    panels, _ = telemetry_panels(sides)
+    panels = telemetry_view(sides).panels
     assert panels[0].lines[0].name.startswith("tag:setup:a: ")
     assert {ln.side for p in panels for ln in p.lines} == {0, 1}
 
