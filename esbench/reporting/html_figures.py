@@ -48,8 +48,8 @@ _SPECTRUM_TICKS = (
 )
 #: Height in px of one row of a time chart (at least; a row grows with its legend).
 ROW_HEIGHT = 210
-#: Height in px one legend entry needs (font size 10, plotly's item spacing).
-LEGEND_ENTRY = 19
+#: Height in px one legend entry needs (font size 10: plotly draws about 19.8 px per entry).
+LEGEND_ENTRY = 20
 TIME_AXIS_TITLE = "time since start (s)"
 TEMPLATE = "plotly_white"
 # Numbers in full ("2,147,483,648", never "2.1B"): values are already scaled to MiB, ms, docs/s.

@@ -40,10 +40,16 @@ def chromium() -> str:
     )
 
 
-def dump_dom(page: Path, *, timeout: float = 120) -> str:
-    """The DOM of ``page`` after its scripts ran (``chromium --dump-dom``)."""
+def dump_dom(page: Path, *, timeout: float = 120, window: tuple[int, int] = (1400, 1000)) -> str:
+    """The DOM of ``page`` after its scripts ran (``chromium --dump-dom``) in a ``window`` px window."""
     result = subprocess.run(
-        [chromium(), *_FLAGS, "--dump-dom", page.resolve().as_uri()],
+        [
+            chromium(),
+            *_FLAGS,
+            f"--window-size={window[0]},{window[1]}",
+            "--dump-dom",
+            page.resolve().as_uri(),
+        ],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -147,3 +153,85 @@ def png_colored_pixels(data: bytes) -> tuple[int, int, int]:
                 colored += 1
         prev = line
     return width, height, colored
+
+
+# Runs once the report drew its charts (the page's loader sets data-charts and fires the event).
+_PROBE = """<script>(function () {
+  function probe() {
+    var box = function (el) {
+      var r = el.getBoundingClientRect();
+      return {left: r.left, top: r.top, right: r.right, bottom: r.bottom};
+    };
+    var charts = Array.prototype.map.call(document.querySelectorAll('.plotly-graph-div'), function (div) {
+      var titles = [], ticks = [];
+      div.querySelectorAll('text').forEach(function (t) {
+        var c = t.getAttribute('class') || '';
+        if (/^[xy]\\d*title$/.test(c)) titles.push(t.textContent);
+      });
+      div.querySelectorAll('[class$="tick"] > text').forEach(function (t) { ticks.push(t.textContent); });
+      return {
+        id: div.id,
+        // plotly draws legend n as <g class="legendN"> ("legend" for the first)
+        legends: Array.prototype.filter.call(div.querySelectorAll('g'), function (g) {
+          return /^legend\\d*$/.test(g.getAttribute('class') || '');
+        }).map(function (g) {
+          return {box: box(g), entries: g.querySelectorAll('g.traces').length};
+        }),
+        titles: titles,
+        ticks: ticks,
+        traces: div.data.map(function (t) {
+          return {name: t.name, color: t.line && t.line.color, x: t.x, showlegend: t.showlegend,
+                  yaxis: t.yaxis || 'y'};
+        }),
+        xrange: div._fullLayout.xaxis.range
+      };
+    });
+    document.body.setAttribute('data-probe', JSON.stringify(charts));
+  }
+  if (document.body.getAttribute('data-charts') === 'drawn') probe();
+  else document.addEventListener('esbench:charts-drawn', function () { setTimeout(probe, 200); });
+})();</script></body>"""
+
+
+@dataclass(frozen=True)
+class ChartProbe:
+    """What one chart of a report looks like in the browser once drawn.
+
+    Attributes:
+        id: the chart's div id (``chart-overview``, ``chart-telemetry``, ``chart-task-0-time``...).
+        legends: ``{"box": {"left", "top", "right", "bottom"}, "entries": n}`` per legend (px;
+            plotly's ``g.legend``, ``g.legend2``...).
+        titles: the text of every axis title.
+        ticks: the text of every axis tick label.
+        traces: ``{"name", "color", "x", "showlegend", "yaxis"}`` per drawn trace.
+        xrange: the drawn range of the chart's first x axis.
+    """
+
+    id: str
+    legends: list[dict[str, object]]
+    titles: list[str]
+    ticks: list[str]
+    traces: list[dict[str, object]]
+    xrange: list[float]
+
+
+def probe_charts(page: Path, out: Path) -> dict[str, ChartProbe]:
+    """Chart id -> :class:`ChartProbe` of ``page`` drawn in Chromium (1400 x 1000 px window); the page
+    is copied to ``out`` with the probe script added."""
+    import html as html_lib
+    import json
+
+    out.write_text(page.read_text(encoding="utf-8").replace("</body>", _PROBE), encoding="utf-8")
+    found = re.search(r'data-probe="([^"]*)"', dump_dom(out))
+    assert found is not None, "the charts were not drawn (no esbench:charts-drawn event)"
+    return {c["id"]: ChartProbe(**c) for c in json.loads(html_lib.unescape(found.group(1)))}
+
+
+def boxes_intersect(a: dict[str, float], b: dict[str, float]) -> bool:
+    """Whether two ``getBoundingClientRect`` boxes overlap (touching edges do not)."""
+    return (
+        a["left"] < b["right"]
+        and b["left"] < a["right"]
+        and a["top"] < b["bottom"]
+        and b["top"] < a["bottom"]
+    )

@@ -20,7 +20,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from browser import drawn_lines, dump_dom, png_colored_pixels
+from browser import ChartProbe, boxes_intersect, drawn_lines, dump_dom, png_colored_pixels, probe_charts
 from elasticsearch import Elasticsearch
 
 from esbench.results.store import ResultsStore
@@ -134,6 +134,22 @@ def test_html_reports_of_a_real_race_and_a_compare_draw_their_data(
     time_lines = compared[f"chart-task-{t}-time"]
     assert len(time_lines) >= 2 and all(len(line.points) >= 3 for line in time_lines[:2])
     assert len(compared[f"chart-task-{t}-spectrum"]) == 4
+    probes = probe_charts(compare_page, tmp_path / "compare-probe.html")
+    assert_readable(probes)
+    # each side its own colour and a legend entry, both sides on seconds since their own start
+    time_chart = probes[f"chart-task-{t}-time"]
+    throughput = [tr for tr in time_chart.traces if tr["yaxis"] == "y"]
+    assert [tr["name"] for tr in throughput] == [base_id[:8], contender_id[:8]]
+    assert throughput[0]["color"] != throughput[1]["color"]
+    assert time_chart.legends and time_chart.legends[0]["entries"] == 2
+    assert time_chart.xrange[0] == 0
+    for tr in throughput:
+        assert 0 <= min(tr["x"]) < 5  # a test-mode race starts its search task within seconds
+    overview = probes["chart-overview"]
+    sides = {tr["color"] for tr in overview.traces}
+    assert len(sides) == 2 and overview.legends[0]["entries"] == len(overview.traces) // 2
+    spectrum = probes[f"chart-task-{t}-spectrum"]
+    assert not any("/s" in str(tr["name"]) for tr in spectrum.traces)  # no "(docs/s)" beside latencies
 
     png = tmp_path / "race.png"
     result = esbench("report", base_id, "--report-format=png", f"--report-file={png}")
@@ -144,7 +160,8 @@ def test_html_reports_of_a_real_race_and_a_compare_draw_their_data(
     assert colored > 300
 
 
-_ZOOM_PROBE = """<script>window.addEventListener('load', function () { setTimeout(function () {
+_ZOOM_PROBE = """<script>
+document.addEventListener('esbench:charts-drawn', function () { setTimeout(function () {
   var g = document.getElementById('chart-task-0-time');
   Plotly.relayout(g, {'xaxis3.range[0]': 5, 'xaxis3.range[1]': 10}).then(function () {
     setTimeout(function () {
@@ -154,7 +171,7 @@ _ZOOM_PROBE = """<script>window.addEventListener('load', function () { setTimeou
       document.body.setAttribute('data-probe', JSON.stringify(ranges));
     }, 500);
   });
-}, 500); });</script></body>"""
+}, 200); });</script></body>"""
 
 
 def test_zooming_one_time_chart_zooms_the_others(tmp_path: Path) -> None:
@@ -192,3 +209,55 @@ def test_every_stored_window_is_drawn_even_on_a_straight_line(tmp_path: Path) ->
     t = task_index(page.read_text(encoding="utf-8"), "term")
     throughput, *_ = drawn_lines(dump_dom(page))[f"chart-task-{t}-time"]
     assert len(throughput.points) == len(steady)
+
+
+_SI_TICK = re.compile(r"^-?[\d.,]+\s*[kMGTµmunp]$|^-?[\d.]+e[+-]?\d+$")
+
+
+def assert_readable(probes: dict[str, ChartProbe]) -> None:
+    """The page's charts as a person sees them: no two legends overlap (anywhere on the page), every
+    axis title names a unit in parentheses, no tick is written with plotly's SI suffixes ("2B")."""
+    legends = [(chart.id, legend["box"]) for chart in probes.values() for legend in chart.legends]
+    assert legends, "no legend drawn"
+    for i, (chart_a, a) in enumerate(legends):
+        assert a["right"] > a["left"] and a["bottom"] > a["top"], (chart_a, a)
+        for chart_b, b in legends[i + 1 :]:
+            assert not boxes_intersect(a, b), f"legends overlap: {chart_a} {a} and {chart_b} {b}"
+    for chart in probes.values():
+        assert chart.titles, chart.id
+        for title in chart.titles:
+            assert re.search(r"\([^()]+\)$", title), f"{chart.id}: axis title without a unit: {title!r}"
+        assert not [t for t in chart.ticks if _SI_TICK.match(t)], (chart.id, chart.ticks)
+
+
+def test_synthetic_page_is_readable(tmp_path: Path) -> None:
+    """A synthetic race with every telemetry panel and 12 write pools that rejected (tall legends)."""
+    sys.path.append(str(Path(__file__).resolve().parents[1] / "unit" / "reporting"))
+    import dataclasses
+
+    import plotfactory
+
+    from esbench.reporting.html import render_race_html
+    from esbench.telemetry.model import TelemetrySeries
+
+    race = plotfactory.race()
+    pools = tuple(
+        TelemetrySeries(
+            device="node-stats",
+            metric=f"thread_pool.pool{k}.rejected",
+            unit="",
+            node="node-0",
+            timestamps=tuple(plotfactory.T0 + i for i in range(30)),
+            values=tuple(float(i * k) for i in range(30)),
+        )
+        for k in range(1, 13)
+    )
+    page = tmp_path / "synthetic.html"
+    page.write_text(
+        render_race_html(dataclasses.replace(race, telemetry=(*race.telemetry, *pools))), encoding="utf-8"
+    )
+    probes = probe_charts(page, tmp_path / "probe.html")
+    assert_readable(probes)
+    telemetry = probes["chart-telemetry"]
+    assert len(telemetry.legends) == 6 and telemetry.legends[0]["entries"] == 13
+    assert "Heap (%)" in telemetry.titles and "Disk IO (MiB/s)" in telemetry.titles
