@@ -142,9 +142,10 @@ def test_html_reports_of_a_real_race_and_a_compare_draw_their_data(
     assert [tr["name"] for tr in throughput] == [base_id[:8], contender_id[:8]]
     assert throughput[0]["color"] != throughput[1]["color"]
     assert time_chart.legends and time_chart.legends[0]["entries"] == 2
-    assert time_chart.xrange[0] == 0
-    for tr in throughput:
-        assert 0 <= min(tr["x"]) < 5  # a test-mode race starts its search task within seconds
+    assert time_chart.xrange[0] == 0 and time_chart.xrange[1] < 120  # seconds, not epoch seconds
+    starts = [min(tr["x"]) for tr in throughput]
+    # a test-mode race starts its search task seconds after its first sample, on both sides alike
+    assert all(0 <= x < 30 for x in starts) and abs(starts[0] - starts[1]) < 5, starts
     overview = probes["chart-overview"]
     sides = {tr["color"] for tr in overview.traces}
     assert len(sides) == 2 and overview.legends[0]["entries"] == len(overview.traces) // 2
@@ -261,3 +262,43 @@ def test_synthetic_page_is_readable(tmp_path: Path) -> None:
     telemetry = probes["chart-telemetry"]
     assert len(telemetry.legends) == 6 and telemetry.legends[0]["entries"] == 13
     assert "Heap (%)" in telemetry.titles and "Disk IO (MiB/s)" in telemetry.titles
+
+
+@pytest.mark.slow
+def test_report_of_a_race_with_node_stats_and_os_telemetry_is_readable(tmp_path: Path) -> None:
+    """A short race on a node esbench provisions (the os device watches only those), with node-stats
+    and os telemetry: its report in Chromium has no overlapping legends, units on every axis, human
+    series names, and leaves out the thread pools that rejected nothing (saying so)."""
+    from esbench.provision import DEFAULT_DISTRIBUTION_VERSION
+
+    page = tmp_path / "telemetry.html"
+    result = esbench(
+        "race",
+        f"--track-path={TRACK}",
+        "--test-mode",
+        "--distribution-repository=maven",
+        f"--distribution-version={os.environ.get('ESBENCH_TEST_ES_VERSION', DEFAULT_DISTRIBUTION_VERSION)}",
+        "--telemetry=node-stats,os",
+        "--telemetry-params=node-stats-sample-interval:0.5,os-sample-interval:0.5",
+        "--user-tag=html:telemetry",
+        "--report-format=html",
+        f"--report-file={page}",
+        "--quiet",
+        timeout=600,
+    )
+    assert result.returncode == 0, f"esbench race failed:\n{result.stdout}\n{result.stderr}"
+    text = page.read_text(encoding="utf-8")
+    assert len(text.encode()) < 2_600_000  # plotly.js once, compressed; data rounded
+    assert "rejection counters (thread pools, indexing pressure) rejected nothing" in text
+    assert "jvm.mem.heap_used_in_bytes" not in text and "node-stats jvm" not in text
+    probes = probe_charts(page, tmp_path / "probe.html")
+    assert_readable(probes)
+    telemetry = probes["chart-telemetry"]
+    titles = set(telemetry.titles)
+    assert {"CPU (%)", "Heap (%)"} <= titles
+    assert any(re.fullmatch(r"Heap \((MiB|GiB)\)", t) for t in titles), titles
+    names = {tr["name"] for tr in telemetry.traces}
+    assert {"heap used", "machine cpu"} <= names, names
+    # the key numbers of each task are at the top of the page
+    key = text[text.index('<section id="key-numbers">') : text.index("</section>")]
+    assert "index-append" in key and "term-query" in key and "docs/s" in key and "ops/s" in key
