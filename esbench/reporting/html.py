@@ -88,6 +88,8 @@ def _charts(sides: Sequence[SideRaces]) -> str:
     parts = ['<h2 id="overview">Overview</h2>']
     overview = overview_figure(series, several_sides=several)
     overview.update_layout(width=None, height=max(420, 220 * len(throughput_units(series))))
+    if x_range is not None and all(ts.aligned for ts in series):
+        overview.update_xaxes(range=list(x_range), col=1)  # the time axis of the charts below
     parts.append(chart(overview, "chart-overview"))
     if not all(ts.aligned for ts in series):
         parts.append(

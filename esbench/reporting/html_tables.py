@@ -95,12 +95,15 @@ def key_numbers(race: RaceResult) -> str:
 
 
 def significance(row: Row, alpha: float) -> str:
-    """How sure the difference of ``row`` is: ``"significant (p = 0.003)"``, ``"not significant
-    (p = 0.4)"``, or ``"untested (one race per side)"`` when a side has fewer than 2 races."""
+    """How sure the difference of ``row`` is: ``"significant (p = 0.003)"``, ``"significant
+    (p < 0.001)"``, ``"not significant (p = 0.4)"``, or ``"untested (one race per side)"`` when a side
+    has fewer than 2 races (``""`` for no difference)."""
     if row.welch is None:
         return "untested (one race per side)" if row.diff else ""
     word = "significant" if row.welch.significant(alpha) else "not significant"
-    return f"{word} (p = {human(row.welch.p_value)})"
+    p = row.welch.p_value
+    # Below 0.001 the digits say nothing more (and would round to "p = 0").
+    return f"{word} (p < 0.001)" if p < 0.001 else f"{word} (p = {human(p)})"
 
 
 def _mark(row: Row, alpha: float) -> str:
