@@ -18,6 +18,7 @@ from esbench.records.race import (
     RaceResult,
     RaceStatus,
 )
+from esbench.records.rates import is_cumulative, rate
 from esbench.records.task import ErrorDescription, TaskResult, describe_line
 from esbench.records.telemetry import TelemetrySeries
 
@@ -33,4 +34,6 @@ __all__ = [
     "TaskResult",
     "TelemetrySeries",
     "describe_line",
+    "is_cumulative",
+    "rate",
 ]

@@ -3,7 +3,7 @@ which unit (no plotting library here; :mod:`esbench.reporting.html_figures` draw
 
 A series goes to the first panel of :data:`TELEMETRY_PANELS` with a matching pattern (fnmatch on
 the lower-cased metric name); series matching none are not drawn (they stay in the results store).
-Elasticsearch's cumulative counters (:func:`esbench.telemetry.rates.is_cumulative`: rejections, GC
+Elasticsearch's cumulative counters (:func:`esbench.records.rates.is_cumulative`: rejections, GC
 time, disk kilobytes) are drawn as their increase per second. A rejection counter that never
 increased says nothing and is left out; the page counts them in a note. One panel per (title, unit):
 values are scaled to the unit people read (:func:`esbench.reporting.numbers.display_unit`: bytes
@@ -16,10 +16,9 @@ import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from esbench.records import TelemetrySeries
+from esbench.records import TelemetrySeries, is_cumulative, rate
 from esbench.reporting.numbers import base_unit, display_unit, shown
 from esbench.reporting.plot_data import Line, Panel, SideRaces, time_zero
-from esbench.telemetry.rates import is_cumulative, rate
 
 #: Telemetry panels: (title, fnmatch patterns on the lower-cased metric name), in page order.
 TELEMETRY_PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (

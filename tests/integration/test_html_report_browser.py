@@ -238,8 +238,8 @@ def test_synthetic_page_is_readable(tmp_path: Path) -> None:
 
     import plotfactory
 
+    from esbench.records import TelemetrySeries
     from esbench.reporting.html import render_race_html
-    from esbench.telemetry.model import TelemetrySeries
 
     race = plotfactory.race()
     pools = tuple(

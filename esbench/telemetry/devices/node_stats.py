@@ -11,7 +11,7 @@ the device shows what a performance engineer needs by default:
   and load averages); Rally's device records only ``process.cpu``.
 
 Counters stay cumulative as Elasticsearch reports them (``thread_pool.write.rejected``,
-``jvm.gc.collectors.young.collection_time_in_millis``); :func:`esbench.telemetry.rates.rate` turns a
+``jvm.gc.collectors.young.collection_time_in_millis``); :func:`esbench.records.rates.rate` turns a
 series into per-second rates. ``process.cpu.percent`` is Elasticsearch's figure: the JVM's CPU load
 as a percent of all cores of the machine.
 """

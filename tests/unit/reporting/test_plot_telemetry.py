@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from esbench.records import TelemetrySeries
 from esbench.reporting.numbers import shown
 from esbench.reporting.plot_data import SideRaces, race_sides
 from esbench.reporting.plot_telemetry import metric_label, panel_of, telemetry_view
-from esbench.telemetry.model import TelemetrySeries
 
 sys.path.append(str(Path(__file__).resolve().parent))
 import plotfactory as pf

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from esbench.records import TelemetrySeries
-from esbench.telemetry.rates import is_cumulative, rate
+from esbench.records.rates import is_cumulative, rate
 
 
 def _s(metric: str, unit: str = "", device: str = "node-stats", **kw) -> TelemetrySeries:

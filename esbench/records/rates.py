@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 
-from esbench.records import TelemetrySeries
+from esbench.records.telemetry import TelemetrySeries
 
 # Leaf names of Elasticsearch counters that only grow while a node runs.
 _COUNTER_LEAVES = frozenset(
