@@ -99,12 +99,17 @@ def _rows_figure(heights: Sequence[int], **kwargs: object) -> go.Figure:
 def _row_legends(fig: go.Figure, rows: int) -> None:
     """Give each row of a one-column subplot grid its own legend beside it (plotly's ``legend2``...),
     so a row's legend names only that row's lines (the rows are tall enough: :func:`row_heights`)."""
+    legends = {}
     for r in range(1, rows + 1):
-        name = "legend" if r == 1 else f"legend{r}"
         top = fig.get_subplot(r, 1).yaxis.domain[1]
-        fig.update_layout(
-            {name: {"x": 1.01, "xanchor": "left", "y": top, "yanchor": "top", "font": {"size": 10}}}
-        )
+        legends["legend" if r == 1 else f"legend{r}"] = {
+            "x": 1.01,
+            "xanchor": "left",
+            "y": top,
+            "yanchor": "top",
+            "font": {"size": 10},
+        }
+    fig.update_layout(legends)  # once: each update_layout copies the whole layout
     for trace in fig.data:
         axis = trace.yaxis or "y"
         index = int(axis[1:] or 1)

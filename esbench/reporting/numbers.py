@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
 
 #: Significant digits of numbers below :data:`WHOLE_FROM`.
 SIGNIFICANT = 3
@@ -30,13 +29,15 @@ _UNIT_TEXT = {"/s": "per s", "": "count"}
 
 def shown(value: float) -> float:
     """``value`` rounded as the page shows it: whole from :data:`WHOLE_FROM` up, else 3 significant
-    digits, halves away from zero (``0.005633333`` -> ``0.00563``, ``1234.5`` -> ``1235.0``). NaN and
-    inf pass unchanged."""
+    digits (``0.005633333`` -> ``0.00563``, ``1234.5`` -> ``1235.0``: whole numbers round halves away
+    from zero). NaN and inf pass unchanged."""
     if value == 0 or not math.isfinite(value):
         return value
-    # Half away from zero, as people round (1234.5 -> 1235), on the decimal the float prints as.
-    exponent = 0 if abs(value) >= WHOLE_FROM else math.floor(math.log10(abs(value))) - SIGNIFICANT + 1
-    return float(Decimal(repr(value)).quantize(Decimal(1).scaleb(exponent), rounding=ROUND_HALF_UP))
+    if abs(value) >= WHOLE_FROM:
+        # Half away from zero, as people round (1234.5 -> 1235; Python's round() gives 1234).
+        return math.copysign(math.floor(abs(value) + 0.5), value)
+    # The float's exact binary value rounded to 3 significant digits (fast: a chart has 100k points).
+    return float(f"{value:.{SIGNIFICANT}g}")
 
 
 def human(value: float | None, unit: str = "") -> str:
