@@ -180,7 +180,7 @@ _PROBE = """<script>(function () {
         titles: titles,
         ticks: ticks,
         traces: div.data.map(function (t) {
-          return {name: t.name, color: t.line && t.line.color, x: t.x, showlegend: t.showlegend,
+          return {name: t.name, color: t.line && t.line.color, x: t.x, y: t.y, showlegend: t.showlegend,
                   yaxis: t.yaxis || 'y'};
         }),
         xrange: div._fullLayout.xaxis.range
@@ -203,7 +203,7 @@ class ChartProbe:
             plotly's ``g.legend``, ``g.legend2``...).
         titles: the text of every axis title.
         ticks: the text of every axis tick label.
-        traces: ``{"name", "color", "x", "showlegend", "yaxis"}`` per drawn trace.
+        traces: ``{"name", "color", "x", "y", "showlegend", "yaxis"}`` per drawn trace.
         xrange: the drawn range of the chart's first x axis.
     """
 

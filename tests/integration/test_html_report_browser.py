@@ -23,6 +23,7 @@ import pytest
 from browser import ChartProbe, boxes_intersect, drawn_lines, dump_dom, png_colored_pixels, probe_charts
 from elasticsearch import Elasticsearch
 
+from esbench.reporting.numbers import shown
 from esbench.results.store import ResultsStore
 
 TRACK = Path(__file__).resolve().parents[1] / "resources" / "tracks" / "compare-tiny"
@@ -217,7 +218,8 @@ _SI_TICK = re.compile(r"^-?[\d.,]+\s*[kMGTµmunp]$|^-?[\d.]+e[+-]?\d+$")
 
 def assert_readable(probes: dict[str, ChartProbe]) -> None:
     """The page's charts as a person sees them: no two legends overlap (anywhere on the page), every
-    axis title names a unit in parentheses, no tick is written with plotly's SI suffixes ("2B")."""
+    axis title names a unit in parentheses, no tick is written with plotly's SI suffixes ("2B"), and
+    the drawn values (what hovers show) are rounded as the tables round them."""
     legends = [(chart.id, legend["box"]) for chart in probes.values() for legend in chart.legends]
     assert legends, "no legend drawn"
     for i, (chart_a, a) in enumerate(legends):
@@ -229,6 +231,10 @@ def assert_readable(probes: dict[str, ChartProbe]) -> None:
         for title in chart.titles:
             assert re.search(r"\([^()]+\)$", title), f"{chart.id}: axis title without a unit: {title!r}"
         assert not [t for t in chart.ticks if _SI_TICK.match(t)], (chart.id, chart.ticks)
+        # what a hover shows is the data: rounded as the tables round (3 significant digits / whole)
+        for trace in chart.traces:
+            values = [v for v in trace["y"] if isinstance(v, float)]
+            assert all(shown(v) == v for v in values), (chart.id, trace["name"])
 
 
 def test_synthetic_page_is_readable(tmp_path: Path) -> None:
