@@ -314,7 +314,7 @@ def overview_figure(series: Sequence[TaskSeries], *, several_sides: bool) -> go.
         specs=specs,
         column_widths=[0.6, 0.4],
         shared_xaxes=True,
-        vertical_spacing=0.12 / len(units),
+        vertical_spacing=0.18 / len(units),
         horizontal_spacing=0.09,
         # Titles go to the grid's cells row by row: row 1 has both columns, later rows the left one.
         subplot_titles=[
