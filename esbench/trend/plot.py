@@ -1,7 +1,8 @@
 """The trend as one self-contained HTML page: per task, the metric over races with its change points.
 
-Like the race report (:mod:`esbench.reporting.html`), plotly.js is inlined once in ``<head>`` and
-each chart is a plotly figure with its data inlined, so the page opens without a network. A chart's
+Like the race report (:mod:`esbench.reporting.html`), the page is built by
+:mod:`esbench.reporting.html_page`: plotly.js inlined once (compressed) and each chart's figure as
+JSON, so the page opens without a network. A chart's
 x-axis counts the selected races (1 = the oldest); each segment between change points is drawn as
 its mean (dotted), each change point as a vertical line before its first race, red for a regression
 and green for an improvement, labelled with the change in % and its p-value. The table and the
@@ -113,30 +114,26 @@ def _table(report: TrendReport) -> str:
 
 
 def render_trend_html(report: TrendReport, *, title: str) -> str:
-    """The whole page (UTF-8 text); ``title`` heads it (e.g. the selection)."""
-    from plotly.offline import get_plotlyjs
+    """The whole page (UTF-8 text); ``title`` heads it (e.g. the selection).
 
-    # "</script" inside the library would end the inline script early.
-    plotly_js = get_plotlyjs().replace("</script", "<\\/script")
+    Built with the race report's page (:func:`esbench.reporting.html_page.page`): plotly.js inlined
+    once, compressed, and each chart drawn from its JSON, so a trend page weighs what a report does.
+    """
+    from esbench.reporting.html_page import chart, page
+
     sections = []
     for n, trend in enumerate(report.trends):
-        div = trend_figure(report, trend).to_html(
-            full_html=False,
-            include_plotlyjs=False,
-            div_id=f"trend-{n}",
-            config={"displaylogo": False, "responsive": True},
-        )
         s = trend.series
         sections.append(
-            f"<h2>{_esc(s.task)} <small>({_esc(s.track)} / {_esc(s.challenge)})</small></h2>{div}"
+            f"<h2>{_esc(s.task)} <small>({_esc(s.track)} / {_esc(s.challenge)})</small></h2>"
+            + chart(trend_figure(report, trend), f"trend-{n}")
         )
     verdict = "\n".join(verdict_lines(report))
-    return (
-        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
-        f"<title>{_esc(title)}</title><style>{_CSS}</style><script>{plotly_js}</script></head><body>"
-        f"<h1>{_esc(title)}</h1><pre class='verdict'>{_esc(verdict)}</pre>{''.join(sections)}"
-        f"<h2>Races</h2>{_table(report)}</body></html>\n"
+    body = (
+        f"<style>{_CSS}</style><h1>{_esc(title)}</h1><pre class='verdict'>{_esc(verdict)}</pre>"
+        f"{''.join(sections)}<h2>Races</h2>{_table(report)}"
     )
+    return page(title, body)
 
 
 def write_trend_html(report: TrendReport, path: Path, *, title: str) -> None:

@@ -212,7 +212,9 @@ def test_html_marks_the_change_point(history: History, tmp_path: Path) -> None:
     )
     assert code == 0, err
     text = page.read_text()
-    assert text.count("<script>") == 2 and "<script src" not in text  # plotly.js inlined once, one chart
+    # plotly.js inlined once, one chart's figure as JSON, nothing fetched
+    assert text.count('id="plotly-gz"') == 1 and text.count('class="chart-data"') == 1
+    assert "<script src" not in text
     assert '"x0":10.5' in text.replace(" ", "")  # the vertical line before race 11
     assert "regression +" in text and "Trend verdict: REGRESSION" in err
 

@@ -111,8 +111,9 @@ def test_html_page(db: Path, tmp_path: Path) -> None:
     )
     assert code == 0 and "Trend verdict: REGRESSION" in err
     text = page.read_text()
-    assert text.count("<script>") == 1 + 1  # plotly.js once, and the one chart's call
-    assert "<script src" not in text  # self-contained: plotly.js is inlined
+    # Self-contained: plotly.js inlined once, one chart's figure as JSON, nothing fetched.
+    assert text.count('id="plotly-gz"') == 1 and text.count('class="chart-data"') == 1
+    assert "<script src" not in text
     assert "esbench trend: Latency p50 of user tag job=up" in text
     assert "regression +" in text and "<td class='regression'>" in text
 
