@@ -25,6 +25,7 @@ URL before it is shown anywhere and never written to the results store or logs.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -411,6 +412,35 @@ def _client(settings: MetricsStoreSettings) -> Elasticsearch:
     return Elasticsearch(**kwargs)
 
 
+@contextlib.contextmanager
+def metrics_store_client(settings: MetricsStoreSettings, action: str) -> Iterator[Elasticsearch]:
+    """An elasticsearch-py client of the metrics store, closed on exit, whose errors become one
+    :class:`StoreError` each.
+
+    ``action`` names what the caller does (``"export"``, ``"search"``) in the message of a
+    rejection. The messages name the hosts without credentials (``settings.display_url``).
+
+    Raises:
+        StoreError: the store answered an error status (with a credentials hint for 401/403) or
+            could not be reached.
+    """
+    from elasticsearch import ApiError, TransportError
+
+    where = f"the metrics store {settings.display_url}"
+    try:
+        with _client(settings) as es:
+            yield es
+    except ApiError as e:
+        hint = " Check the user name and password or API key." if e.meta.status in (401, 403) else ""
+        raise StoreError(
+            f"{where} rejected the {action} (HTTP {e.meta.status}: {e.message}).{hint}", e
+        ) from e
+    except TransportError as e:
+        raise StoreError(
+            f"Cannot reach {where}: {type(e).__name__}: {e.message}. Check --metrics-store.", e
+        ) from e
+
+
 def _actions(races: Sequence[RaceResult], prefix: str, counts: dict[str, int]) -> Iterator[dict[str, object]]:
     for race in races:
         counts["races"] += 1
@@ -444,7 +474,7 @@ def export_races(
         StoreError: the metrics store is unreachable, rejects the credentials or a document; the
             message names the hosts without credentials.
     """
-    from elasticsearch import ApiError, TransportError, helpers
+    from elasticsearch import helpers
 
     if isinstance(settings, str):
         resolved = MetricsStoreSettings.from_env(settings)
@@ -453,31 +483,25 @@ def export_races(
         settings = resolved
     races = list(races)
     counts = {"races": 0, "results": 0, "metrics": 0, "telemetry": 0}
-    where = f"the metrics store {settings.display_url}"
-    try:
-        with _client(settings) as es:
-            for name, body in index_templates(settings.index_prefix).items():
-                es.indices.put_index_template(name=name, **body)
-            _, errors = helpers.bulk(
-                es,
-                _actions(races, settings.index_prefix, counts),
-                raise_on_error=False,
-                chunk_size=1000,
-                refresh="wait_for" if refresh else False,
-            )
-    except ApiError as e:
-        hint = " Check the user name and password or API key." if e.meta.status in (401, 403) else ""
-        raise StoreError(f"{where} rejected the export (HTTP {e.meta.status}: {e.message}).{hint}", e) from e
-    except TransportError as e:
-        raise StoreError(
-            f"Cannot reach {where}: {type(e).__name__}: {e.message}. Check --metrics-store.", e
-        ) from e
+    with metrics_store_client(settings, "export") as es:
+        for name, body in index_templates(settings.index_prefix).items():
+            es.indices.put_index_template(name=name, **body)
+        _, errors = helpers.bulk(
+            es,
+            _actions(races, settings.index_prefix, counts),
+            raise_on_error=False,
+            chunk_size=1000,
+            refresh="wait_for" if refresh else False,
+        )
     if errors:
         # helpers.bulk types its second value "int | list" for both stats_only modes; it is the
         # list of failed items here (stats_only is off).
         errors = cast(list[dict[str, Any]], errors)
         first = errors[0]
-        raise StoreError(f"{where} refused {len(errors)} exported document(s); the first: {first}.")
+        raise StoreError(
+            f"the metrics store {settings.display_url} refused {len(errors)} exported document(s); "
+            f"the first: {first}."
+        )
     logger.debug("exported %s to %s", counts, settings.display_url)
     return ExportCounts(**counts)
 

@@ -15,9 +15,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from esbench.exceptions import StoreError
 from esbench.records import RaceResult, TaskResult
-from esbench.results.es_export import MetricsStoreSettings, _client
+from esbench.results.es_export import MetricsStoreSettings, metrics_store_client
 
 if TYPE_CHECKING:
     from elasticsearch import Elasticsearch
@@ -128,37 +127,26 @@ def read_races(settings: MetricsStoreSettings, flt: RaceFilter) -> list[RaceResu
         StoreError: the metrics store is unreachable, rejects the credentials or the search; the
             message names the hosts without credentials.
     """
-    from elasticsearch import ApiError, TransportError
-
     prefix = settings.index_prefix
-    where = f"the metrics store {settings.display_url}"
-    try:
-        with _client(settings) as es:
-            race_docs = {
-                h["_source"]["race-id"]: h["_source"] for h in _scan(es, f"{prefix}-races-*", race_query(flt))
-            }
-            tasks: dict[str, list[tuple[int, TaskResult]]] = {race_id: [] for race_id in race_docs}
-            ids = list(race_docs)
-            for start in range(0, len(ids), 1000):
-                query = {
-                    "bool": {
-                        "filter": [
-                            {"term": {"kind": "task"}},
-                            {"terms": {"race-id": ids[start : start + 1000]}},
-                        ]
-                    }
+    with metrics_store_client(settings, "search") as es:
+        race_docs = {
+            h["_source"]["race-id"]: h["_source"] for h in _scan(es, f"{prefix}-races-*", race_query(flt))
+        }
+        tasks: dict[str, list[tuple[int, TaskResult]]] = {race_id: [] for race_id in race_docs}
+        ids = list(race_docs)
+        for start in range(0, len(ids), 1000):
+            query = {
+                "bool": {
+                    "filter": [
+                        {"term": {"kind": "task"}},
+                        {"terms": {"race-id": ids[start : start + 1000]}},
+                    ]
                 }
-                for hit in _scan(es, f"{prefix}-results-*", query):
-                    tasks[hit["_source"]["race-id"]].append(
-                        (_task_position(hit["_id"]), task_from_document(hit["_source"]))
-                    )
-    except ApiError as e:
-        hint = " Check the user name and password or API key." if e.meta.status in (401, 403) else ""
-        raise StoreError(f"{where} rejected the search (HTTP {e.meta.status}: {e.message}).{hint}", e) from e
-    except TransportError as e:
-        raise StoreError(
-            f"Cannot reach {where}: {type(e).__name__}: {e.message}. Check --metrics-store.", e
-        ) from e
+            }
+            for hit in _scan(es, f"{prefix}-results-*", query):
+                tasks[hit["_source"]["race-id"]].append(
+                    (_task_position(hit["_id"]), task_from_document(hit["_source"]))
+                )
     return [
         race_from_documents(doc, [t for _, t in sorted(tasks[race_id], key=lambda pt: pt[0])])
         for race_id, doc in race_docs.items()
