@@ -38,7 +38,8 @@ def _open_store(path: Path | None) -> ResultsStore:
     return ResultsStore.open(path)
 
 
-_store_option = click.option(
+#: ``--results-db``: the results store of every command that reads or writes stored races.
+store_option = click.option(
     "--results-db",
     "results_db",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -122,7 +123,7 @@ def _kv(d: dict[str, Any]) -> str:
     default=ReportFormat.TEXT.value,
     show_default=True,
 )
-@_store_option
+@store_option
 def list_races(
     user_tag: tuple[str, ...],
     track: str | None,
@@ -256,7 +257,7 @@ def _write_report(text: str, report_file: Path | None, *, color: bool) -> None:
     help="Significance level of Welch's t-test when a side has several races.",
 )
 @click.option("--show-processing-time", is_flag=True, help="Also compare processing time percentiles.")
-@_store_option
+@store_option
 def compare_command(
     baseline: str,
     contenders: tuple[str, ...],
@@ -325,7 +326,7 @@ def compare_command(
 @click.argument("race", metavar="RACE")
 @_report_options
 @click.option("--show-processing-time", is_flag=True, help="Add processing time percentile rows.")
-@_store_option
+@store_option
 def report_command(
     race: str, fmt: str, report_file: Path | None, show_processing_time: bool, results_db: Path | None
 ) -> None:
@@ -362,7 +363,7 @@ def _delete_group() -> click.Group:
 
 @_delete_group().command("race")
 @click.argument("race_ids", nargs=-1, required=True, metavar="RACE...")
-@_store_option
+@store_option
 def delete_race(race_ids: tuple[str, ...], results_db: Path | None) -> None:
     """Delete races from the results store by race id (or unique id prefix)."""
     with _open_store(results_db) as store:
@@ -462,7 +463,7 @@ def metrics_store_settings(
 @main.command("export")
 @click.argument("races", nargs=-1, required=True, metavar="RACE...")
 @metrics_store_options
-@_store_option
+@store_option
 def export_command(races: tuple[str, ...], results_db: Path | None, **store_options: Any) -> None:
     """Export stored RACEs (ids, prefixes or tag:KEY:VALUE) to an Elasticsearch metrics store for Kibana."""
     from esbench.results.es_export import export_races

@@ -18,7 +18,7 @@ import click
 from esbench.cli import main
 from esbench.cli._params import TAG_FILTER
 from esbench.cli._tags import parse_tag_filter
-from esbench.cli.results import metrics_store_options, metrics_store_settings
+from esbench.cli.results import metrics_store_options, metrics_store_settings, store_option
 from esbench.exceptions import UserError
 from esbench.reporting.formats import FORMATS, ReportFormat
 
@@ -130,13 +130,7 @@ def _detector_options(func: Any) -> Any:
     show_default=True,
     help="Read races from the results store, or from the Elasticsearch metrics store (--metrics-store).",
 )
-@click.option(
-    "--results-db",
-    "results_db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="The results store file (default: ESBENCH_HOME/results.db).",
-)
+@store_option
 @metrics_store_options
 def trend_command(**options: Any) -> None:
     """Follow one metric per task over stored races and find where it changed.
