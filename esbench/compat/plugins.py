@@ -32,6 +32,7 @@ import importlib.machinery
 import importlib.util
 import logging
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -87,15 +88,28 @@ def import_plugin(root: Path) -> ModuleType | None:
     name = package_name(root)
     shim.install()
     add_plugin_root(root)
+    with _running_plugin_code(root, entry, where=f"the import of '{entry}'"):
+        _package(root, name)
+        return importlib.import_module(f"{name}.track")
+
+
+@contextlib.contextmanager
+def _running_plugin_code(root: Path, entry: Path, *, where: str) -> Iterator[None]:
+    """Run a plugin's own code (its import, its ``register``) with the track directory and its
+    parent on ``sys.path``, as Rally does, and turn what it raises into one :class:`TrackError`.
+
+    Raises:
+        TrackError: an ImportError (:func:`_import_error`) or any other exception of the plugin
+            (:func:`~esbench.driver.worker.pluginerrors.plugin_failure`, naming ``where``).
+    """
     added = [p for p in (str(root), str(root.parent)) if p not in sys.path]
     sys.path[:0] = added
     try:
-        _package(root, name)
-        return importlib.import_module(f"{name}.track")
+        yield
     except ImportError as e:
         raise _import_error(entry, e) from None
     except Exception as e:
-        raise plugin_failure(e, where=f"the import of '{entry}'", plugin_file=entry) from None
+        raise plugin_failure(e, where=where, plugin_file=entry) from None
     finally:
         for p in added:
             with contextlib.suppress(ValueError):
@@ -145,7 +159,6 @@ def register_plugins(root: Path, registry: PluginRegistry) -> None:
     entry = plugin_entry(root)
     if entry is None:
         return
-    added = [p for p in (str(root), str(root.parent)) if p not in sys.path]
     module = import_plugin(root)
     assert module is not None
     register = getattr(module, "register", None)
@@ -155,15 +168,6 @@ def register_plugins(root: Path, registry: PluginRegistry) -> None:
             f"runners, param sources and schedulers."
         )
     # Plugins may import further modules lazily inside register().
-    sys.path[:0] = added
-    try:
+    with _running_plugin_code(root, entry, where=f"register() of '{entry}'"):
         register(registry)
-    except ImportError as e:
-        raise _import_error(entry, e) from None
-    except Exception as e:
-        raise plugin_failure(e, where=f"register() of '{entry}'", plugin_file=entry) from None
-    finally:
-        for p in added:
-            with contextlib.suppress(ValueError):
-                sys.path.remove(p)
     logger.debug("Registered track plugin %s as %s", entry, module.__name__)
