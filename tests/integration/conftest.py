@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,6 +35,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if _HERE in Path(str(item.path)).resolve().parents:
             item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture
+def metrics_store_prefix(es_hosts: list[str]) -> Iterator[str]:
+    """A fresh metrics-store index prefix on the test node; its indices and index templates are
+    deleted afterwards."""
+    from elasticsearch import Elasticsearch
+
+    from esbench.results.es_export import index_templates
+
+    name = f"esbench-test-{uuid.uuid4().hex[:8]}"
+    yield name
+    es = Elasticsearch(f"http://{es_hosts[0]}")
+    for index in es.indices.get(index=f"{name}-*", allow_no_indices=True, expand_wildcards="all"):
+        es.indices.delete(index=index)
+    for template in index_templates(name):
+        es.options(ignore_status=404).indices.delete_index_template(name=template)
+    es.close()
 
 
 @pytest.fixture(scope="session")

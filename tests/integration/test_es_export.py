@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
-import uuid
 from pathlib import Path
 
 import pytest
 from elasticsearch import Elasticsearch
 
 from esbench.exceptions import StoreError
-from esbench.results.es_export import MetricsStoreSettings, export_race, export_races, index_templates
+from esbench.results.es_export import MetricsStoreSettings, export_race, export_races
 
 _spec = importlib.util.spec_from_file_location(
     "_results_racefactory", Path(__file__).resolve().parents[1] / "unit" / "results" / "racefactory.py"
@@ -22,15 +21,8 @@ _spec.loader.exec_module(racefactory)
 
 
 @pytest.fixture
-def prefix(es_hosts: list[str]):
-    name = f"esbench-test-{uuid.uuid4().hex[:8]}"
-    yield name
-    es = Elasticsearch(f"http://{es_hosts[0]}")
-    for index in es.indices.get(index=f"{name}-*", allow_no_indices=True, expand_wildcards="all"):
-        es.indices.delete(index=index)
-    for template in index_templates(name):
-        es.options(ignore_status=404).indices.delete_index_template(name=template)
-    es.close()
+def prefix(metrics_store_prefix: str) -> str:
+    return metrics_store_prefix
 
 
 def test_export_creates_kibana_friendly_indices(es_hosts: list[str], prefix: str) -> None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,7 +32,7 @@ from esbench.cli import main
 from esbench.console import Console
 from esbench.driver.settings import DriverSettings
 from esbench.records import RaceResult, RaceStatus
-from esbench.results.es_export import MetricsStoreSettings, export_races, index_templates
+from esbench.results.es_export import MetricsStoreSettings, export_races
 
 FAST_S, SLOW_S = 0.010, 0.012
 
@@ -219,27 +218,17 @@ def test_html_marks_the_change_point(history: History, tmp_path: Path) -> None:
     assert "regression +" in text and "Trend verdict: REGRESSION" in err
 
 
-@pytest.fixture
-def metrics_prefix(es_hosts: list[str]) -> Iterator[str]:
-    from elasticsearch import Elasticsearch
-
-    name = f"esbench-trend-{uuid.uuid4().hex[:8]}"
-    yield name
-    es = Elasticsearch(f"http://{es_hosts[0]}")
-    for index in es.indices.get(index=f"{name}-*", allow_no_indices=True, expand_wildcards="all"):
-        es.indices.delete(index=index)
-    for template in index_templates(name):
-        es.options(ignore_status=404).indices.delete_index_template(name=template)
-    es.close()
-
-
 def test_metrics_store_gives_the_same_trend(
-    history: History, es_hosts: list[str], metrics_prefix: str
+    history: History, es_hosts: list[str], metrics_store_prefix: str
 ) -> None:
     db, races = history.db, history.races
     url = f"http://{es_hosts[0]}"
-    export_races(races, MetricsStoreSettings.from_url(url, index_prefix=metrics_prefix), refresh=True)
-    store = ["--source=metrics-store", f"--metrics-store={url}", f"--metrics-store-prefix={metrics_prefix}"]
+    export_races(races, MetricsStoreSettings.from_url(url, index_prefix=metrics_store_prefix), refresh=True)
+    store = [
+        "--source=metrics-store",
+        f"--metrics-store={url}",
+        f"--metrics-store-prefix={metrics_store_prefix}",
+    ]
     for metric, tag in (("latency-p50", "step:1"), ("throughput-median", "noise:1")):
         code, out, err = _trend(*store, "--report-format=json", *_detector(metric), f"--user-tag={tag}")
         assert code == 0, err
@@ -250,7 +239,7 @@ def test_metrics_store_gives_the_same_trend(
         [
             "trend",
             "--source=metrics-store",
-            f"--metrics-store-prefix={metrics_prefix}",
+            f"--metrics-store-prefix={metrics_store_prefix}",
             "--user-tag=step:1",
             *_detector("latency-p50"),
             "--fail-on-change",
