@@ -45,5 +45,11 @@ setup(
             depends=["esbench/_capi.h", "esbench/driver/transport/_connection.h"],
             optional=True,
         ),
+        Extension(
+            "esbench.corpus._lines",
+            ["esbench/corpus/_lines.c"],
+            depends=["esbench/_capi.h"],
+            optional=True,
+        ),
     ],
 )

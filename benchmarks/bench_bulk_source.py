@@ -1,6 +1,7 @@
 """Throughput of bulk body building (esbench.corpus.bulk.BulkSource), the hot path of bulk indexing.
 
-Builds a ~100 MB eventdata corpus file (generated once into a scratch esbench home), then times
+Builds a ~100 MB eventdata corpus file (generated once into a scratch esbench home; or, with
+``--documents small``, the ~140-byte documents of the side-by-side ``bulk-4`` case), then times
 iterating BulkSource over it: one client reading everything, eight clients each reading their
 slice, the id-conflicts path, and a file with action-and-meta-data lines; for reference, a
 Rally-style loop (readline per document, one action line joined per document) over the same
@@ -8,30 +9,49 @@ bytes. Prints documents/s and MB/s of bodies produced.
 
 Reproduce:
     python benchmarks/bench_bulk_source.py [--docs 120000] [--bulk-size 5000] [--home /tmp/esbench-bench]
+    python benchmarks/bench_bulk_source.py --documents small --docs 500000 --bulk-size 1000
+    ESBENCH_PURE_PYTHON=1 python benchmarks/bench_bulk_source.py ...   # the Python twins of _lines.c
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-def _prepared(home: Path, docs: int):  # type: ignore[no-untyped-def]
+
+def _prepared(home: Path, docs: int, kind: str):  # type: ignore[no-untyped-def]
     os.environ["ESBENCH_HOME"] = str(home)
     from esbench.corpus import prepare_corpora
     from esbench.track.model import Challenge, DocumentCorpus, Documents, Track
 
-    meta = {"generator": "eventdata", "generator-params": {"doc_count": docs, "seed": 1}}
-    documents = Documents(
-        source_file="eventdata.json", document_count=docs, target_index="eventdata", meta=meta
-    )
+    if kind == "small":
+        # The side-by-side bulk-4 documents, placed where esbench looks for a corpus without base-url.
+        from sidebyside.corpora import _stub_line
+
+        name = f"small-{docs}.json"
+        path = home / "corpora" / "small" / name
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "w") as out:
+                out.writelines(_stub_line(i) for i in range(docs))
+        documents = Documents(source_file=name, document_count=docs, target_index="eventdata")
+        corpus = DocumentCorpus(name="small", documents=(documents,))
+    else:
+        meta = {"generator": "eventdata", "generator-params": {"doc_count": docs, "seed": 1}}
+        documents = Documents(
+            source_file="eventdata.json", document_count=docs, target_index="eventdata", meta=meta
+        )
+        corpus = DocumentCorpus(name="eventdata", documents=(documents,))
     track = Track(
         name="bench",
         root=home,
         challenges=(Challenge(name="c", schedule=(), default=True),),
-        corpora=(DocumentCorpus(name="eventdata", documents=(documents,)),),
+        corpora=(corpus,),
     )
     return prepare_corpora(track, progress=print).all()[0]
 
@@ -43,7 +63,7 @@ def _amd_copy(prepared, home: Path):  # type: ignore[no-untyped-def]
     from esbench.corpus.cache import offsets_path_for
     from esbench.corpus.offsets import ensure_offset_index
 
-    path = home / "eventdata-amd.json"
+    path = home / f"{prepared.path.stem}-amd.json"
     if not path.exists():
         action = b'{"index": {"_index": "eventdata"}}\n'
         with open(prepared.path, "rb") as src, open(path, "wb") as out:
@@ -65,19 +85,21 @@ def _time(label: str, make_sources, repeat: int) -> None:  # type: ignore[no-unt
     # CPU time of this process is reported beside wall time: other work on the machine inflates
     # wall time but hardly CPU time (page cache hits only, no I/O waits in steady state).
     best_wall = best_cpu = float("inf")
-    docs = size = 0
+    docs = size = bodies = 0
     for _ in range(repeat):
         sources = make_sources()
         wall, cpu = time.perf_counter(), time.process_time()
-        docs = size = 0
+        docs = size = bodies = 0
         for source in sources:
             for body, count in source:
                 docs += count
                 size += len(body)
+                bodies += 1
         best_wall = min(best_wall, time.perf_counter() - wall)
         best_cpu = min(best_cpu, time.process_time() - cpu)
     print(
         f"{label:<42} {docs / best_cpu:>11,.0f} docs/CPU-s {size / best_cpu / 1e6:>6,.0f} MB/CPU-s"
+        f" {best_cpu / bodies * 1e6:>7,.1f} µs CPU/body"
         f" | wall {docs / best_wall:>11,.0f} docs/s  ({docs:,} docs)"
     )
 
@@ -106,18 +128,27 @@ def main() -> None:
     )
     parser.add_argument("--docs", type=int, default=120_000, help="documents in the file (120k ~ 100 MB)")
     parser.add_argument("--bulk-size", type=int, default=5000)
+    parser.add_argument(
+        "--documents",
+        choices=("eventdata", "small"),
+        default="eventdata",
+        help="eventdata (~820 B each) or small (~140 B, the side-by-side bulk-4 corpus)",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="best of N runs")
     parser.add_argument("--home", type=Path, default=Path("/tmp/esbench-bench"), help="scratch esbench home")
     args = parser.parse_args()
 
     from esbench.corpus import BulkSource, IdConflicts
+    from esbench.corpus.lines import COMPILED
 
-    prepared = _prepared(args.home, args.docs)
+    prepared = _prepared(args.home, args.docs, args.documents)
     megabytes = prepared.path.stat().st_size / 1e6
     print(f"file: {prepared.path} ({megabytes:,.1f} MB, {prepared.document_count:,} docs)")
     amd = _amd_copy(prepared, args.home)
     bulk = args.bulk_size
-    print(f"bulk size {bulk}, best of {args.repeat}:")
+    twin = "C twin (_lines.c)" if COMPILED else "Python twin"
+    print(f"bulk size {bulk}, best of {args.repeat}, newline primitives: {twin}:")
+    print(f"command: python {' '.join(sys.argv)}")
     _time(
         "1 client, whole file",
         lambda: [BulkSource([prepared], client_index=0, num_clients=1, bulk_size=bulk)],

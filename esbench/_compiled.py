@@ -14,8 +14,9 @@ from types import ModuleType
 
 #: The extension modules. Their Python twins: ``esbench.metrics.accumulator`` for
 #: ``_accumulator``; ``esbench.driver.transport.connectioncore``, ``http.PyRawResponse`` and
-#: ``timing.PyRequestTiming`` for ``_connection``.
-EXTENSIONS = ("esbench.metrics._accumulator", "esbench.driver.transport._connection")
+#: ``timing.PyRequestTiming`` for ``_connection``; ``esbench.corpus.lines`` (``py_nth_newline``,
+#: ``py_prefix_lines``) for ``_lines``.
+EXTENSIONS = ("esbench.metrics._accumulator", "esbench.driver.transport._connection", "esbench.corpus._lines")
 
 
 def pure_python_requested() -> bool:

@@ -7,9 +7,12 @@ bytes of corpus lines; documents are never decoded or parsed.
 
 Body assembly:
 
-* constant action line (no id conflicts): the block is split into lines (``bytes.split``) and
-  each body is ``b"\\n<action>".join(lines)`` with the first and last line patched: one large
-  allocation per body (``bytes.replace`` on the whole chunk measured 4x slower);
+* constant action line (no id conflicts): the ``bulk-size``-th newline of the read block bounds
+  the body's documents (:func:`~esbench.corpus.lines.nth_newline`) and
+  :func:`~esbench.corpus.lines.prefix_lines` copies them once, with the action line in front of
+  each: with the C twin (``_lines.c``) that is two ``memchr`` passes and one copy per body,
+  ~6x cheaper than splitting the block into line objects and joining them, which esbench did
+  before (docs/performance.md, "Bulk body assembly");
 * files with action-and-meta-data lines: the chunk of ``2 * bulk_size`` lines is the body;
 * id conflicts: lines are split and each gets its own action line (:mod:`esbench.corpus.conflicts`).
 
@@ -26,7 +29,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from esbench.corpus.conflicts import ConflictingActions, IdConflicts
-from esbench.corpus.lines import iter_line_groups, iter_line_lists
+from esbench.corpus.lines import iter_group_ranges, iter_line_groups, iter_line_lists, prefix_lines
 from esbench.corpus.model import PreparedDocuments
 from esbench.corpus.offsets import OffsetIndex, read_offset_index
 from esbench.corpus.slicing import FileSlice, client_slices, number_of_bulks
@@ -241,12 +244,9 @@ class BulkSource:
                 yield BulkRequest(body=actions.body(lines), doc_count=count, index=target, file=f)
             return
         action = action_line(target, create=use_create)
-        nl_action = b"\n" + action
-        for lines in iter_line_lists(f.path, start, end, self.bulk_size):
-            # One large allocation per body: join small line objects with "\n<action>".
-            lines[0] = action + lines[0]
-            lines[-1] += b"\n"
-            yield BulkRequest(body=nl_action.join(lines), doc_count=len(lines), index=target, file=f)
+        for buf, first, last, count in iter_group_ranges(f.path, start, end, self.bulk_size):
+            body = prefix_lines(buf, first, last, action)
+            yield BulkRequest(body=body, doc_count=count, index=target, file=f)
 
 
 def action_line(target: str, *, create: bool = False) -> bytes:

@@ -2,29 +2,46 @@
 
 Corpus files are NDJSON: one document (or action line) per ``\\n``-terminated line. Nothing here
 decodes or parses a line; it only finds newlines (``bytes.find``, i.e. memchr) or splits blocks
-at them (``bytes.split``), so the cost per line is a few hundred nanoseconds at most.
+at them (``bytes.split``).
+
+:func:`nth_newline` and :func:`prefix_lines` have a C twin, ``esbench.corpus._lines``
+(``_lines.c``), used where it is built (see :mod:`esbench._compiled`); the Python functions
+``py_nth_newline`` and ``py_prefix_lines`` are the specification and
+``tests/unit/corpus/test_lines_equivalence.py`` holds the two together. With the twin a bulk body
+of 1,000 documents of ~140 bytes costs a few memory copies instead of ~1,000 Python calls (see
+docs/performance.md, "Bulk body assembly").
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+
+from esbench._compiled import load
 
 _NL = b"\n"
 #: Bytes read from disk per ``read`` call by :func:`iter_line_groups` and :func:`iter_line_lists`.
 READ_BLOCK = 4 << 20
 
 
-def nth_newline(buf: bytes, start: int, n: int, end: int | None = None) -> tuple[int, int]:
+def py_nth_newline(buf: bytes | bytearray, start: int, n: int, end: int | None = None) -> tuple[int, int]:
     """Find the ``n``-th newline (1-based) of ``buf[start:end]``.
+
+    ``start`` and ``end`` are byte offsets, ``end`` (default ``len(buf)``) is clamped to
+    ``len(buf)``.
 
     Returns:
         ``(index, 0)`` with the index of that newline in ``buf`` when found, else
         ``(-1, missing)`` where ``missing`` is how many more newlines would be needed.
+
+    Raises:
+        ValueError: ``start`` or ``end`` is negative.
     """
+    if start < 0 or (end is not None and end < 0):
+        raise ValueError(f"nth_newline: start ({start}) and end ({end}) must not be negative")
     if n <= 0:
         return start - 1, 0
-    stop = len(buf) if end is None else end
+    stop = len(buf) if end is None else min(end, len(buf))
     find = buf.find
     p = start - 1
     # ``find`` is memchr; it beats ``count`` (a plain byte loop) for lines of a few hundred bytes.
@@ -33,6 +50,44 @@ def nth_newline(buf: bytes, start: int, n: int, end: int | None = None) -> tuple
         if p < 0:
             return -1, n - i
     return p, 0
+
+
+def py_prefix_lines(buf: bytes | bytearray, start: int, end: int, prefix: bytes) -> bytes:
+    """The lines of ``buf[start:end]``, each with ``prefix`` in front: a bulk body in one copy.
+
+    A last line without a newline gets one, so the result always ends in ``\\n`` (or is empty
+    when the range is). This is how a bulk body with a constant action line is built:
+    ``prefix`` is the action line (ending in ``\\n``) and the range holds ``bulk-size`` document
+    lines; the bytes equal joining ``prefix + line + b"\\n"`` over the lines, the layout Rally's
+    bulk body has (``esrally/track/params.py``, ``GenerateActionMetaData`` and ``bulk_generator``).
+
+    Args:
+        buf: the bytes holding the lines.
+        start: offset of a line start in ``buf``.
+        end: offset just past the last line (clamped to ``len(buf)``).
+        prefix: bytes put in front of every line.
+
+    Raises:
+        ValueError: ``start`` or ``end`` is negative.
+    """
+    if start < 0 or end < 0:
+        raise ValueError(f"prefix_lines: start ({start}) and end ({end}) must not be negative")
+    end = min(end, len(buf))
+    if start >= end:
+        return b""
+    last = end - 1 if buf[end - 1] == 0x0A else end
+    return bytes(prefix + buf[start:last].replace(_NL, _NL + prefix) + _NL)
+
+
+_C = load("esbench.corpus._lines")
+#: True if the C twin (``_lines.c``) is in use.
+COMPILED = _C is not None
+#: :func:`py_nth_newline`, in C where built.
+nth_newline: Callable[..., tuple[int, int]] = _C.nth_newline if _C is not None else py_nth_newline
+#: :func:`py_prefix_lines`, in C where built.
+prefix_lines: Callable[[bytes | bytearray, int, int, bytes], bytes] = (
+    _C.prefix_lines if _C is not None else py_prefix_lines
+)
 
 
 def iter_line_lists(
@@ -87,44 +142,62 @@ def iter_line_groups(
     ``start`` must be the offset of a line start and ``end`` a line end (or the file size), as
     given by :class:`esbench.corpus.offsets.OffsetIndex`.
     """
+    for buf, first, last, lines in iter_group_ranges(
+        path, start, end, lines_per_group, block_size=block_size
+    ):
+        chunk = bytes(memoryview(buf)[first:last])
+        yield (chunk if chunk.endswith(_NL) else chunk + _NL), lines
+
+
+def iter_group_ranges(
+    path: Path, start: int, end: int, lines_per_group: int, *, block_size: int = READ_BLOCK
+) -> Iterator[tuple[bytearray, int, int, int]]:
+    """The groups of :func:`iter_line_groups` as ranges of one reused read buffer, uncopied.
+
+    Yields ``(buf, first, last, lines)``: ``buf[first:last]`` holds ``lines`` whole lines
+    (``lines_per_group`` except in the last group); only the very last line of the range may
+    lack its newline. ``buf`` is overwritten by the next step of the iteration: hand the range to
+    :func:`prefix_lines` (or copy it) before asking for the next group.
+
+    The file is read with ``readinto`` into one buffer of ``block_size`` bytes (grown when a
+    group is larger), so a pass over a corpus allocates nothing per block: a new 4 MB object per
+    block cost more CPU than building the bodies (page faults on fresh memory, then one more
+    copy). Mapping the file instead (``mmap`` windows) measured no cheaper on a VM, where each
+    page mapped costs about what copying it does (docs/performance.md, "Bulk body assembly").
+    """
     if lines_per_group <= 0:
         raise ValueError(f"lines_per_group must be positive, got {lines_per_group}")
-    with open(path, "rb") as f:
+    buf = bytearray(max(1, min(block_size, end - start)))
+    filled = 0  # buf[:filled] holds data read from the file
+    pos = 0  # start of the unconsumed part of buf
+    scanned = 0  # buf[pos:scanned] has been searched and holds `seen` newlines
+    seen = 0
+    with open(path, "rb", buffering=0) as f:
         f.seek(start)
         left = end - start
-        buf = b""
-        pos = 0  # start of the unconsumed part of buf
-        scanned = 0  # buf[pos:scanned] has been searched and holds `seen` newlines
-        seen = 0
-        eof = left <= 0
         while True:
-            need = lines_per_group - seen
-            idx, missing = nth_newline(buf, scanned, need)
+            idx, missing = nth_newline(buf, scanned, lines_per_group - seen, filled)
             if idx >= 0:
-                group_end = idx + 1
-                yield buf[pos:group_end], lines_per_group
-                pos = group_end
-                scanned = group_end
+                yield buf, pos, idx + 1, lines_per_group
+                pos = scanned = idx + 1
                 seen = 0
                 continue
             seen = lines_per_group - missing
-            scanned = len(buf)
-            if eof:
-                break
-            data = f.read(min(block_size, left))
-            if not data:
-                eof = True
-                continue
-            left -= len(data)
+            scanned = filled
             if left <= 0:
-                eof = True
-            # Drop consumed bytes before growing the buffer, so memory tracks one group.
-            buf = buf[pos:] + data
-            scanned -= pos
-            pos = 0
-        rest = buf[pos:]
-        if rest:
-            if not rest.endswith(_NL):
-                rest += _NL
-                seen += 1
-            yield rest, seen
+                break
+            if pos:  # keep the unconsumed tail (less than a group) at the front
+                buf[: filled - pos] = buf[pos:filled]
+                filled -= pos
+                scanned -= pos
+                pos = 0
+            if filled == len(buf):  # one group is larger than the buffer
+                buf.extend(bytes(len(buf)))
+            with memoryview(buf) as view:
+                n = f.readinto(view[filled : filled + min(len(buf) - filled, left)])
+            if not n:
+                break
+            filled += n
+            left -= n
+    if pos < filled:
+        yield buf, pos, filled, seen + (0 if buf[filled - 1] == 0x0A else 1)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from corpus_helpers import write_docs
 
-from esbench.corpus.lines import iter_line_groups, iter_line_lists, nth_newline
+from esbench.corpus.lines import iter_group_ranges, iter_line_groups, iter_line_lists, nth_newline
 from esbench.corpus.offsets import (
     OffsetIndexBuilder,
     build_offset_index,
@@ -107,16 +107,40 @@ def test_locate_on_a_truncated_file_is_a_data_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("group", [1, 3, 10, 1000])
-def test_line_groups_cover_a_byte_range_exactly(tmp_path: Path, group: int) -> None:
+@pytest.mark.parametrize("block_size", [7, 4096, 1 << 20])
+def test_line_groups_cover_a_byte_range_exactly(tmp_path: Path, group: int, block_size: int) -> None:
+    # A 7-byte buffer is smaller than any group: it has to grow, and carry tails, many times over.
     path = write_docs(tmp_path / "d.json", 333)
     data = path.read_bytes()
     starts = _line_starts(data)
     start, end = starts[17], starts[300]
-    groups = list(iter_line_groups(path, start, end, group, block_size=4096))
+    groups = list(iter_line_groups(path, start, end, group, block_size=block_size))
     assert b"".join(chunk for chunk, _ in groups) == data[start:end]
     assert [n for _, n in groups] == [chunk.count(b"\n") for chunk, _ in groups]
     assert all(n == group for _, n in groups[:-1]) and 0 < groups[-1][1] <= group
     assert sum(n for _, n in groups) == 283
+
+
+@pytest.mark.parametrize("group", [1, 4, 1000])
+@pytest.mark.parametrize("block_size", [7, 512, 1 << 20])
+def test_group_ranges_hold_the_same_lines_as_a_plain_split(
+    tmp_path: Path, group: int, block_size: int
+) -> None:
+    path = write_docs(tmp_path / "d.json", 257, newline_at_end=False)
+    data = path.read_bytes()
+    starts = _line_starts(data)
+    lines = data.split(b"\n")
+    for first_line in (0, 5, 256):
+        got = [
+            (bytes(buf[a:b]), n)
+            for buf, a, b, n in iter_group_ranges(
+                path, starts[first_line], len(data), group, block_size=block_size
+            )
+        ]
+        expected = [lines[i : i + group] for i in range(first_line, 257, group)]
+        assert [n for _, n in got] == [len(e) for e in expected]
+        assert [chunk.rstrip(b"\n").split(b"\n") for chunk, _ in got] == expected
+    assert list(iter_group_ranges(path, 40, 40, group, block_size=block_size)) == []
 
 
 def test_line_groups_add_the_missing_final_newline(tmp_path: Path) -> None:

@@ -1,0 +1,156 @@
+/*
+ * esbench.corpus._lines: the C twin of nth_newline and prefix_lines in esbench/corpus/lines.py.
+ *
+ * The Python functions (py_nth_newline, py_prefix_lines) are the specification; this file does
+ * the same with memchr and memcpy, so that a bulk body costs a few passes over its bytes instead
+ * of a Python call per document. tests/unit/corpus/test_lines_equivalence.py holds them together.
+ */
+#include "../_capi.h"
+
+#include <string.h>
+
+/* Clamp a non-negative offset to the buffer's length; -1 with ValueError if negative. */
+static int
+check_offsets(const char *func, Py_ssize_t start, Py_ssize_t end, int has_end)
+{
+    if (start < 0 || (has_end && end < 0)) {
+        if (has_end)
+            PyErr_Format(PyExc_ValueError, "%s: start (%zd) and end (%zd) must not be negative", func,
+                         start, end);
+        else
+            PyErr_Format(PyExc_ValueError, "%s: start (%zd) and end (None) must not be negative", func,
+                         start);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+nth_newline(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"buf", "start", "n", "end", NULL};
+    Py_buffer view;
+    Py_ssize_t start, n;
+    PyObject *end_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*nn|O:nth_newline", kwlist, &view, &start, &n,
+                                     &end_obj))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t stop = view.len;
+    int has_end = end_obj != Py_None;
+    Py_ssize_t end = 0;
+    if (has_end) {
+        end = PyLong_AsSsize_t(end_obj);
+        if (end == -1 && PyErr_Occurred())
+            goto done;
+    }
+    if (check_offsets("nth_newline", start, end, has_end) < 0)
+        goto done;
+    if (n <= 0) {
+        result = Py_BuildValue("(nn)", start - 1, (Py_ssize_t)0);
+        goto done;
+    }
+    if (has_end && end < stop)
+        stop = end;
+    const char *data = view.buf;
+    const char *p = data + start;
+    const char *limit = data + stop;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const char *hit = p < limit ? memchr(p, '\n', (size_t)(limit - p)) : NULL;
+        if (hit == NULL) {
+            result = Py_BuildValue("(nn)", (Py_ssize_t)-1, n - i);
+            goto done;
+        }
+        p = hit + 1;
+    }
+    result = Py_BuildValue("(nn)", (Py_ssize_t)(p - 1 - data), (Py_ssize_t)0);
+done:
+    PyBuffer_Release(&view);
+    return result;
+}
+
+static PyObject *
+prefix_lines(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "prefix_lines() takes 4 positional arguments but %zd were given",
+                     nargs);
+        return NULL;
+    }
+    if (!PyBytes_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "prefix_lines() takes bytes for prefix");
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]);
+    if (start == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t end = PyLong_AsSsize_t(args[2]);
+    if (end == -1 && PyErr_Occurred())
+        return NULL;
+    if (check_offsets("prefix_lines", start, end, 1) < 0)
+        return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    PyObject *out = NULL;
+    if (end > view.len)
+        end = view.len;
+    if (start >= end) {
+        out = PyBytes_FromStringAndSize(NULL, 0);
+        goto done;
+    }
+    const char *data = view.buf;
+    const char *pre = PyBytes_AS_STRING(args[3]);
+    size_t pre_len = (size_t)PyBytes_GET_SIZE(args[3]);
+    const char *first = data + start, *last = data + end;
+
+    /* Pass 1: count the lines (a last one without newline counts and gets one). */
+    Py_ssize_t lines = 0;
+    for (const char *p = first; p < last; lines++) {
+        const char *hit = memchr(p, '\n', (size_t)(last - p));
+        p = hit == NULL ? last : hit + 1;
+    }
+    int needs_newline = last[-1] != '\n';
+    out = PyBytes_FromStringAndSize(NULL, (end - start) + needs_newline + lines * (Py_ssize_t)pre_len);
+    if (out == NULL)
+        goto done;
+
+    /* Pass 2: the prefix, then the line with its newline. */
+    char *w = PyBytes_AS_STRING(out);
+    for (const char *p = first; p < last;) {
+        const char *hit = memchr(p, '\n', (size_t)(last - p));
+        const char *next = hit == NULL ? last : hit + 1;
+        memcpy(w, pre, pre_len);
+        w += pre_len;
+        memcpy(w, p, (size_t)(next - p));
+        w += next - p;
+        p = next;
+    }
+    if (needs_newline)
+        *w = '\n';
+done:
+    PyBuffer_Release(&view);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"nth_newline", (PyCFunction)(void (*)(void))nth_newline, METH_VARARGS | METH_KEYWORDS,
+     "nth_newline(buf, start, n, end=None) -> (index, missing): see esbench.corpus.lines.py_nth_newline."},
+    {"prefix_lines", (PyCFunction)(void (*)(void))prefix_lines, METH_FASTCALL,
+     "prefix_lines(buf, start, end, prefix) -> bytes: see esbench.corpus.lines.py_prefix_lines."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    "esbench.corpus._lines",
+    "C twin of esbench.corpus.lines.py_nth_newline and py_prefix_lines.",
+    0,
+    methods,
+};
+
+PyMODINIT_FUNC
+PyInit__lines(void)
+{
+    return PyModule_Create(&module_def);
+}
