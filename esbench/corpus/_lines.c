@@ -1,9 +1,10 @@
 /*
- * esbench.corpus._lines: the C twin of nth_newline and prefix_lines in esbench/corpus/lines.py.
+ * esbench.corpus._lines: the C twin of nth_newline, prefix_lines and prefix_group in
+ * esbench/corpus/lines.py.
  *
- * The Python functions (py_nth_newline, py_prefix_lines) are the specification; this file does
- * the same with memchr and memcpy, so that a bulk body costs a few passes over its bytes instead
- * of a Python call per document. tests/unit/corpus/test_lines_equivalence.py holds them together.
+ * The Python functions (py_nth_newline, py_prefix_lines, py_prefix_group) are the specification;
+ * this file does the same with memchr and memcpy, so that a bulk body costs two passes over its
+ * bytes instead of a Python call per document. tests/unit/corpus/test_lines_equivalence.py holds them together.
  */
 #include "../_capi.h"
 
@@ -69,6 +70,33 @@ done:
     return result;
 }
 
+/*
+ * The lines of data[0:len] (len > 0), each with pre in front, as a new bytes object; `lines` is
+ * their number, counting a last line without newline, which gets one. NULL with an exception.
+ */
+static PyObject *
+copy_prefixed(const char *data, Py_ssize_t len, Py_ssize_t lines, const char *pre, size_t pre_len)
+{
+    const char *last = data + len;
+    int needs_newline = last[-1] != '\n';
+    PyObject *out = PyBytes_FromStringAndSize(NULL, len + needs_newline + lines * (Py_ssize_t)pre_len);
+    if (out == NULL)
+        return NULL;
+    char *w = PyBytes_AS_STRING(out);
+    for (const char *p = data; p < last;) {
+        const char *hit = memchr(p, '\n', (size_t)(last - p));
+        const char *next = hit == NULL ? last : hit + 1;
+        memcpy(w, pre, pre_len);
+        w += pre_len;
+        memcpy(w, p, (size_t)(next - p));
+        w += next - p;
+        p = next;
+    }
+    if (needs_newline)
+        *w = '\n';
+    return out;
+}
+
 static PyObject *
 prefix_lines(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -92,45 +120,73 @@ prefix_lines(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_buffer view;
     if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
         return NULL;
-    PyObject *out = NULL;
+    PyObject *out;
     if (end > view.len)
         end = view.len;
     if (start >= end) {
         out = PyBytes_FromStringAndSize(NULL, 0);
-        goto done;
     }
-    const char *data = view.buf;
-    const char *pre = PyBytes_AS_STRING(args[3]);
-    size_t pre_len = (size_t)PyBytes_GET_SIZE(args[3]);
-    const char *first = data + start, *last = data + end;
-
-    /* Pass 1: count the lines (a last one without newline counts and gets one). */
-    Py_ssize_t lines = 0;
-    for (const char *p = first; p < last; lines++) {
-        const char *hit = memchr(p, '\n', (size_t)(last - p));
-        p = hit == NULL ? last : hit + 1;
+    else {
+        const char *first = (const char *)view.buf + start, *last = (const char *)view.buf + end;
+        Py_ssize_t lines = 0;
+        for (const char *p = first; p < last; lines++) {
+            const char *hit = memchr(p, '\n', (size_t)(last - p));
+            p = hit == NULL ? last : hit + 1;
+        }
+        out = copy_prefixed(first, end - start, lines, PyBytes_AS_STRING(args[3]),
+                            (size_t)PyBytes_GET_SIZE(args[3]));
     }
-    int needs_newline = last[-1] != '\n';
-    out = PyBytes_FromStringAndSize(NULL, (end - start) + needs_newline + lines * (Py_ssize_t)pre_len);
-    if (out == NULL)
-        goto done;
-
-    /* Pass 2: the prefix, then the line with its newline. */
-    char *w = PyBytes_AS_STRING(out);
-    for (const char *p = first; p < last;) {
-        const char *hit = memchr(p, '\n', (size_t)(last - p));
-        const char *next = hit == NULL ? last : hit + 1;
-        memcpy(w, pre, pre_len);
-        w += pre_len;
-        memcpy(w, p, (size_t)(next - p));
-        w += next - p;
-        p = next;
-    }
-    if (needs_newline)
-        *w = '\n';
-done:
     PyBuffer_Release(&view);
     return out;
+}
+
+static PyObject *
+prefix_group(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"buf", "start", "n", "prefix", "end", NULL};
+    Py_buffer view;
+    Py_ssize_t start, n;
+    PyObject *prefix;
+    PyObject *end_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*nnS|O:prefix_group", kwlist, &view, &start, &n,
+                                     &prefix, &end_obj))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t stop = view.len;
+    int has_end = end_obj != Py_None;
+    Py_ssize_t end = 0;
+    if (has_end) {
+        end = PyLong_AsSsize_t(end_obj);
+        if (end == -1 && PyErr_Occurred())
+            goto done;
+    }
+    if (check_offsets("nth_newline", start, end, has_end) < 0)
+        goto done;
+    if (n <= 0) {
+        result = Py_BuildValue("(y#nn)", "", (Py_ssize_t)0, start, (Py_ssize_t)0);
+        goto done;
+    }
+    if (has_end && end < stop)
+        stop = end;
+    const char *data = view.buf;
+    const char *p = data + start;
+    const char *limit = data + stop;
+    /* Pass 1: the n-th newline; pass 2 (copy_prefixed): the body. */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const char *hit = p < limit ? memchr(p, '\n', (size_t)(limit - p)) : NULL;
+        if (hit == NULL) {
+            result = Py_BuildValue("(Onn)", Py_None, (Py_ssize_t)-1, n - i);
+            goto done;
+        }
+        p = hit + 1;
+    }
+    PyObject *body = copy_prefixed(data + start, p - (data + start), n, PyBytes_AS_STRING(prefix),
+                                   (size_t)PyBytes_GET_SIZE(prefix));
+    if (body != NULL)
+        result = Py_BuildValue("(Nnn)", body, (Py_ssize_t)(p - data), (Py_ssize_t)0);
+done:
+    PyBuffer_Release(&view);
+    return result;
 }
 
 static PyMethodDef methods[] = {
@@ -138,6 +194,9 @@ static PyMethodDef methods[] = {
      "nth_newline(buf, start, n, end=None) -> (index, missing): see esbench.corpus.lines.py_nth_newline."},
     {"prefix_lines", (PyCFunction)(void (*)(void))prefix_lines, METH_FASTCALL,
      "prefix_lines(buf, start, end, prefix) -> bytes: see esbench.corpus.lines.py_prefix_lines."},
+    {"prefix_group", (PyCFunction)(void (*)(void))prefix_group, METH_VARARGS | METH_KEYWORDS,
+     "prefix_group(buf, start, n, prefix, end=None) -> (body, next_start, missing): see "
+     "esbench.corpus.lines.py_prefix_group."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -7,12 +7,12 @@ bytes of corpus lines; documents are never decoded or parsed.
 
 Body assembly:
 
-* constant action line (no id conflicts): the ``bulk-size``-th newline of the read block bounds
-  the body's documents (:func:`~esbench.corpus.lines.nth_newline`) and
-  :func:`~esbench.corpus.lines.prefix_lines` copies them once, with the action line in front of
-  each: with the C twin (``_lines.c``) that is two ``memchr`` passes and one copy per body,
-  ~6x cheaper than splitting the block into line objects and joining them, which esbench did
-  before (docs/performance.md, "Bulk body assembly");
+* constant action line (no id conflicts): :func:`~esbench.corpus.lines.iter_line_groups` with
+  the action line as ``prefix`` finds the ``bulk-size``-th newline of the read block and copies
+  the documents once, the action line in front of each: with the C twin (``_lines.c``) that is
+  two ``memchr`` passes over the body's bytes, several times cheaper than splitting the block
+  into line objects and joining them, which esbench did before (docs/performance.md, "Bulk body
+  assembly");
 * files with action-and-meta-data lines: the chunk of ``2 * bulk_size`` lines is the body;
 * id conflicts: lines are split and each gets its own action line (:mod:`esbench.corpus.conflicts`).
 
@@ -29,7 +29,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from esbench.corpus.conflicts import ConflictingActions, IdConflicts
-from esbench.corpus.lines import iter_group_ranges, iter_line_groups, iter_line_lists, prefix_lines
+from esbench.corpus.lines import iter_line_groups, iter_line_lists
 from esbench.corpus.model import PreparedDocuments
 from esbench.corpus.offsets import OffsetIndex, read_offset_index
 from esbench.corpus.slicing import FileSlice, client_slices, number_of_bulks
@@ -244,8 +244,7 @@ class BulkSource:
                 yield BulkRequest(body=actions.body(lines), doc_count=count, index=target, file=f)
             return
         action = action_line(target, create=use_create)
-        for buf, first, last, count in iter_group_ranges(f.path, start, end, self.bulk_size):
-            body = prefix_lines(buf, first, last, action)
+        for body, count in iter_line_groups(f.path, start, end, self.bulk_size, prefix=action):
             yield BulkRequest(body=body, doc_count=count, index=target, file=f)
 
 

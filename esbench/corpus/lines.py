@@ -79,6 +79,30 @@ def py_prefix_lines(buf: bytes | bytearray, start: int, end: int, prefix: bytes)
     return bytes(prefix + buf[start:last].replace(_NL, _NL + prefix) + _NL)
 
 
+def py_prefix_group(
+    buf: bytes | bytearray, start: int, n: int, prefix: bytes, end: int | None = None
+) -> tuple[bytes | None, int, int]:
+    """The next ``n`` lines of ``buf[start:end]`` with ``prefix`` in front of each, if all are there.
+
+    The two steps of a bulk body in one call: :func:`py_nth_newline` finds the ``n``-th newline,
+    then :func:`py_prefix_lines` copies the lines up to it (the C twin does both in two passes
+    over the bytes, without a call per line).
+
+    Returns:
+        ``(body, next_start, 0)`` when ``n`` whole lines are there (``body`` is ``b""`` for
+        ``n <= 0``), else ``(None, -1, missing)`` with the newlines still missing.
+
+    Raises:
+        ValueError: ``start`` or ``end`` is negative.
+    """
+    idx, missing = py_nth_newline(buf, start, n, end)
+    if n <= 0:
+        return b"", start, 0
+    if idx < 0:
+        return None, -1, missing
+    return py_prefix_lines(buf, start, idx + 1, prefix), idx + 1, 0
+
+
 _C = load("esbench.corpus._lines")
 #: True if the C twin (``_lines.c``) is in use.
 COMPILED = _C is not None
@@ -87,6 +111,10 @@ nth_newline: Callable[..., tuple[int, int]] = _C.nth_newline if _C is not None e
 #: :func:`py_prefix_lines`, in C where built.
 prefix_lines: Callable[[bytes | bytearray, int, int, bytes], bytes] = (
     _C.prefix_lines if _C is not None else py_prefix_lines
+)
+#: :func:`py_prefix_group`, in C where built.
+prefix_group: Callable[..., tuple[bytes | None, int, int]] = (
+    _C.prefix_group if _C is not None else py_prefix_group
 )
 
 
@@ -131,39 +159,30 @@ def iter_line_lists(
 
 
 def iter_line_groups(
-    path: Path, start: int, end: int, lines_per_group: int, *, block_size: int = READ_BLOCK
+    path: Path,
+    start: int,
+    end: int,
+    lines_per_group: int,
+    *,
+    prefix: bytes = b"",
+    block_size: int = READ_BLOCK,
 ) -> Iterator[tuple[bytes, int]]:
     """Read the byte range ``[start, end)`` of ``path`` as groups of whole lines.
 
     Yields ``(chunk, lines)``: ``chunk`` holds exactly ``lines_per_group`` newline-terminated
-    lines, except the last group which may hold fewer. A final line without a trailing newline
-    (at the end of the range) gets one appended. Memory stays around one group plus one read block.
+    lines, each with ``prefix`` in front (a bulk body when ``prefix`` is the action line), except
+    the last group which may hold fewer. A final line without a trailing newline (at the end of
+    the range) gets one appended.
 
     ``start`` must be the offset of a line start and ``end`` a line end (or the file size), as
     given by :class:`esbench.corpus.offsets.OffsetIndex`.
-    """
-    for buf, first, last, lines in iter_group_ranges(
-        path, start, end, lines_per_group, block_size=block_size
-    ):
-        chunk = bytes(memoryview(buf)[first:last])
-        yield (chunk if chunk.endswith(_NL) else chunk + _NL), lines
-
-
-def iter_group_ranges(
-    path: Path, start: int, end: int, lines_per_group: int, *, block_size: int = READ_BLOCK
-) -> Iterator[tuple[bytearray, int, int, int]]:
-    """The groups of :func:`iter_line_groups` as ranges of one reused read buffer, uncopied.
-
-    Yields ``(buf, first, last, lines)``: ``buf[first:last]`` holds ``lines`` whole lines
-    (``lines_per_group`` except in the last group); only the very last line of the range may
-    lack its newline. ``buf`` is overwritten by the next step of the iteration: hand the range to
-    :func:`prefix_lines` (or copy it) before asking for the next group.
 
     The file is read with ``readinto`` into one buffer of ``block_size`` bytes (grown when a
-    group is larger), so a pass over a corpus allocates nothing per block: a new 4 MB object per
-    block cost more CPU than building the bodies (page faults on fresh memory, then one more
-    copy). Mapping the file instead (``mmap`` windows) measured no cheaper on a VM, where each
-    page mapped costs about what copying it does (docs/performance.md, "Bulk body assembly").
+    group is larger) and each chunk is copied out of it once, so memory stays around one group
+    plus one block and a pass allocates nothing per block: a new 4 MB object per block cost more
+    CPU than building the bodies (page faults on fresh memory, then one more copy). Mapping the
+    file instead (``mmap`` windows) measured no cheaper on a VM, where each page mapped costs
+    about what copying it does (docs/performance.md, "Bulk body assembly").
     """
     if lines_per_group <= 0:
         raise ValueError(f"lines_per_group must be positive, got {lines_per_group}")
@@ -176,12 +195,19 @@ def iter_group_ranges(
         f.seek(start)
         left = end - start
         while True:
-            idx, missing = nth_newline(buf, scanned, lines_per_group - seen, filled)
-            if idx >= 0:
-                yield buf, pos, idx + 1, lines_per_group
-                pos = scanned = idx + 1
-                seen = 0
-                continue
+            if seen == 0:
+                chunk, following, missing = prefix_group(buf, pos, lines_per_group, prefix, filled)
+                if chunk is not None:
+                    yield chunk, lines_per_group
+                    pos = scanned = following
+                    continue
+            else:  # a group that straddled a read: count on from where the last search stopped
+                idx, missing = nth_newline(buf, scanned, lines_per_group - seen, filled)
+                if idx >= 0:
+                    yield prefix_lines(buf, pos, idx + 1, prefix), lines_per_group
+                    pos = scanned = idx + 1
+                    seen = 0
+                    continue
             seen = lines_per_group - missing
             scanned = filled
             if left <= 0:
@@ -200,4 +226,4 @@ def iter_group_ranges(
             filled += n
             left -= n
     if pos < filled:
-        yield buf, pos, filled, seen + (0 if buf[filled - 1] == 0x0A else 1)
+        yield prefix_lines(buf, pos, filled, prefix), seen + (0 if buf[filled - 1] == 0x0A else 1)

@@ -1,6 +1,7 @@
 """The C twin of the newline primitives (``_lines.c``) answers exactly as the Python ones do.
 
-``esbench.corpus.lines.py_nth_newline`` and ``py_prefix_lines`` are the specification. Both twins
+``esbench.corpus.lines.py_nth_newline``, ``py_prefix_lines`` and ``py_prefix_group`` are the
+specification. Both twins
 get the same seeded buffers with every edge (empty buffer, empty lines, no final newline, ranges
 past the end, before the start, negative offsets) and must return the same values or raise the
 same error. ``prefix_lines`` is also checked against the plainest statement of a bulk body:
@@ -89,6 +90,24 @@ def test_prefix_lines_twins_agree_and_equal_the_joined_lines(prefix: bytes) -> N
                 assert C.prefix_lines(buf, start, end, prefix) == _joined(buf, start, min(end, size), prefix)
         _same(lines.py_prefix_lines, C.prefix_lines, buf, -1, size, prefix)
         _same(lines.py_prefix_lines, C.prefix_lines, buf, 0, -3, prefix)
+
+
+@pytest.mark.parametrize("prefix", [b"", b'{"create": {"_index": "logs"}}\n'])
+def test_prefix_group_twins_agree_and_equal_the_two_steps(prefix: bytes) -> None:
+    for buf in _buffers():
+        size = len(buf)
+        newlines = buf.count(b"\n")
+        for start in (-1, *range(0, size + 2)):
+            for n in (-1, 0, 1, 2, newlines, newlines + 1):
+                for end in (None, -1, 0, size // 2, size, size + 3):
+                    _same(lines.py_prefix_group, C.prefix_group, buf, start, n, prefix, end)
+                    if start < 0 or (end is not None and end < 0) or n <= 0:
+                        continue
+                    idx, missing = C.nth_newline(buf, start, n, end)
+                    expected = (C.prefix_lines(buf, start, idx + 1, prefix), idx + 1, 0)
+                    assert C.prefix_group(buf, start, n, prefix, end) == (
+                        expected if idx >= 0 else (None, -1, missing)
+                    )
 
 
 def test_prefix_lines_in_c_refuses_what_is_not_bytes() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from corpus_helpers import write_docs
 
-from esbench.corpus.lines import iter_group_ranges, iter_line_groups, iter_line_lists, nth_newline
+from esbench.corpus.lines import iter_line_groups, iter_line_lists, nth_newline
 from esbench.corpus.offsets import (
     OffsetIndexBuilder,
     build_offset_index,
@@ -123,24 +123,24 @@ def test_line_groups_cover_a_byte_range_exactly(tmp_path: Path, group: int, bloc
 
 @pytest.mark.parametrize("group", [1, 4, 1000])
 @pytest.mark.parametrize("block_size", [7, 512, 1 << 20])
-def test_group_ranges_hold_the_same_lines_as_a_plain_split(
+def test_prefixed_line_groups_are_the_lines_of_a_plain_split(
     tmp_path: Path, group: int, block_size: int
 ) -> None:
     path = write_docs(tmp_path / "d.json", 257, newline_at_end=False)
     data = path.read_bytes()
     starts = _line_starts(data)
     lines = data.split(b"\n")
+    prefix = b'{"index": {"_index": "i"}}\n'
     for first_line in (0, 5, 256):
-        got = [
-            (bytes(buf[a:b]), n)
-            for buf, a, b, n in iter_group_ranges(
-                path, starts[first_line], len(data), group, block_size=block_size
-            )
-        ]
+        got = list(
+            iter_line_groups(path, starts[first_line], len(data), group, prefix=prefix, block_size=block_size)
+        )
         expected = [lines[i : i + group] for i in range(first_line, 257, group)]
         assert [n for _, n in got] == [len(e) for e in expected]
-        assert [chunk.rstrip(b"\n").split(b"\n") for chunk, _ in got] == expected
-    assert list(iter_group_ranges(path, 40, 40, group, block_size=block_size)) == []
+        assert [chunk for chunk, _ in got] == [
+            b"".join(prefix + line + b"\n" for line in e) for e in expected
+        ]
+    assert list(iter_line_groups(path, 40, 40, group, prefix=prefix, block_size=block_size)) == []
 
 
 def test_line_groups_add_the_missing_final_newline(tmp_path: Path) -> None:
