@@ -11,7 +11,11 @@ clients of a ``search`` task (``match_all``, unthrottled, ``--requests`` request
 real per-client path: :class:`esbench.driver.worker.executor.ClientExecutor` → the built-in ``search``
 runner → :class:`esbench.driver.transport.rawhttp.RawHttpTransport` →
 :class:`esbench.metrics.recorder.TaskRecorder`.
-``--operation bulk`` sends bulks of ``--bulk-size`` small documents instead.
+``--operation bulk`` sends bulks of ``--bulk-size`` small documents instead (one body, copied per
+request); ``--operation bulk-corpus`` sends the bulks of a real track corpus (the ~140-byte documents
+of the side-by-side ``bulk-4`` case, ``--corpus-docs`` of them, generated once under
+``~/.esbench-bench/request-cost``) through the track's ``bulk`` param source, so that building each
+body from the corpus file is in the figure too.
 
 Prints, per run, the process CPU time per request (µs: user + system, so the socket system calls
 are in it) and requests per wall-clock second (``--one-run`` also prints page faults and context
@@ -54,7 +58,13 @@ def _one_run(args: argparse.Namespace) -> dict[str, float]:
     from esbench.track.model import Challenge, Operation, Task, Track
 
     bulk_body = b""
-    if args.operation == "bulk":
+    corpora = None
+    if args.operation == "bulk-corpus":
+        corpus, corpora = _small_corpus(args.corpus_docs)
+        operation = Operation(
+            name="op", operation_type="bulk", params={"bulk-size": args.bulk_size, "looped": True}
+        )
+    elif args.operation == "bulk":
         doc = b'{"message":"GET /index.html HTTP/1.1","status":200,"size":1043}'
         bulk_body = b"".join(b'{"index":{"_index":"idx"}}\n' + doc + b"\n" for _ in range(args.bulk_size))
         operation = Operation(name="op", operation_type="bulk", params={"index": "idx", "bulk-size": 1})
@@ -65,7 +75,10 @@ def _one_run(args: argparse.Namespace) -> dict[str, float]:
     per_client = args.requests // args.clients
     task = Task(name="op", operation=operation, clients=args.clients, iterations=per_client)
     track = Track(
-        name="bench", root=Path("/nonexistent"), challenges=(Challenge(name="c", schedule=(task,)),)
+        name="bench",
+        root=Path("/nonexistent"),
+        challenges=(Challenge(name="c", schedule=(task,)),),
+        corpora=(corpus,) if corpora is not None else (),
     )
     settings = ConnectionSettings.create([args.host], ClientOptions(timeout=30))
 
@@ -85,7 +98,12 @@ def _one_run(args: argparse.Namespace) -> dict[str, float]:
             }
         else:
             runs = build_task_runs(
-                default_registry(), {task.name: task}, track=track, corpora=None, on_error="continue", seed=1
+                default_registry(),
+                {task.name: task},
+                track=track,
+                corpora=corpora,
+                on_error="continue",
+                seed=1,
             )
         clients = [create_client(settings) for _ in range(args.clients)]
         start_at = time.perf_counter()
@@ -142,6 +160,29 @@ def _one_run(args: argparse.Namespace) -> dict[str, float]:
     }
 
 
+def _small_corpus(docs: int):  # type: ignore[no-untyped-def]
+    """(DocumentCorpus, CorpusSet) of ``docs`` side-by-side stub documents, prepared once."""
+    home = Path.home() / ".esbench-bench" / "request-cost"
+    os.environ["ESBENCH_HOME"] = str(home)
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from sidebyside.corpora import _stub_line
+
+    from esbench.corpus import prepare_corpora
+    from esbench.track.model import Challenge, DocumentCorpus, Documents, Track
+
+    name = f"small-{docs}.json"
+    path = home / "corpora" / "small" / name
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w") as out:
+            out.writelines(_stub_line(i) for i in range(docs))
+    corpus = DocumentCorpus(
+        name="small", documents=(Documents(source_file=name, document_count=docs, target_index="idx"),)
+    )
+    track = Track(name="bench", root=home, challenges=(Challenge(name="c", schedule=()),), corpora=(corpus,))
+    return corpus, prepare_corpora(track, progress=lambda _: None)
+
+
 class _BulkBodies:
     """A bulk param source without corpus files: a fresh copy of one body per request."""
 
@@ -175,8 +216,9 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--requests", type=int, default=160_000, help="requests per run (all clients)")
     parser.add_argument("--repetitions", type=int, default=5)
-    parser.add_argument("--operation", choices=("search", "bulk"), default="search")
+    parser.add_argument("--operation", choices=("search", "bulk", "bulk-corpus"), default="search")
     parser.add_argument("--bulk-size", type=int, default=100)
+    parser.add_argument("--corpus-docs", type=int, default=200_000, help="documents of bulk-corpus's corpus")
     parser.add_argument("--host", help="an already running stub (HOST:PORT); default: start nginx")
     parser.add_argument("--one-run", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -200,6 +242,7 @@ def main() -> None:
                     sys.executable, __file__, "--one-run", "--host", args.host,
                     "--clients", str(args.clients), "--requests", str(args.requests),
                     "--operation", args.operation, "--bulk-size", str(args.bulk_size),
+                    "--corpus-docs", str(args.corpus_docs),
                 ]  # fmt: skip
                 out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
                 if out.returncode != 0:

@@ -2,18 +2,18 @@
 
 A :class:`BulkSource` is built in the driver's coordinator (cheap, picklable) and iterated in a
 worker process. It reads the client's own slice of every file (Rally's rules, see
-:mod:`esbench.corpus.slicing`) straight from disk in large blocks and assembles bodies from the raw
-bytes of corpus lines; documents are never decoded or parsed.
+:mod:`esbench.corpus.slicing`) through a read-only memory mapping of the slice
+(:mod:`esbench.corpus.mapped`) and assembles bodies from the raw bytes of corpus lines; documents
+are never decoded or parsed.
 
 Body assembly:
 
-* constant action line (no id conflicts): :func:`~esbench.corpus.lines.iter_line_groups` with
-  the action line as ``prefix`` finds the ``bulk-size``-th newline of the read block and copies
-  the documents once, the action line in front of each: with the C twin (``_lines.c``) that is
-  two ``memchr`` passes over the body's bytes, several times cheaper than splitting the block
-  into line objects and joining them, which esbench did before (docs/performance.md, "Bulk body
-  assembly");
-* files with action-and-meta-data lines: the chunk of ``2 * bulk_size`` lines is the body;
+* constant action line (no id conflicts): :func:`~esbench.corpus.lines.prefix_group` finds the
+  ``bulk-size``-th newline in the mapped slice and copies the documents once, the action line in
+  front of each: with the C twin (``_lines.c``) that is two ``memchr`` passes over the body's
+  bytes, several times cheaper than splitting a block into line objects and joining them, which
+  esbench did before (docs/performance.md, "Bulk body assembly");
+* files with action-and-meta-data lines: the next ``2 * bulk_size`` lines, copied, are the body;
 * id conflicts: lines are split and each gets its own action line (:mod:`esbench.corpus.conflicts`).
 
 Action lines are Rally's, byte for byte: ``{"index": {"_index": "NAME"}}`` for indices and
@@ -29,7 +29,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from esbench.corpus.conflicts import ConflictingActions, IdConflicts
-from esbench.corpus.lines import iter_line_groups, iter_line_lists
+from esbench.corpus.lines import iter_line_lists
+from esbench.corpus.mapped import MappedRange
 from esbench.corpus.model import PreparedDocuments
 from esbench.corpus.offsets import OffsetIndex, read_offset_index
 from esbench.corpus.slicing import FileSlice, client_slices, number_of_bulks
@@ -114,8 +115,9 @@ class BulkSource:
             (Rally's ``ingest-percentage``, counted over all its file slices in reading order).
 
     Iterating yields ``(body: bytes, doc_count: int)``; :meth:`requests` yields
-    :class:`BulkRequest` with the target index too. Memory is bounded by about one body plus one
-    4 MB read block, whatever the file size.
+    :class:`BulkRequest` with the target index too. The process's own memory is about one body,
+    whatever the file size; the pages of the mapped slices it has read count in its resident set
+    as shared, clean page cache (:mod:`esbench.corpus.mapped` says why).
 
     Raises:
         TrackValidationError: bad sizes, percentages, or conflicts requested for files with their
@@ -196,21 +198,33 @@ class BulkSource:
             yield request.body, request.doc_count
 
     def requests(self) -> Iterator[BulkRequest]:
-        """Yield the client's bulk requests (forever when ``looped`` and there is anything to send)."""
+        """Yield the client's bulk requests (forever when ``looped`` and there is anything to send).
+
+        Each file slice is memory-mapped while it is read (:class:`~esbench.corpus.mapped.MappedRange`);
+        when ``looped``, the mappings stay for the next pass, whose pages are then mapped already.
+        Closing the generator unmaps them.
+        """
         passes = 0
-        while True:
-            remaining = self.bulks_per_pass
-            for slice_index, s in enumerate(self.slices):
-                if remaining <= 0:
-                    break
-                for request in self._slice_requests(s, slice_index, passes):
-                    yield request
-                    remaining -= 1
+        mapped: dict[int, MappedRange] = {}
+        try:
+            while True:
+                remaining = self.bulks_per_pass
+                for slice_index, s in enumerate(self.slices):
                     if remaining <= 0:
                         break
-            passes += 1
-            if not self.looped or self.bulks_per_pass == 0:
-                return
+                    for request in self._slice_requests(s, slice_index, passes, mapped):
+                        yield request
+                        remaining -= 1
+                        if remaining <= 0:
+                            break
+                    if not self.looped and slice_index in mapped:
+                        mapped.pop(slice_index).close()
+                passes += 1
+                if not self.looped or self.bulks_per_pass == 0:
+                    return
+        finally:
+            for m in mapped.values():
+                m.close()
 
     def _target(self, f: PreparedDocuments) -> tuple[str | None, bool]:
         """(target name, use ``create``) for generated action lines."""
@@ -220,32 +234,43 @@ class BulkSource:
             return self.index or f.target_data_stream, True
         return self.index or f.target_index, False
 
-    def _slice_requests(self, s: FileSlice, slice_index: int, passes: int) -> Iterator[BulkRequest]:
+    def _slice_requests(
+        self, s: FileSlice, slice_index: int, passes: int, mapped: dict[int, MappedRange]
+    ) -> Iterator[BulkRequest]:
         f = s.file
-        index = _load_index(f)
-        start = index.locate(f.path, s.offset_lines)
-        end = index.locate(f.path, s.offset_lines + s.lines)
         target, use_create = self._target(f)
+        if slice_index not in mapped:
+            index = _load_index(f)
+            start = index.locate(f.path, s.offset_lines)
+            end = index.locate(f.path, s.offset_lines + s.lines)
+            if self.id_conflicts is not None:
+                # Bodies with per-document ids: read as line lists, nothing to keep mapped.
+                yield from self._conflict_requests(s, slice_index, passes, start, end, target)
+                return
+            mapped[slice_index] = MappedRange(f.path, start, end)
+        m = mapped[slice_index]
         if f.includes_action_and_meta_data:
-            for chunk, line_count in iter_line_groups(f.path, start, end, 2 * self.bulk_size):
+            for chunk, line_count in m.groups(2 * self.bulk_size):
                 yield BulkRequest(body=chunk, doc_count=line_count // 2, index=target, file=f)
             return
-        assert target is not None
-        if self.id_conflicts is not None:
-            seed = self.id_conflicts.seed
-            rng = random.Random(
-                f"{seed if seed is not None else 'esbench'}:{self.client_index}:{slice_index}:{passes}"
-            )
-            actions = ConflictingActions(
-                self.id_conflicts, index=target, offset=s.offset_lines, docs=s.docs, rng=rng
-            )
-            for lines in iter_line_lists(f.path, start, end, self.bulk_size):
-                count = len(lines)
-                yield BulkRequest(body=actions.body(lines), doc_count=count, index=target, file=f)
-            return
+        assert target is not None  # the constructor refuses a file without one
         action = action_line(target, create=use_create)
-        for body, count in iter_line_groups(f.path, start, end, self.bulk_size, prefix=action):
+        for body, count in m.groups(self.bulk_size, prefix=action):
             yield BulkRequest(body=body, doc_count=count, index=target, file=f)
+
+    def _conflict_requests(
+        self, s: FileSlice, slice_index: int, passes: int, start: int, end: int, target: str | None
+    ) -> Iterator[BulkRequest]:
+        assert target is not None and self.id_conflicts is not None
+        seed = self.id_conflicts.seed
+        rng = random.Random(
+            f"{seed if seed is not None else 'esbench'}:{self.client_index}:{slice_index}:{passes}"
+        )
+        actions = ConflictingActions(
+            self.id_conflicts, index=target, offset=s.offset_lines, docs=s.docs, rng=rng
+        )
+        for lines in iter_line_lists(s.file.path, start, end, self.bulk_size):
+            yield BulkRequest(body=actions.body(lines), doc_count=len(lines), index=target, file=s.file)
 
 
 def action_line(target: str, *, create: bool = False) -> bytes:

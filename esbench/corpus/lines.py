@@ -4,27 +4,33 @@ Corpus files are NDJSON: one document (or action line) per ``\\n``-terminated li
 decodes or parses a line; it only finds newlines (``bytes.find``, i.e. memchr) or splits blocks
 at them (``bytes.split``).
 
-:func:`nth_newline` and :func:`prefix_lines` have a C twin, ``esbench.corpus._lines``
-(``_lines.c``), used where it is built (see :mod:`esbench._compiled`); the Python functions
-``py_nth_newline`` and ``py_prefix_lines`` are the specification and
-``tests/unit/corpus/test_lines_equivalence.py`` holds the two together. With the twin a bulk body
-of 1,000 documents of ~140 bytes costs a few memory copies instead of ~1,000 Python calls (see
-docs/performance.md, "Bulk body assembly").
+:func:`nth_newline`, :func:`prefix_lines` and :func:`prefix_group` have a C twin,
+``esbench.corpus._lines`` (``_lines.c``), used where it is built (see :mod:`esbench._compiled`);
+the Python functions ``py_nth_newline``, ``py_prefix_lines`` and ``py_prefix_group`` are the
+specification and ``tests/unit/corpus/test_lines_equivalence.py`` holds the two together. With
+the twin a bulk body of 1,000 documents of ~140 bytes costs two passes over its bytes instead of
+~1,000 Python calls (see docs/performance.md, "Bulk body assembly"). Each takes any buffer:
+``bytes``, a ``bytearray`` or the ``mmap`` of :mod:`esbench.corpus.mapped`.
 """
 
 from __future__ import annotations
 
+import mmap
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeAlias
 
 from esbench._compiled import load
 
+#: What the newline primitives read: immutable bytes, a read buffer, or a mapped file range.
+Buffer: TypeAlias = bytes | bytearray | mmap.mmap
+
 _NL = b"\n"
-#: Bytes read from disk per ``read`` call by :func:`iter_line_groups` and :func:`iter_line_lists`.
+#: Bytes read from disk per ``read`` call by :func:`iter_line_lists`.
 READ_BLOCK = 4 << 20
 
 
-def py_nth_newline(buf: bytes | bytearray, start: int, n: int, end: int | None = None) -> tuple[int, int]:
+def py_nth_newline(buf: Buffer, start: int, n: int, end: int | None = None) -> tuple[int, int]:
     """Find the ``n``-th newline (1-based) of ``buf[start:end]``.
 
     ``start`` and ``end`` are byte offsets, ``end`` (default ``len(buf)``) is clamped to
@@ -52,7 +58,7 @@ def py_nth_newline(buf: bytes | bytearray, start: int, n: int, end: int | None =
     return p, 0
 
 
-def py_prefix_lines(buf: bytes | bytearray, start: int, end: int, prefix: bytes) -> bytes:
+def py_prefix_lines(buf: Buffer, start: int, end: int, prefix: bytes) -> bytes:
     """The lines of ``buf[start:end]``, each with ``prefix`` in front: a bulk body in one copy.
 
     A last line without a newline gets one, so the result always ends in ``\\n`` (or is empty
@@ -80,7 +86,7 @@ def py_prefix_lines(buf: bytes | bytearray, start: int, end: int, prefix: bytes)
 
 
 def py_prefix_group(
-    buf: bytes | bytearray, start: int, n: int, prefix: bytes, end: int | None = None
+    buf: Buffer, start: int, n: int, prefix: bytes, end: int | None = None
 ) -> tuple[bytes | None, int, int]:
     """The next ``n`` lines of ``buf[start:end]`` with ``prefix`` in front of each, if all are there.
 
@@ -109,7 +115,7 @@ COMPILED = _C is not None
 #: :func:`py_nth_newline`, in C where built.
 nth_newline: Callable[..., tuple[int, int]] = _C.nth_newline if _C is not None else py_nth_newline
 #: :func:`py_prefix_lines`, in C where built.
-prefix_lines: Callable[[bytes | bytearray, int, int, bytes], bytes] = (
+prefix_lines: Callable[[Buffer, int, int, bytes], bytes] = (
     _C.prefix_lines if _C is not None else py_prefix_lines
 )
 #: :func:`py_prefix_group`, in C where built.
@@ -156,74 +162,3 @@ def iter_line_lists(
         pending.append(tail)
     if pending:
         yield pending
-
-
-def iter_line_groups(
-    path: Path,
-    start: int,
-    end: int,
-    lines_per_group: int,
-    *,
-    prefix: bytes = b"",
-    block_size: int = READ_BLOCK,
-) -> Iterator[tuple[bytes, int]]:
-    """Read the byte range ``[start, end)`` of ``path`` as groups of whole lines.
-
-    Yields ``(chunk, lines)``: ``chunk`` holds exactly ``lines_per_group`` newline-terminated
-    lines, each with ``prefix`` in front (a bulk body when ``prefix`` is the action line), except
-    the last group which may hold fewer. A final line without a trailing newline (at the end of
-    the range) gets one appended.
-
-    ``start`` must be the offset of a line start and ``end`` a line end (or the file size), as
-    given by :class:`esbench.corpus.offsets.OffsetIndex`.
-
-    The file is read with ``readinto`` into one buffer of ``block_size`` bytes (grown when a
-    group is larger) and each chunk is copied out of it once, so memory stays around one group
-    plus one block and a pass allocates nothing per block: a new 4 MB object per block cost more
-    CPU than building the bodies (page faults on fresh memory, then one more copy). Mapping the
-    file instead (``mmap`` windows) measured no cheaper on a VM, where each page mapped costs
-    about what copying it does (docs/performance.md, "Bulk body assembly").
-    """
-    if lines_per_group <= 0:
-        raise ValueError(f"lines_per_group must be positive, got {lines_per_group}")
-    buf = bytearray(max(1, min(block_size, end - start)))
-    filled = 0  # buf[:filled] holds data read from the file
-    pos = 0  # start of the unconsumed part of buf
-    scanned = 0  # buf[pos:scanned] has been searched and holds `seen` newlines
-    seen = 0
-    with open(path, "rb", buffering=0) as f:
-        f.seek(start)
-        left = end - start
-        while True:
-            if seen == 0:
-                chunk, following, missing = prefix_group(buf, pos, lines_per_group, prefix, filled)
-                if chunk is not None:
-                    yield chunk, lines_per_group
-                    pos = scanned = following
-                    continue
-            else:  # a group that straddled a read: count on from where the last search stopped
-                idx, missing = nth_newline(buf, scanned, lines_per_group - seen, filled)
-                if idx >= 0:
-                    yield prefix_lines(buf, pos, idx + 1, prefix), lines_per_group
-                    pos = scanned = idx + 1
-                    seen = 0
-                    continue
-            seen = lines_per_group - missing
-            scanned = filled
-            if left <= 0:
-                break
-            if pos:  # keep the unconsumed tail (less than a group) at the front
-                buf[: filled - pos] = buf[pos:filled]
-                filled -= pos
-                scanned -= pos
-                pos = 0
-            if filled == len(buf):  # one group is larger than the buffer
-                buf.extend(bytes(len(buf)))
-            with memoryview(buf) as view:
-                n = f.readinto(view[filled : filled + min(len(buf) - filled, left)])
-            if not n:
-                break
-            filled += n
-            left -= n
-    if pos < filled:
-        yield prefix_lines(buf, pos, filled, prefix), seen + (0 if buf[filled - 1] == 0x0A else 1)

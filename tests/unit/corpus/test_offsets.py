@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from corpus_helpers import write_docs
 
-from esbench.corpus.lines import iter_line_groups, iter_line_lists, nth_newline
+from esbench.corpus.lines import iter_line_lists, nth_newline
+from esbench.corpus.mapped import MappedRange, iter_line_groups
 from esbench.corpus.offsets import (
     OffsetIndexBuilder,
     build_offset_index,
@@ -107,14 +108,12 @@ def test_locate_on_a_truncated_file_is_a_data_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("group", [1, 3, 10, 1000])
-@pytest.mark.parametrize("block_size", [7, 4096, 1 << 20])
-def test_line_groups_cover_a_byte_range_exactly(tmp_path: Path, group: int, block_size: int) -> None:
-    # A 7-byte buffer is smaller than any group: it has to grow, and carry tails, many times over.
+def test_line_groups_cover_a_byte_range_exactly(tmp_path: Path, group: int) -> None:
     path = write_docs(tmp_path / "d.json", 333)
     data = path.read_bytes()
     starts = _line_starts(data)
     start, end = starts[17], starts[300]
-    groups = list(iter_line_groups(path, start, end, group, block_size=block_size))
+    groups = list(iter_line_groups(path, start, end, group))
     assert b"".join(chunk for chunk, _ in groups) == data[start:end]
     assert [n for _, n in groups] == [chunk.count(b"\n") for chunk, _ in groups]
     assert all(n == group for _, n in groups[:-1]) and 0 < groups[-1][1] <= group
@@ -122,25 +121,35 @@ def test_line_groups_cover_a_byte_range_exactly(tmp_path: Path, group: int, bloc
 
 
 @pytest.mark.parametrize("group", [1, 4, 1000])
-@pytest.mark.parametrize("block_size", [7, 512, 1 << 20])
-def test_prefixed_line_groups_are_the_lines_of_a_plain_split(
-    tmp_path: Path, group: int, block_size: int
-) -> None:
-    path = write_docs(tmp_path / "d.json", 257, newline_at_end=False)
+def test_prefixed_line_groups_are_the_lines_of_a_plain_split(tmp_path: Path, group: int) -> None:
+    # ~40 KB: ranges start on and off the 4 KiB boundaries a mapping's offset must sit on.
+    path = write_docs(tmp_path / "d.json", 1100, newline_at_end=False)
     data = path.read_bytes()
     starts = _line_starts(data)
     lines = data.split(b"\n")
     prefix = b'{"index": {"_index": "i"}}\n'
-    for first_line in (0, 5, 256):
-        got = list(
-            iter_line_groups(path, starts[first_line], len(data), group, prefix=prefix, block_size=block_size)
-        )
-        expected = [lines[i : i + group] for i in range(first_line, 257, group)]
-        assert [n for _, n in got] == [len(e) for e in expected]
-        assert [chunk for chunk, _ in got] == [
-            b"".join(prefix + line + b"\n" for line in e) for e in expected
-        ]
-    assert list(iter_line_groups(path, 40, 40, group, prefix=prefix, block_size=block_size)) == []
+    page_starts = [i for i, at in enumerate(starts) if at % 4096 < 60][:3]
+    for first_line in (0, 5, 1099, *page_starts):
+        for last_line in (1100, first_line + 1, min(1100, first_line + 333)):
+            end = len(data) if last_line == 1100 else starts[last_line]
+            got = list(iter_line_groups(path, starts[first_line], end, group, prefix=prefix))
+            expected = [lines[i : min(i + group, last_line)] for i in range(first_line, last_line, group)]
+            assert [n for _, n in got] == [len(e) for e in expected]
+            assert [chunk for chunk, _ in got] == [
+                b"".join(prefix + line + b"\n" for line in e) for e in expected
+            ]
+    assert list(iter_line_groups(path, 40, 40, group, prefix=prefix)) == []
+
+
+def test_a_mapped_range_is_read_again_on_every_pass_and_unmapped_on_close(tmp_path: Path) -> None:
+    path = write_docs(tmp_path / "d.json", 50)
+    data = path.read_bytes()
+    with MappedRange(path, 0, len(data) + 999) as mapped:  # an end past the file is clamped
+        first = list(mapped.groups(7))
+        assert list(mapped.groups(7)) == first
+        assert b"".join(chunk for chunk, _ in first) == data
+    with pytest.raises(ValueError, match="closed"):
+        list(mapped.groups(7))
 
 
 def test_line_groups_add_the_missing_final_newline(tmp_path: Path) -> None:
