@@ -201,8 +201,9 @@ class BulkSource:
         """Yield the client's bulk requests (forever when ``looped`` and there is anything to send).
 
         Each file slice is memory-mapped while it is read (:class:`~esbench.corpus.mapped.MappedRange`);
-        when ``looped``, the mappings stay for the next pass, whose pages are then mapped already.
-        Closing the generator unmaps them.
+        when ``looped``, the mappings stay for the next pass, whose pages are then mapped already
+        (up to :data:`~esbench.corpus.mapped.KEEP_LIMIT` bytes per slice). Closing the generator
+        unmaps them.
         """
         passes = 0
         mapped: dict[int, MappedRange] = {}
@@ -247,7 +248,7 @@ class BulkSource:
                 # Bodies with per-document ids: read as line lists, nothing to keep mapped.
                 yield from self._conflict_requests(s, slice_index, passes, start, end, target)
                 return
-            mapped[slice_index] = MappedRange(f.path, start, end)
+            mapped[slice_index] = MappedRange(f.path, start, end, reread=self.looped)
         m = mapped[slice_index]
         if f.includes_action_and_meta_data:
             for chunk, line_count in m.groups(2 * self.bulk_size):

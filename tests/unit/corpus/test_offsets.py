@@ -172,3 +172,38 @@ def test_line_lists_cover_a_byte_range_exactly(tmp_path: Path, group: int, block
             expected.pop()
         assert [line for lines in lists for line in lines] == expected
         assert all(len(lines) == group for lines in lists[:-1]) and 0 < len(lists[-1]) <= group
+
+
+def _mapped_rss_kib(path: Path) -> int:
+    """Resident KiB of this process's mappings of ``path`` (from /proc/self/smaps)."""
+    total, inside = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        fields = line.split()
+        if fields and "-" in fields[0] and len(fields) >= 5:  # a mapping's header line
+            inside = fields[-1] == str(path)
+        elif inside and fields[0] == "Rss:":
+            total += int(fields[1])
+    return total
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="needs Linux /proc/self/smaps")
+def test_pages_behind_the_reader_are_unmapped_unless_the_range_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from esbench.corpus import mapped as mapped_module
+
+    monkeypatch.setattr(mapped_module, "RELEASE_STEP", 1 << 20)
+    path = write_docs(tmp_path / "d.json", 250_000)  # ~16 MB
+    size = path.stat().st_size
+    with MappedRange(path, 0, size) as once:
+        peak = max(_mapped_rss_kib(path) for _ in once.groups(2000))
+    # The kernel may map the page cache's large folios whole (2 MiB), hence the slack.
+    assert peak <= 6 << 10, f"a single pass kept {peak} KiB of {size >> 10} mapped; the release step is 1 MiB"
+    with MappedRange(path, 0, size, reread=True) as looped:
+        assert looped.keeps_pages
+        for _ in looped.groups(2000):
+            pass
+        assert _mapped_rss_kib(path) > 0.9 * size / 1024
+    monkeypatch.setattr(mapped_module, "KEEP_LIMIT", size - 1)
+    with MappedRange(path, 0, size, reread=True) as too_large:
+        assert not too_large.keeps_pages
