@@ -149,8 +149,10 @@ def main() -> None:
     parser.add_argument("--home", type=Path, default=Path("/tmp/esbench-bench"), help="scratch esbench home")
     args = parser.parse_args()
 
-    from esbench.corpus import BulkSource, IdConflicts
-    from esbench.corpus.lines import COMPILED
+    from esbench.corpus import BulkSource, IdConflicts, lines
+
+    # getattr: an older tree (before the C twin) is measured with the same script.
+    COMPILED = getattr(lines, "COMPILED", False)
 
     prepared = _prepared(args.home, args.docs, args.documents)
     megabytes = prepared.path.stat().st_size / 1e6

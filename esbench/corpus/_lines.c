@@ -83,6 +83,12 @@ copy_prefixed(const char *data, Py_ssize_t len, Py_ssize_t lines, const char *pr
     if (out == NULL)
         return NULL;
     char *w = PyBytes_AS_STRING(out);
+    if (pre_len == 0) { /* files with their own action lines: the lines as they are */
+        memcpy(w, data, (size_t)len);
+        if (needs_newline)
+            w[len] = '\n';
+        return out;
+    }
     for (const char *p = data; p < last;) {
         const char *hit = memchr(p, '\n', (size_t)(last - p));
         const char *next = hit == NULL ? last : hit + 1;
