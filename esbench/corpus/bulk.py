@@ -29,6 +29,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from esbench.corpus.conflicts import ConflictingActions, IdConflicts
+from esbench.corpus.heap import retain_freed_bodies
 from esbench.corpus.lines import iter_line_lists
 from esbench.corpus.mapped import MappedRange
 from esbench.corpus.model import PreparedDocuments
@@ -205,6 +206,7 @@ class BulkSource:
         (up to :data:`~esbench.corpus.mapped.KEEP_LIMIT` bytes per slice). Closing the generator
         unmaps them.
         """
+        retain_freed_bodies()
         passes = 0
         mapped: dict[int, MappedRange] = {}
         try:
