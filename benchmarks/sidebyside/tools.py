@@ -246,8 +246,12 @@ def rally_env(paths: BenchPaths) -> dict[str, str]:
 
 
 def esbench_env(paths: BenchPaths) -> dict[str, str]:
+    """The environment of an esbench run: its ``ESBENCH_HOME``, and this checkout first on ``PYTHONPATH``
+    so that ``python -m esbench`` runs the tree whose commit the report names (:func:`esbench_version`),
+    not whichever tree an editable install points at."""
     env = dict(os.environ)
     env["ESBENCH_HOME"] = str(paths.esbench_home)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
     return env
 
 
