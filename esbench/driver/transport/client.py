@@ -32,8 +32,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from elasticsearch import AsyncElasticsearch
-
 from esbench.driver.settings import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from esbench.driver.settings import ClientOptions as ClientOptions  # its old home; imports keep working
 from esbench.driver.transport.client_checks import check_client_options
@@ -45,6 +43,8 @@ from esbench.racelog import secrets_of
 
 if TYPE_CHECKING:
     import ssl
+
+    from esbench.driver.transport.esclient import EsbenchClient
 
 ENV_USERNAME = "ESBENCH_USERNAME"
 ENV_PASSWORD = "ESBENCH_PASSWORD"
@@ -371,26 +371,14 @@ def race_secrets(hosts: Sequence[str], options: ClientOptions) -> tuple[str, ...
     return secrets_of(credentials)
 
 
-class EsbenchClient(AsyncElasticsearch):
-    """``AsyncElasticsearch`` plus ``http``, the transport built-in runners use (see module doc).
+def __getattr__(name: str) -> object:
+    # EsbenchClient lives in esclient (it subclasses AsyncElasticsearch): importing this module for
+    # ConnectionSettings or the fast path does not import elasticsearch-py (issue 25, worker memory).
+    if name == "EsbenchClient":
+        from esbench.driver.transport.esclient import EsbenchClient
 
-    elasticsearch-py's product check is off, as in Rally's ``RallyAsyncElasticsearch``
-    (``esrally/client/asynchronous.py``): esbench identifies the target itself
-    (:mod:`esbench.driver.transport.target`), and the check would refuse OpenSearch.
-    """
-
-    http: HttpTransport
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._verified_elasticsearch = True
-
-    async def close(self) -> None:
-        """Close the fast-path connections and the elasticsearch-py transport."""
-        http = getattr(self, "http", None)
-        if http is not None:
-            await http.close()
-        await super().close()
+        return EsbenchClient
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 #: Headers of the fast path (elasticsearch-py negotiates its own for API calls).
@@ -448,25 +436,36 @@ def create_client(
         kwargs["api_key"] = tuple(key.split(":", 1)) if ":" in key else key
     elif credentials.username is not None:
         kwargs["basic_auth"] = (credentials.username, credentials.password or "")
+    from esbench.driver.transport.esclient import EsbenchClient
+
     client = EsbenchClient(list(settings.urls), **kwargs)
     if http is None:
-        headers = {**BASE_HEADERS, **credentials.headers()}
         if fast_path == "elasticsearch-py":
+            headers = {**BASE_HEADERS, **credentials.headers()}
             if options.http_compress:
                 headers["accept-encoding"] = "gzip"
             http = NodeHttpTransport(client.transport.node_pool.all(), headers)
         else:
-            secure = any(url.startswith("https://") for url in settings.urls)
-            http = RawHttpTransport(
-                settings.urls,
-                headers,
-                timeout=options.timeout,
-                ssl_context=_shared_ssl_context(
-                    options.verify_certs, options.ca_certs, options.client_cert, options.client_key
-                )
-                if secure
-                else None,
-                http_compress=options.http_compress,
-            )
+            http = raw_transport(settings)
     client.http = http
     return client
+
+
+def raw_transport(settings: ConnectionSettings) -> RawHttpTransport:
+    """The fast path of one client (:class:`esbench.driver.transport.rawhttp.RawHttpTransport` to
+    ``settings.urls``), as :func:`create_client` gives ``client.http`` by default; needs no
+    elasticsearch-py."""
+    options = settings.options
+    headers = {**BASE_HEADERS, **settings.credentials.headers()}
+    secure = any(url.startswith("https://") for url in settings.urls)
+    return RawHttpTransport(
+        settings.urls,
+        headers,
+        timeout=options.timeout,
+        ssl_context=_shared_ssl_context(
+            options.verify_certs, options.ca_certs, options.client_cert, options.client_key
+        )
+        if secure
+        else None,
+        http_compress=options.http_compress,
+    )

@@ -16,12 +16,16 @@ not classified here: the executor fails the race with the task name and the erro
 from __future__ import annotations
 
 import asyncio
+import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import elastic_transport
-from elasticsearch import ApiError
 
 from esbench.driver.worker.errors import body_error
+
+if TYPE_CHECKING:
+    from elasticsearch import ApiError
 
 TIMEOUT = "timeout"
 CONNECTION = "connection"
@@ -57,7 +61,10 @@ def classify(exc: BaseException) -> RequestFailure | None:
     Args:
         exc: an exception raised while running a request.
     """
-    if isinstance(exc, ApiError):
+    # Only elasticsearch-py's API methods raise ApiError, and a worker imports elasticsearch-py only
+    # when a runner first uses them (esbench.driver.transport.lazyclient): not imported, not an ApiError.
+    elasticsearch = sys.modules.get("elasticsearch")
+    if elasticsearch is not None and isinstance(exc, elasticsearch.ApiError):
         status = exc.meta.status if exc.meta is not None else None
         return RequestFailure(
             error_type=str(status) if status is not None else TRANSPORT,

@@ -24,11 +24,12 @@ import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from esbench.driver.plan import ClientPlan
-from esbench.driver.transport.client import ConnectionSettings, EsbenchClient, create_client
+from esbench.driver.transport.client import ConnectionSettings
 from esbench.driver.transport.http import HttpTransport
+from esbench.driver.transport.lazyclient import LazyClient
 from esbench.driver.worker.clock import Clock, SystemClock
 from esbench.driver.worker.context import RaceContext
 from esbench.driver.worker.executor import ClientExecutor, StepControl, TaskRun
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from esbench.corpus.model import CorpusSet
     from esbench.driver.settings import OnError
     from esbench.driver.worker.registry import Registry
+    from esbench.driver.transport.esclient import EsbenchClient
 
 logger = logging.getLogger(__name__)
 
@@ -279,7 +281,9 @@ class WorkerRuntime:
             http: HttpTransport | None = (
                 self.http_factory(client_id) if self.http_factory is not None else None
             )
-            client = create_client(self.init.connection, http=http)
+            # Same attributes as an EsbenchClient; elasticsearch-py is imported only if a runner uses
+            # the client API (the lazyclient module).
+            client = cast("EsbenchClient", LazyClient(self.init.connection, http=http))
             self.clients[client_id] = client
         return client
 

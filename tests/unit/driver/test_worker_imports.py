@@ -1,0 +1,94 @@
+"""A worker process imports only what its hot path needs (issue 25: a lighter driver).
+
+Each check runs in a fresh interpreter, because this test process has long imported everything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from driver_helpers import EsStub
+
+ROOT = Path(__file__).resolve().parents[3]
+HERE = Path(__file__).resolve().parent
+
+#: Packages a worker running built-in runners never needs: elasticsearch-py (~8 MiB; imported only
+#: when a runner uses the client API), and the coordinator's and reports' libraries.
+NOT_IN_WORKER = ("elasticsearch", "numpy", "jinja2", "jsonschema", "yaml", "rich", "plotly", "click", "sqlite3")
+
+# Builds a real WorkerRuntime (built-in registry, real fast path to the stub), runs a step of a
+# search task with 2 clients, and reports which heavy packages were imported before and after the
+# first use of the client API.
+_RACE = r"""
+import asyncio, json, multiprocessing, sys, time
+from driver_helpers import op, task, track
+from esbench.driver.coordinator.allocator import plan_step
+from esbench.driver.transport.client import ClientOptions, ConnectionSettings
+from esbench.driver.worker.process import InitWorker, PrepareStep, Ready, StartStep, StepDone, WorkerRuntime
+from esbench.track.model import Parallel
+
+HEAVY = json.loads(sys.argv[2])
+
+async def main():
+    search = task(op("search", "s", body={"query": {"match_all": {}}}), iterations=5)
+    step = plan_step(Parallel(tasks=(search,), clients=2), index=0, max_workers=1)
+    parent, child = multiprocessing.Pipe()
+    init = InitWorker(worker_id=0, track=track(), corpora=None, registry_blob=None,
+                      connection=ConnectionSettings.create([sys.argv[1]], ClientOptions()), on_error="abort")
+    runtime = WorkerRuntime(child, init)
+    runtime._prepare(PrepareStep(step=0, clients=step.workers[0].clients, context={},
+                                 completing_task=None, completed_by_any=False))
+    runtime._start(StartStep(step=0, start_at=time.perf_counter()))
+    await runtime.step.runner
+    assert isinstance(parent.recv(), Ready)
+    done = parent.recv()
+    assert isinstance(done, StepDone), done
+    before = sorted(m for m in HEAVY if m in sys.modules)
+    client = next(iter(runtime.clients.values()))
+    transport_class = type(client.transport).__module__  # the client API: builds elasticsearch-py's client
+    after = sorted(m for m in HEAVY if m in sys.modules)
+    for c in runtime.clients.values():
+        await c.close()
+    print(json.dumps({"before": before, "after": after, "transport": transport_class,
+                      "recorded": sorted(done.states)}))
+
+asyncio.run(main())
+"""
+
+
+def _python(code: str, *args: str) -> dict[str, object]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(HERE)])}
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_the_module_the_fork_server_preloads_imports_no_heavy_package():
+    # esbench.driver.coordinator.pools.local preloads this module into the fork server; every
+    # worker is forked from it and carries what it imported.
+    found = _python(
+        "import json, sys; import esbench.driver.worker.process; "
+        f"print(json.dumps({{'heavy': sorted(m for m in {NOT_IN_WORKER!r} if m in sys.modules)}}))"
+    )
+    assert found == {"heavy": []}
+
+
+def test_a_worker_running_built_in_runners_imports_elasticsearch_py_only_when_the_client_api_is_used():
+    stub = EsStub().start()
+    try:
+        found = _python(_RACE, stub.host, json.dumps(NOT_IN_WORKER))
+        assert stub.requests == 5  # the search task's iterations, through the real fast path
+    finally:
+        stub.stop()
+    assert found["recorded"] == ["s"]
+    assert found["before"] == []
+    # The first use of the client API builds elasticsearch-py's client, with its own transport.
+    assert found["after"] == ["elasticsearch"]
+    assert str(found["transport"]).startswith("elastic_transport")
