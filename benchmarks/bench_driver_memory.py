@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,17 +81,42 @@ def _ppid(pid: int) -> int:
         return 0
 
 
-def measure(source: str, args: argparse.Namespace, host: str) -> dict[str, object]:
-    """One race from ``source``; per-process peaks and the tree's peak sums (bytes)."""
+@dataclass
+class Peak:
+    """One process's peaks, bytes."""
+
+    role: str
+    rss: int = 0
+    pss: int = 0
+    private: int = 0
+
+
+@dataclass
+class Run:
+    """One race: each process's peaks (by PID) and the peaks of the tree's sums, bytes."""
+
+    procs: dict[int, Peak] = field(default_factory=dict)
+    rss: int = 0
+    pss: int = 0
+
+
+def measure(source: str, args: argparse.Namespace, host: str) -> Run:
+    """One race from ``source``, sampled every ``args.interval`` seconds."""
     home = Path(tempfile.mkdtemp(prefix="esbench-mem-"))
     report = home / "report.json"
-    params = {"search_clients": args.clients, "warmup_time_period": args.warmup, "time_period": args.time_period}
+    params = {
+        "search_clients": args.clients,
+        "warmup_time_period": args.warmup,
+        "time_period": args.time_period,
+    }
     cmd = esbench_race_command(
-        host=host, track_path=ROOT / "benchmarks" / "tracks" / "stub-search", params=params, report_file=report
+        host=host,
+        track_path=ROOT / "benchmarks" / "tracks" / "stub-search",
+        params=params,
+        report_file=report,
     )
     env = {**os.environ, "PYTHONPATH": source, "ESBENCH_HOME": str(home)}
-    procs: dict[int, dict[str, object]] = {}
-    peak_rss = peak_pss = 0
+    run = Run()
     try:
         main = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         while main.poll() is None:
@@ -101,23 +127,26 @@ def measure(source: str, args: argparse.Namespace, host: str) -> dict[str, objec
                 rss, pss, private = _smaps(pid)
                 rss_sum += rss
                 pss_sum += pss
-                entry = procs.setdefault(pid, {"role": _role(pid, main.pid, parents), "rss": 0, "pss": 0, "priv": 0})
-                entry["rss"] = max(int(entry["rss"]), rss)  # type: ignore[call-overload]
-                entry["pss"] = max(int(entry["pss"]), pss)  # type: ignore[call-overload]
-                entry["priv"] = max(int(entry["priv"]), private)  # type: ignore[call-overload]
-            peak_rss = max(peak_rss, rss_sum)
-            peak_pss = max(peak_pss, pss_sum)
+                peak = run.procs.setdefault(pid, Peak(role=_role(pid, main.pid, parents)))
+                peak.rss, peak.pss, peak.private = (
+                    max(peak.rss, rss),
+                    max(peak.pss, pss),
+                    max(peak.private, private),
+                )
+            run.rss, run.pss = max(run.rss, rss_sum), max(run.pss, pss_sum)
             time.sleep(args.interval)
         err = main.stderr.read().decode(errors="replace") if main.stderr else ""
         if main.returncode != 0:
             raise SystemExit(f"race from {source} failed (exit {main.returncode}):\n{err[-3000:]}")
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    return {"procs": procs, "peak_rss": peak_rss, "peak_pss": peak_pss}
+    return run
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--source", action="append", help="esbench tree (repeatable; default: this one)")
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--warmup", type=int, default=5, help="warmup-time-period, s")
@@ -132,16 +161,16 @@ def main() -> None:
         for rep in range(args.repetitions):
             for source in sources:
                 run = measure(source, args, stub.host)
-                totals[source].append((int(run["peak_rss"]), int(run["peak_pss"])))  # type: ignore[call-overload]
+                totals[source].append((run.rss, run.pss))
                 print(f"\nrep {rep} {source}: search-{args.clients}, per process (peak MiB):")
                 print(f"  {'pid':>8} {'role':18} {'RSS':>7} {'PSS':>7} {'private':>8}")
-                for pid, p in sorted(run["procs"].items()):  # type: ignore[attr-defined]
+                for pid, p in sorted(run.procs.items()):
                     print(
-                        f"  {pid:>8} {p['role']:18} {p['rss'] / MiB:7.1f} {p['pss'] / MiB:7.1f} {p['priv'] / MiB:8.1f}"
+                        f"  {pid:>8} {p.role:18} {p.rss / MiB:7.1f} {p.pss / MiB:7.1f} {p.private / MiB:8.1f}"
                     )
                 print(
-                    f"  tree: peak RSS sum {int(run['peak_rss']) / MiB:.1f} MiB, "  # type: ignore[call-overload]
-                    f"peak PSS sum {int(run['peak_pss']) / MiB:.1f} MiB, {len(run['procs'])} processes"  # type: ignore[arg-type]
+                    f"  tree: peak RSS sum {run.rss / MiB:.1f} MiB, peak PSS sum {run.pss / MiB:.1f} MiB, "
+                    f"{len(run.procs)} processes"
                 )
     print(f"\nsearch-{args.clients}, median over {args.repetitions} run(s):")
     for source, runs in totals.items():

@@ -43,8 +43,8 @@ from esbench.track.model import Task, Track
 if TYPE_CHECKING:
     from esbench.corpus.model import CorpusSet
     from esbench.driver.settings import OnError
-    from esbench.driver.worker.registry import Registry
     from esbench.driver.transport.esclient import EsbenchClient
+    from esbench.driver.worker.registry import Registry
 
 logger = logging.getLogger(__name__)
 

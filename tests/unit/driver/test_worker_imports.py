@@ -18,7 +18,17 @@ HERE = Path(__file__).resolve().parent
 
 #: Packages a worker running built-in runners never needs: elasticsearch-py (~8 MiB; imported only
 #: when a runner uses the client API), and the coordinator's and reports' libraries.
-NOT_IN_WORKER = ("elasticsearch", "numpy", "jinja2", "jsonschema", "yaml", "rich", "plotly", "click", "sqlite3")
+NOT_IN_WORKER = (
+    "elasticsearch",
+    "numpy",
+    "jinja2",
+    "jsonschema",
+    "yaml",
+    "rich",
+    "plotly",
+    "click",
+    "sqlite3",
+)
 
 # Builds a real WorkerRuntime (built-in registry, real fast path to the stub), runs a step of a
 # search task with 2 clients, and reports which heavy packages were imported before and after the
