@@ -262,9 +262,15 @@ def _params_arg(params: Mapping[str, Any]) -> str:
 def esbench_race_command(
     *, host: str, track_path: Path, params: Mapping[str, Any], report_file: Path
 ) -> list[str]:
-    """The ``esbench race`` command line for one run (flags per docs/dev/interfaces.md)."""
+    """The ``esbench race`` command line for one run (flags per docs/dev/interfaces.md).
+
+    ``-P``: without it ``python -m`` puts the working directory first on ``sys.path``, and a run
+    started from another checkout's directory would measure that checkout's esbench, not the one
+    :func:`esbench_env` puts on ``PYTHONPATH``.
+    """
     cmd = [
         sys.executable,
+        "-P",
         "-m",
         "esbench",
         "race",
