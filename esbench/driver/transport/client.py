@@ -44,7 +44,7 @@ from esbench.racelog import secrets_of
 if TYPE_CHECKING:
     import ssl
 
-    from esbench.driver.transport.esclient import EsbenchClient
+    from esbench.driver.transport.esclient import EsbenchClient as EsbenchClient
 
 ENV_USERNAME = "ESBENCH_USERNAME"
 ENV_PASSWORD = "ESBENCH_PASSWORD"
