@@ -24,6 +24,7 @@ PyObject *get_running_loop = NULL;
 PyObject *raw_response = NULL;
 PyObject *raw_head_kwnames = NULL;
 PyObject *default_sentinel = NULL;
+PyObject *is_default = NULL;
 PyObject *current_timing = NULL;
 PyObject *one = NULL;
 PyObject *str_on_data, *str_arm, *str_disarm, *str_create_future, *str_done, *str_set_result,
@@ -280,15 +281,16 @@ static PyObject *
 configure(PyObject *module, PyObject *args, PyObject *kwds)
 {
     static char *names[] = {"head_fields", "perf_counter", "get_running_loop", "raw_response",
-                            "default", "current_timing", NULL};
-    PyObject *fields, *clock, *get_loop, *response_type, *sentinel, *timing_var;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$O!OOOOO!:configure", names, &PyDict_Type, &fields,
-                                     &clock, &get_loop, &response_type, &sentinel,
+                            "default", "is_default", "current_timing", NULL};
+    PyObject *fields, *clock, *get_loop, *response_type, *sentinel, *default_check, *timing_var;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$O!OOOOOO!:configure", names, &PyDict_Type, &fields,
+                                     &clock, &get_loop, &response_type, &sentinel, &default_check,
                                      &PyContextVar_Type, &timing_var))
         return NULL;
-    if (!PyCallable_Check(clock) || !PyCallable_Check(get_loop) || !PyCallable_Check(response_type)) {
-        PyErr_SetString(PyExc_TypeError, "configure(): perf_counter, get_running_loop and "
-                                         "raw_response must be callable");
+    if (!PyCallable_Check(clock) || !PyCallable_Check(get_loop) || !PyCallable_Check(response_type) ||
+        !PyCallable_Check(default_check)) {
+        PyErr_SetString(PyExc_TypeError, "configure(): perf_counter, get_running_loop, "
+                                         "raw_response and is_default must be callable");
         return NULL;
     }
     Py_INCREF(fields);
@@ -301,6 +303,8 @@ configure(PyObject *module, PyObject *args, PyObject *kwds)
     Py_XSETREF(raw_response, response_type);
     Py_INCREF(sentinel);
     Py_XSETREF(default_sentinel, sentinel);
+    Py_INCREF(default_check);
+    Py_XSETREF(is_default, default_check);
     Py_INCREF(timing_var);
     Py_XSETREF(current_timing, timing_var);
     Py_RETURN_NONE;

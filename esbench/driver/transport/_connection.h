@@ -12,7 +12,8 @@ ESB_HIDDEN extern PyObject *perf_counter;     /* time.perf_counter */
 ESB_HIDDEN extern PyObject *get_running_loop; /* asyncio.get_running_loop */
 ESB_HIDDEN extern PyObject *raw_response;     /* esbench.driver.transport.http.RawResponse */
 ESB_HIDDEN extern PyObject *raw_head_kwnames; /* ("raw_head",) */
-ESB_HIDDEN extern PyObject *default_sentinel; /* elastic_transport's DEFAULT */
+ESB_HIDDEN extern PyObject *default_sentinel; /* failures.DEFAULT: the transport's own timeout */
+ESB_HIDDEN extern PyObject *is_default;       /* failures.is_default: elastic_transport's DEFAULT too */
 ESB_HIDDEN extern PyObject *current_timing;   /* ContextVar of the client's RequestTiming */
 ESB_HIDDEN extern PyObject *one;              /* 1 */
 

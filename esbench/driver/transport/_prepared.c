@@ -115,7 +115,18 @@ send_prepared(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
         Py_DECREF(incremented);
     }
-    if (timeout == default_sentinel) {
+    int use_default = timeout == default_sentinel;
+    if (!use_default && timeout != Py_None && !PyFloat_CheckExact(timeout) && !PyLong_CheckExact(timeout)) {
+        /* Not a number: elastic_transport's DEFAULT is the other spelling of the default. */
+        PyObject *answer = PyObject_CallOneArg(is_default, timeout);
+        if (answer == NULL)
+            goto end;
+        use_default = PyObject_IsTrue(answer);
+        Py_DECREF(answer);
+        if (use_default < 0)
+            goto end;
+    }
+    if (use_default) {
         limit = PyObject_GetAttr(transport, str_timeout);
         if (limit == NULL)
             goto end;

@@ -35,9 +35,8 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 from esbench.driver.settings import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from esbench.driver.settings import ClientOptions as ClientOptions  # its old home; imports keep working
 from esbench.driver.transport.client_checks import check_client_options
-from esbench.driver.transport.http import HttpTransport, NodeHttpTransport, TimedAiohttpNode
+from esbench.driver.transport.http import HttpTransport
 from esbench.driver.transport.rawhttp import RawHttpTransport, ssl_context_for
-from esbench.driver.transport.target import PlainMediaTypeNode, uses_compat_media_types
 from esbench.exceptions import ConfigError
 from esbench.racelog import secrets_of
 
@@ -408,6 +407,12 @@ def create_client(
             ``"elasticsearch-py"`` (:class:`esbench.driver.transport.http.NodeHttpTransport` through the
             client's aiohttp nodes).
     """
+    # Here, not at the top: they import elasticsearch-py and elastic_transport with aiohttp, which a
+    # worker that only uses the fast path does without (the lazyclient module).
+    from esbench.driver.transport.esclient import EsbenchClient
+    from esbench.driver.transport.nodes import NodeHttpTransport, TimedAiohttpNode
+    from esbench.driver.transport.target import PlainMediaTypeNode, uses_compat_media_types
+
     options = settings.options
     compat = uses_compat_media_types(options.distribution_flavor, options.distribution_version)
     kwargs: dict[str, object] = {
@@ -436,8 +441,6 @@ def create_client(
         kwargs["api_key"] = tuple(key.split(":", 1)) if ":" in key else key
     elif credentials.username is not None:
         kwargs["basic_auth"] = (credentials.username, credentials.password or "")
-    from esbench.driver.transport.esclient import EsbenchClient
-
     client = EsbenchClient(list(settings.urls), **kwargs)
     if http is None:
         if fast_path == "elasticsearch-py":

@@ -24,9 +24,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from elastic_transport.client_utils import DEFAULT
-
 from esbench._compiled import load
+from esbench.driver.transport.failures import DEFAULT, is_default
 from esbench.driver.transport.http import RawResponse
 from esbench.driver.transport.timing import RequestTiming, current_timing
 
@@ -203,7 +202,10 @@ def py_send_prepared(
         return None
     if nodes != 1:
         transport._next += 1
-    limit = transport._timeout if timeout is DEFAULT else timeout
+    use_default = timeout is DEFAULT or (
+        timeout is not None and type(timeout) not in (float, int) and is_default(timeout)
+    )
+    limit = transport._timeout if use_default else timeout
     timing = current_timing.get()
     start = perf_counter()
     try:
@@ -240,5 +242,6 @@ def configure(*, head_fields: dict[bytes, tuple[int, int, bool, bool, bool]]) ->
             get_running_loop=asyncio.get_running_loop,
             raw_response=RawResponse,
             default=DEFAULT,
+            is_default=is_default,
             current_timing=current_timing,
         )

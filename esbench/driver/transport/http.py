@@ -8,30 +8,33 @@ HTTP client, static responses) therefore changes no runner.
 
 Implementations:
 
-* :class:`NodeHttpTransport` sends through elastic_transport's node objects of the client (one
-  keep-alive connection pool per node), skipping the transport layer's node selection, retries,
-  serialization and response parsing;
+* :class:`esbench.driver.transport.nodes.NodeHttpTransport` sends through elastic_transport's node
+  objects of the client (one keep-alive connection pool per node), skipping the transport layer's
+  node selection, retries, serialization and response parsing;
 * :class:`StaticTransport` answers from a function, for tests and driver-overhead measurements.
 
-Service time is taken here: :class:`TimedAiohttpNode` (the node class esbench gives
-elasticsearch-py, so plugin runners that use the client API are timed too) reports
-``perf_counter()`` just before handing the request to aiohttp and just after the last response
-byte was read to :func:`esbench.driver.transport.timing.observe`.
+Service time is taken here and by :class:`esbench.driver.transport.nodes.TimedAiohttpNode` (the node
+class esbench gives elasticsearch-py, so plugin runners that use the client API are timed too),
+which reports ``perf_counter()`` just before handing the request to aiohttp and just after the last
+response byte was read to :func:`esbench.driver.transport.timing.observe`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, cast
-
-from elastic_transport import AiohttpHttpNode, HttpHeaders
-from elastic_transport._node import NodeApiResponse
-from elastic_transport.client_utils import DEFAULT, DefaultType
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Protocol, cast
 
 from esbench._compiled import load
+from esbench.driver.transport.failures import DEFAULT, DefaultTimeout
 from esbench.driver.transport.timing import current_timing
+
+if TYPE_CHECKING:
+    from elastic_transport.client_utils import DefaultType
+
+    from esbench.driver.transport.nodes import NodeHttpTransport as NodeHttpTransport
+    from esbench.driver.transport.nodes import TimedAiohttpNode as TimedAiohttpNode
 
 perf_counter = time.perf_counter
 
@@ -102,7 +105,7 @@ class HttpTransport(Protocol):
         *,
         body: bytes | None = None,
         headers: Mapping[str, str] | None = None,
-        timeout: float | DefaultType | None = DEFAULT,
+        timeout: float | DefaultTimeout | DefaultType | None = DEFAULT,
     ) -> RawResponse:
         """Send one request; ``target`` is the path with query string (``/idx/_search?size=1``).
 
@@ -118,73 +121,14 @@ class HttpTransport(Protocol):
         ...
 
 
-class TimedAiohttpNode(AiohttpHttpNode):
-    """elastic_transport's aiohttp node, reporting each request's start and end (see module doc)."""
+def __getattr__(name: str) -> object:
+    # The elastic_transport node classes live in nodes.py (importing elastic_transport imports
+    # aiohttp and requests); their old names here keep working.
+    if name in ("TimedAiohttpNode", "NodeHttpTransport"):
+        from esbench.driver.transport import nodes
 
-    # The base class declares a synchronous perform_request; its aiohttp node is async.
-    async def perform_request(  # type: ignore[override]
-        self,
-        method: str,
-        target: str,
-        body: bytes | None = None,
-        headers: HttpHeaders | None = None,
-        request_timeout: DefaultType | float | None = DEFAULT,
-    ) -> NodeApiResponse:
-        timing = current_timing.get()
-        start = perf_counter()
-        received = 0
-        try:
-            response = await super().perform_request(
-                method, target, body=body, headers=headers, request_timeout=request_timeout
-            )
-            received = len(response[1] or b"")
-            return response
-        finally:
-            if timing is not None:
-                timing.observe(start, perf_counter(), len(body) if body else 0, received)
-
-
-class NodeHttpTransport:
-    """Sends requests through elastic_transport nodes, round-robin (see module doc).
-
-    Args:
-        nodes: the client's nodes (``es.transport.node_pool.all()``).
-        headers: headers sent with every request (content type, accept, authorization); a request's
-            own headers override them.
-    """
-
-    def __init__(self, nodes: Sequence[Any], headers: Mapping[str, str]) -> None:
-        if not nodes:
-            raise ValueError("NodeHttpTransport needs at least one node")
-        self._nodes = list(nodes)
-        self._next = 0
-        self._headers = dict(headers)
-
-    async def request(
-        self,
-        method: str,
-        target: str,
-        *,
-        body: bytes | None = None,
-        headers: Mapping[str, str] | None = None,
-        timeout: float | DefaultType | None = DEFAULT,
-    ) -> RawResponse:
-        nodes = self._nodes
-        if len(nodes) == 1:
-            node = nodes[0]
-        else:
-            node = nodes[self._next % len(nodes)]
-            self._next += 1
-        merged = self._headers if not headers else {**self._headers, **headers}
-        response = await node.perform_request(
-            method, target, body=body, headers=merged, request_timeout=timeout
-        )
-        meta = response.meta
-        return RawResponse(meta.status, response.body, meta.headers)
-
-    async def close(self) -> None:
-        # The nodes belong to the Elasticsearch client, which closes them.
-        pass
+        return getattr(nodes, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 Responder = Callable[
@@ -222,7 +166,7 @@ class StaticTransport:
         *,
         body: bytes | None = None,
         headers: Mapping[str, str] | None = None,
-        timeout: float | DefaultType | None = DEFAULT,
+        timeout: float | DefaultTimeout | DefaultType | None = DEFAULT,
     ) -> RawResponse:
         timing = current_timing.get()
         start = self._clock()

@@ -15,9 +15,7 @@ import socket
 import time
 from typing import TYPE_CHECKING
 
-import elastic_transport
-
-from esbench.driver.transport import connectioncore
+from esbench.driver.transport import connectioncore, failures
 from esbench.driver.transport.http import RawResponse
 
 if TYPE_CHECKING:  # the C class has the same fields and methods as the Python one
@@ -143,7 +141,7 @@ class _Connection(ConnectionCore, asyncio.Protocol):
             future.set_exception(_Stale())
         else:
             reason = str(exc) if exc else "the server closed the connection"
-            future.set_exception(elastic_transport.ConnectionError(f"Connection lost: {reason}"))
+            future.set_exception(failures.module().ConnectionError(f"Connection lost: {reason}"))
 
     def _on_data(self, data: bytes, arrived: float) -> None:
         """Parse ``data`` read at ``arrived`` (``perf_counter`` s, taken on entry of
@@ -195,7 +193,7 @@ class _Connection(ConnectionCore, asyncio.Protocol):
             try:
                 fields = _framing(head)
             except ValueError as exc:
-                self._fail(elastic_transport.ConnectionError(str(exc)))
+                self._fail(failures.module().ConnectionError(str(exc)))
                 return False
             if len(_HEAD_FIELDS) >= _HEAD_FIELDS_SIZE:
                 _HEAD_FIELDS.clear()
@@ -225,7 +223,7 @@ class _Connection(ConnectionCore, asyncio.Protocol):
             try:
                 size = int(bytes(buffer[:line_end]).split(b";", 1)[0].strip(), 16)
             except ValueError:
-                self._fail(elastic_transport.ConnectionError("Malformed chunked HTTP response"))
+                self._fail(failures.module().ConnectionError("Malformed chunked HTTP response"))
                 return
             if size == 0:
                 # the last chunk, optional trailers, then an empty line
@@ -251,7 +249,7 @@ class _Connection(ConnectionCore, asyncio.Protocol):
                 body = gzip.decompress(body)
             except (OSError, EOFError) as exc:
                 future.set_exception(
-                    elastic_transport.ConnectionError(f"Cannot decompress the response: {exc}")
+                    failures.module().ConnectionError(f"Cannot decompress the response: {exc}")
                 )
                 return
         response = RawResponse(self._status, body, raw_head=self._raw_head)

@@ -31,10 +31,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-import elastic_transport
-from elastic_transport.client_utils import DEFAULT
-
+from esbench.driver.transport import failures
 from esbench.driver.transport.connectioncore import send_prepared
+from esbench.driver.transport.failures import DEFAULT, is_default
 from esbench.driver.transport.http import RawResponse
 from esbench.driver.transport.rawconnection import _Connection, _Stale
 from esbench.driver.transport.timing import RequestTiming, current_timing
@@ -164,13 +163,13 @@ class RawHttpTransport:
             else:
                 _, protocol = await connecting
         except ssl.SSLError as exc:
-            raise elastic_transport.TlsError(f"TLS error connecting to {host}:{port}: {exc}") from None
+            raise failures.module().TlsError(f"TLS error connecting to {host}:{port}: {exc}") from None
         except TimeoutError:
-            raise elastic_transport.ConnectionTimeout(
+            raise failures.module().ConnectionTimeout(
                 f"Connecting to {host}:{port} timed out after {timeout} s (client-side timeout)"
             ) from None
         except OSError as exc:
-            raise elastic_transport.ConnectionError(
+            raise failures.module().ConnectionError(
                 f"Cannot connect to {host}:{port}: {exc.strerror or exc}"
             ) from None
         return protocol
@@ -216,7 +215,7 @@ class RawHttpTransport:
         if isinstance(exc, _Stale):
             node = next(i for i, idle in enumerate(self._idle) if idle is pool)
             return await self._request(method, target, body, headers, timeout, retry_node=node)
-        limit = self._timeout if timeout is DEFAULT else timeout
+        limit = self._timeout if timeout is DEFAULT or is_default(timeout) else timeout
         _abandon(connection, exc, current_timing.get(), connection._start, connection._sent, limit)
         raise exc
 
@@ -261,7 +260,7 @@ class RawHttpTransport:
             parts, sent = self._frame(head, body)
             if original is None or type(original) is bytes:  # immutable: same object, same bytes
                 self._last_request[node] = (target, headers, original, method, node, parts, sent)
-        limit = self._timeout if timeout is DEFAULT else timeout
+        limit = self._timeout if timeout is DEFAULT or is_default(timeout) else timeout
         idle = self._idle[node]
         timing = current_timing.get()
         connection = None
@@ -384,6 +383,6 @@ def _abandon(
     if timing is not None:
         timing.observe(start, perf_counter(), sent, connection.received_bytes)
     if isinstance(exc, TimeoutError):
-        raise elastic_transport.ConnectionTimeout(
+        raise failures.module().ConnectionTimeout(
             f"The request timed out after {limit} s (client-side timeout)"
         ) from None

@@ -28,7 +28,8 @@ from elastic_transport import HttpHeaders
 from elastic_transport._node import NodeApiResponse
 from elastic_transport.client_utils import DEFAULT, DefaultType
 
-from esbench.driver.transport.http import HttpTransport, RawResponse, TimedAiohttpNode
+from esbench.driver.transport.http import HttpTransport, RawResponse
+from esbench.driver.transport.nodes import TimedAiohttpNode
 
 
 class TargetFlavor(StrEnum):

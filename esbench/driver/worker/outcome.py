@@ -20,8 +20,6 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import elastic_transport
-
 from esbench.driver.worker.errors import body_error
 
 if TYPE_CHECKING:
@@ -71,7 +69,15 @@ def classify(exc: BaseException) -> RequestFailure | None:
             description=_api_error_description(exc),
             http_status=status,
         )
-    if isinstance(exc, elastic_transport.ConnectionTimeout | asyncio.TimeoutError | TimeoutError):
+    if isinstance(exc, asyncio.TimeoutError | TimeoutError):
+        return RequestFailure(error_type=TIMEOUT, description="the request timed out on the client side")
+    if sys.modules.get("elastic_transport") is None:
+        # Its classes were never imported (the fast path imports it with its first failure,
+        # esbench.driver.transport.failures): exc is none of them.
+        return None
+    import elastic_transport  # already imported
+
+    if isinstance(exc, elastic_transport.ConnectionTimeout):
         return RequestFailure(error_type=TIMEOUT, description="the request timed out on the client side")
     if isinstance(exc, elastic_transport.TlsError):
         return RequestFailure(error_type=TLS, description=f"TLS error: {exc.message}", fatal=True)

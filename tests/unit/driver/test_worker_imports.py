@@ -16,10 +16,14 @@ from driver_helpers import EsStub
 ROOT = Path(__file__).resolve().parents[3]
 HERE = Path(__file__).resolve().parent
 
-#: Packages a worker running built-in runners never needs: elasticsearch-py (~8 MiB; imported only
-#: when a runner uses the client API), and the coordinator's and reports' libraries.
+#: Packages a worker running built-in runners never needs: elasticsearch-py (~7 MiB) and
+#: elastic_transport with the aiohttp and requests it imports (~18 MiB), imported only when a runner
+#: uses the client API or a request fails; and the coordinator's and reports' libraries.
 NOT_IN_WORKER = (
     "elasticsearch",
+    "elastic_transport",
+    "aiohttp",
+    "requests",
     "numpy",
     "jinja2",
     "jsonschema",
@@ -29,6 +33,8 @@ NOT_IN_WORKER = (
     "click",
     "sqlite3",
 )
+#: What the first use of the client API imports.
+CLIENT_API = {"elasticsearch", "elastic_transport", "aiohttp"}
 
 # Builds a real WorkerRuntime (built-in registry, real fast path to the stub), runs a step of a
 # search task with 2 clients, and reports which heavy packages were imported before and after the
@@ -100,5 +106,40 @@ def test_a_worker_running_built_in_runners_imports_elasticsearch_py_only_when_th
     assert found["recorded"] == ["s"]
     assert found["before"] == []
     # The first use of the client API builds elasticsearch-py's client, with its own transport.
-    assert found["after"] == ["elasticsearch"]
+    assert set(found["after"]) >= CLIENT_API
     assert str(found["transport"]).startswith("elastic_transport")
+
+
+_FAILURE = r"""
+import asyncio, json, socket, sys
+from esbench.driver.transport.rawhttp import RawHttpTransport
+from esbench.driver.worker.outcome import classify
+
+async def main():
+    before = "elastic_transport" in sys.modules
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    transport = RawHttpTransport([f"http://127.0.0.1:{port}"], {})
+    try:
+        await transport.request("GET", "/")
+    except Exception as exc:
+        import elastic_transport
+        failure = classify(exc)
+        print(json.dumps({"before": before, "class": type(exc).__name__,
+                          "is_connection_error": isinstance(exc, elastic_transport.ConnectionError),
+                          "error_type": failure.error_type if failure else None}))
+    await transport.close()
+
+asyncio.run(main())
+"""
+
+
+def test_a_failure_on_the_fast_path_raises_elastic_transports_error_importing_it_then():
+    found = _python(_FAILURE)
+    assert found == {
+        "before": False,
+        "class": "ConnectionError",
+        "is_connection_error": True,
+        "error_type": "connection",
+    }

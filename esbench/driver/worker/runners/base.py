@@ -22,9 +22,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import quote, urlencode
 
-import elastic_transport
-
 from esbench.driver.transport import jsonutil
+from esbench.driver.transport.failures import DEFAULT, DefaultTimeout, is_instance
 from esbench.driver.transport.http import RawResponse
 from esbench.driver.worker.errors import error_line
 from esbench.driver.worker.waits import done_waiting, note_waiting
@@ -231,13 +230,13 @@ class Retry(Runner):
             last = attempt >= max_attempts
             try:
                 result = await self.delegate(es, params)
-            except (
-                TimeoutError,
-                elastic_transport.ConnectionError,
-                elastic_transport.ConnectionTimeout,
-            ) as exc:
+            except Exception as exc:
                 # Rally retries socket timeouts and connection errors alike when retry-on-timeout.
-                if last or not retry_on_timeout:
+                # (elastic_transport's classes are checked without importing it: failures module.)
+                connection_failure = isinstance(exc, TimeoutError) or is_instance(
+                    exc, "ConnectionError", "ConnectionTimeout"
+                )
+                if not connection_failure or last or not retry_on_timeout:
                     raise
                 note_waiting(f"{type(exc).__name__}: {exc}; retrying every {wait:g} s")
                 await asyncio.sleep(wait)
@@ -302,14 +301,12 @@ def path_part(value: object) -> str:
 
 def request_options(
     params: RallyParams,
-) -> tuple[dict[str, object], dict[str, str] | None, float | DefaultType]:
+) -> tuple[dict[str, object], dict[str, str] | None, float | DefaultTimeout]:
     """Rally's per-operation client options: (request params, extra headers, timeout).
 
     ``request-params`` become query parameters, ``headers`` and ``opaque-id`` (as ``x-opaque-id``)
     headers, ``request-timeout`` the client-side timeout in seconds.
     """
-    from elastic_transport.client_utils import DEFAULT
-
     request_params = dict(params.get("request-params") or {})
     headers = dict(params["headers"]) if params.get("headers") else None
     opaque_id = params.get("opaque-id")
@@ -404,11 +401,9 @@ async def send(
     query: Mapping[str, object] | None = None,
     body: object = None,
     headers: Mapping[str, str] | None = None,
-    timeout: float | DefaultType | None = None,
+    timeout: float | DefaultTimeout | DefaultType | None = None,
 ) -> RawResponse:
     """Send one request through the client's HTTP seam (``body`` serialized as JSON if needed)."""
-    from elastic_transport.client_utils import DEFAULT
-
     response: RawResponse = await es.http.request(
         method,
         build_target(path, query),
