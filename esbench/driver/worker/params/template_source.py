@@ -102,7 +102,7 @@ _KEYS = frozenset(
 _BULK_ACTIONS = frozenset({"index", "create", "update", "delete"})
 
 if TYPE_CHECKING:
-    from elastic_transport.client_utils import DefaultType
+    from esbench.driver.transport.failures import DefaultTimeout
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +126,7 @@ class TemplatedCall:
     target: str
     body: bytes | None
     headers: Mapping[str, str] | None
-    timeout: float | DefaultType
+    timeout: float | DefaultTimeout
     bulk_size: int | None
     assertion: Assertion | None
     ignore: frozenset[int]

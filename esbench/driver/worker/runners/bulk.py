@@ -43,9 +43,8 @@ _HEAD = 64
 SHARDS_FAILED = "shards-failed"
 
 if TYPE_CHECKING:
-    from elastic_transport.client_utils import DefaultType
-
     from esbench.driver.transport.client import EsbenchClient
+    from esbench.driver.transport.failures import DefaultTimeout
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +53,7 @@ class PreparedBulk:
 
     target: str
     headers: dict[str, str]
-    timeout: float | DefaultType
+    timeout: float | DefaultTimeout
     detailed: bool
     unit: str
     routing_aware: RoutingAware | None = None

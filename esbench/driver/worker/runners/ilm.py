@@ -25,16 +25,15 @@ from esbench.driver.worker.runners.features import ILM, result_of
 from esbench.exceptions import ConfigError
 
 if TYPE_CHECKING:
-    from elastic_transport.client_utils import DefaultType
-
     from esbench.driver.transport.client import EsbenchClient
+    from esbench.driver.transport.failures import DefaultTimeout
 
 _FORWARDED = ("error_trace", "filter_path", "master_timeout", "timeout")
 
 
 def _policy_request(
     params: RallyParams, operation: str
-) -> tuple[str, dict[str, object], dict[str, str] | None, float | DefaultType]:
+) -> tuple[str, dict[str, object], dict[str, str] | None, float | DefaultTimeout]:
     policy = path_part(mandatory(params, "policy-name", operation))
     request_params, headers, timeout = request_options(params)
     query = {k: request_params[k] for k in _FORWARDED if request_params.get(k) is not None}

@@ -22,12 +22,11 @@ from esbench.driver.worker.runners.base import (
 )
 
 if TYPE_CHECKING:
-    from elastic_transport.client_utils import DefaultType
-
     from esbench.driver.transport.client import EsbenchClient
+    from esbench.driver.transport.failures import DefaultTimeout
 
 #: What :func:`~.base.request_options` returns: (query parameters, headers, timeout).
-Options: TypeAlias = "tuple[dict[str, object], dict[str, str] | None, float | DefaultType]"
+Options: TypeAlias = "tuple[dict[str, object], dict[str, str] | None, float | DefaultTimeout]"
 
 
 #: One entry of a put_each list: an (index, body) pair, a template pair, a data stream name.
@@ -38,7 +37,7 @@ async def concrete_indices(
     es: EsbenchClient,
     pattern: object,
     headers: Mapping[str, str] | None = None,
-    timeout: float | DefaultType | None = None,
+    timeout: float | DefaultTimeout | None = None,
 ) -> list[str] | RawResponse:
     """The names of the indices matching ``pattern`` (open or closed), or the error response.
 
@@ -140,7 +139,7 @@ async def delete_matching(
     es: EsbenchClient,
     pattern: object,
     headers: Mapping[str, str] | None,
-    timeout: float | DefaultType | None,
+    timeout: float | DefaultTimeout | None,
     *,
     query: Mapping[str, object] | None,
     missing_ok: bool,

@@ -48,9 +48,8 @@ from esbench.driver.worker.runners.base import RallyParams, RunnerResult, bulk_r
 from esbench.exceptions import ConfigError
 
 if TYPE_CHECKING:
-    from elastic_transport.client_utils import DefaultType
-
     from esbench.driver.transport.client import EsbenchClient
+    from esbench.driver.transport.failures import DefaultTimeout
     from esbench.driver.transport.http import RawResponse
     from esbench.driver.worker.runners.bulk import PreparedBulk
 
@@ -312,7 +311,7 @@ class RoutedBulk:
         part: SubBulk,
         target: str,
         headers: Mapping[str, str] | None,
-        timeout: float | DefaultType,
+        timeout: float | DefaultTimeout,
     ) -> tuple[RawResponse, float]:
         url = self.cache.node_urls.get(part.node) if part.node is not None else None
         transport = http.node_transport(url) if url is not None else http

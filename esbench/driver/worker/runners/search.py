@@ -44,9 +44,8 @@ from esbench.driver.worker.runners.search_summary import (
 from esbench.exceptions import ConfigError
 
 if TYPE_CHECKING:
-    from elastic_transport.client_utils import DefaultType
-
     from esbench.driver.transport.client import EsbenchClient
+    from esbench.driver.transport.failures import DefaultTimeout
 
 _OK = RunnerResult()
 
@@ -67,7 +66,7 @@ def _search_path(index: object, doc_type: object = None) -> str:
 
 def _query_and_headers(
     params: RallyParams,
-) -> tuple[dict[str, object], dict[str, str] | None, float | DefaultType]:
+) -> tuple[dict[str, object], dict[str, str] | None, float | DefaultTimeout]:
     request_params, headers, timeout = request_options(params)
     cache = params.get("cache")
     if cache is not None:
@@ -87,7 +86,7 @@ class SearchRequest:
     target: str
     body: bytes | None
     headers: dict[str, str] | None
-    timeout: float | DefaultType
+    timeout: float | DefaultTimeout
     detailed: bool
 
 
@@ -164,7 +163,7 @@ class PagedRequest:
     pit_from: str | None
     query: dict[str, object]
     headers: dict[str, str] | None
-    timeout: float | DefaultType
+    timeout: float | DefaultTimeout
 
 
 def _pages(params: RallyParams, operation: str, default: int | str | None = None) -> int:
