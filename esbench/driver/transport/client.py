@@ -10,7 +10,7 @@ part of ``repr``/``str``, logs or messages. TLS certificate verification is on u
 ``verify_certs:false``.
 
 Every client of the driver gets its own :class:`EsbenchClient`: an ``AsyncElasticsearch`` whose
-nodes are :class:`esbench.driver.transport.http.TimedAiohttpNode` (for plugin runners that use the client
+nodes are :class:`esbench.driver.transport.nodes.TimedAiohttpNode` (for plugin runners that use the client
 API) plus ``client.http``, the :class:`esbench.driver.transport.http.HttpTransport` the built-in runners send
 through: by default the lean :class:`esbench.driver.transport.rawhttp.RawHttpTransport` (one keep-alive
 connection per client, like Rally). Clients live for the whole race in their worker, so connections are reused
@@ -404,7 +404,7 @@ def create_client(
         settings: hosts, options and credentials.
         http: the transport of ``client.http`` (e.g. static responses); default: see ``fast_path``.
         fast_path: ``"raw"`` (:class:`esbench.driver.transport.rawhttp.RawHttpTransport`, the default) or
-            ``"elasticsearch-py"`` (:class:`esbench.driver.transport.http.NodeHttpTransport` through the
+            ``"elasticsearch-py"`` (:class:`esbench.driver.transport.nodes.NodeHttpTransport` through the
             client's aiohttp nodes).
     """
     # Here, not at the top: they import elasticsearch-py and elastic_transport with aiohttp, which a

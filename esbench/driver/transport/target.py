@@ -145,7 +145,7 @@ def plain_media_type(value: str) -> str:
 
 
 class PlainMediaTypeNode(TimedAiohttpNode):
-    """:class:`esbench.driver.transport.http.TimedAiohttpNode` that sends plain ``application/json`` and
+    """:class:`esbench.driver.transport.nodes.TimedAiohttpNode` that sends plain ``application/json`` and
     ``application/x-ndjson`` instead of elasticsearch-py's compatibility media types, for targets
     that reject them (OpenSearch, Elasticsearch before 8)."""
 

@@ -25,7 +25,7 @@ class PyRequestTiming:
     ``sent``/``received`` are HTTP message bytes as the transport handled them: with the raw
     transport (:mod:`esbench.driver.transport.rawhttp`) everything on the wire above TCP (request line,
     headers, body as sent, compressed if it was; every response byte read); through
-    elasticsearch-py (:class:`esbench.driver.transport.http.TimedAiohttpNode`) the request and response
+    elasticsearch-py (:class:`esbench.driver.transport.nodes.TimedAiohttpNode`) the request and response
     bodies only, since aiohttp does not expose the header bytes.
     """
 
