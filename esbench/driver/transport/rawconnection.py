@@ -141,6 +141,9 @@ class _Connection(ConnectionCore, asyncio.Protocol):
             future.set_exception(_Stale())
         else:
             reason = str(exc) if exc else "the server closed the connection"
+            # The request ended now: the first failure of a worker imports elastic_transport
+            # (~0.17 s), which must not count in this request's service time.
+            self.end = perf_counter()
             future.set_exception(failures.module().ConnectionError(f"Connection lost: {reason}"))
 
     def _on_data(self, data: bytes, arrived: float) -> None:

@@ -381,7 +381,9 @@ def _abandon(
     """
     connection.abort()
     if timing is not None:
-        timing.observe(start, perf_counter(), sent, connection.received_bytes)
+        # A lost connection stamped its end before building the exception (rawconnection).
+        end = connection.end if connection.end > start else perf_counter()
+        timing.observe(start, end, sent, connection.received_bytes)
     if isinstance(exc, TimeoutError):
         raise failures.module().ConnectionTimeout(
             f"The request timed out after {limit} s (client-side timeout)"

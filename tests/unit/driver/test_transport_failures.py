@@ -62,3 +62,50 @@ def test_the_python_core_takes_either_default_the_same_way():
     )  # fmt: skip
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
     assert "3 passed" in out.stdout
+
+
+_FIRST_LOSS = """
+import asyncio, importlib.abc, sys, time
+
+class SlowImport(importlib.abc.MetaPathFinder):
+    # Makes the first import of elastic_transport take 0.5 s, so that its cost shows.
+    def find_spec(self, name, path=None, target=None):
+        if name == "elastic_transport":
+            time.sleep(0.5)
+        return None
+
+sys.meta_path.insert(0, SlowImport())
+from esbench.driver.transport.rawhttp import RawHttpTransport
+from esbench.driver.transport.timing import RequestTiming, current_timing
+
+async def main():
+    async def drop(reader, writer):
+        await reader.readuntil(b"\\r\\n\\r\\n")
+        writer.transport.abort()  # the server resets the connection: no response
+    server = await asyncio.start_server(drop, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    transport = RawHttpTransport([f"http://127.0.0.1:{port}"], {}, timeout=5)
+    timing = RequestTiming()
+    current_timing.set(timing)
+    assert "elastic_transport" not in sys.modules
+    try:
+        await transport.request("GET", "/", body=None, headers={})
+    except Exception as exc:
+        print(type(exc).__module__, type(exc).__name__)
+    print(timing.end - timing.start)
+    await transport.close()
+    server.close()
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize("pure", ["0", "1"])
+def test_the_first_lost_connection_of_a_worker_does_not_time_the_import_of_elastic_transport(pure):
+    env = {**os.environ, "ESBENCH_PURE_PYTHON": pure}
+    out = subprocess.run(
+        [sys.executable, "-c", _FIRST_LOSS], env=env, capture_output=True, text=True, check=True, timeout=60
+    )
+    kind, seconds = out.stdout.split("\n")[:2]
+    assert kind == "elastic_transport ConnectionError"
+    assert float(seconds) < 0.4, f"the failed request was timed at {seconds} s, import included"
