@@ -28,7 +28,7 @@ import os
 import ssl
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
 from esbench.driver.transport import failures
@@ -157,11 +157,29 @@ class RawHttpTransport:
             ssl=self._ssl if secure else None,
             server_hostname=host if secure else None,
         )
+        started = perf_counter()
         try:
             if timeout:
                 _, protocol = await asyncio.wait_for(connecting, timeout)
             else:
                 _, protocol = await connecting
+        except BaseException as exc:
+            # Timed before the error is built: the worker's first one imports elastic_transport.
+            timing = current_timing.get()
+            if timing is not None and not isinstance(exc, asyncio.CancelledError):
+                timing.observe(started, perf_counter(), 0, 0)
+            return self._connect_failed(exc, host, port, timeout)
+        return protocol
+
+    @staticmethod
+    def _connect_failed(exc: BaseException, host: str, port: int, timeout: float | None) -> NoReturn:
+        """Raise the elastic_transport error of a failed connect (``exc`` itself if it is none).
+
+        Raises:
+            elastic_transport.TlsError, ConnectionTimeout, ConnectionError: by the kind of ``exc``.
+        """
+        try:
+            raise exc
         except ssl.SSLError as exc:
             raise failures.module().TlsError(f"TLS error connecting to {host}:{port}: {exc}") from None
         except TimeoutError:
@@ -172,7 +190,6 @@ class RawHttpTransport:
             raise failures.module().ConnectionError(
                 f"Cannot connect to {host}:{port}: {exc.strerror or exc}"
             ) from None
-        return protocol
 
     async def request(
         self,
