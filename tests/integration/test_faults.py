@@ -8,9 +8,9 @@ Faults and what must hold:
 
 * latency +20 ms (downstream): p50 latency and service time 20 ms (± 1 ms) above a run without it;
 * a bandwidth limit on bulk requests (upstream): the bulk's throughput falls, no error;
-* ``reset_peer``, ``timeout`` and the proxy disabled, each for a few seconds in the middle of a
-  throttled search task: the failed requests are counted with their reason, the race completes
-  and the throughput of the last windows is the schedule's again.
+* ``reset_peer``, ``timeout`` and the proxy disabled, each for a few seconds, one after the other
+  in one throttled search task: the failed requests are counted with their reason, the race
+  completes and the throughput of the windows after each fault is the schedule's again.
 """
 
 from __future__ import annotations
@@ -261,53 +261,72 @@ def test_bandwidth_limit_on_bulk_lowers_throughput_without_errors(proxy, tmp_pat
 
 
 FAULTS = {
-    # name: (how it is switched on and off, the reason the failed requests carry, extra options)
-    "reset_peer": ("Connection reset by peer", ()),
-    "timeout": ("timed out", ("--client-options=timeout:0.5",)),
-    "disabled": ("Connection refused", ()),
+    # name: (the reason the failed requests carry, the error type they are counted under, seconds on)
+    "reset_peer": ("Connection reset by peer", "connection", 3.0),
+    "timeout": ("timed out", "timeout", 3.0),
+    "disabled": ("Connection refused", "connection", 5.0),
 }
+#: Seconds between the end of one fault and the start of the next (or the end of the task): the
+#: client catches up in the first, and at least two whole windows start a second after the fault.
+RECOVERY_S = 4.5
 
 
-@pytest.mark.parametrize("fault", list(FAULTS))
-def test_fault_mid_race_is_counted_and_the_race_goes_on(fault, proxy, es_hosts, tmp_path):
-    reason, extra = FAULTS[fault]
-    fault_s = 5.0 if fault == "disabled" else 3.0
-    track = write_track(tmp_path / "track", search_s=12)
-    report = tmp_path / "report.json"
-    delete_index(es_hosts[0])
-    proc = start_race(track, proxy.listen, report, *extra)
-    wait_for_searches(es_hosts[0], proc)
-    time.sleep(3.0)  # warmup (1 s) and two measured seconds before the fault
-    started = time.time()
+def switch(proxy: Proxy, fault: str, on: bool) -> None:
+    """Turn ``fault`` (a key of :data:`FAULTS`) on or off on ``proxy``."""
     if fault == "disabled":
-        proxy.set_enabled(False)
-    elif fault == "reset_peer":
-        proxy.add_toxic("fault", "reset_peer", {"timeout": 0})
-    else:
-        proxy.add_toxic("fault", "timeout", {"timeout": 0})
-    time.sleep(fault_s)
-    if fault == "disabled":
-        proxy.set_enabled(True)
+        proxy.set_enabled(not on)
+    elif on:
+        proxy.add_toxic("fault", fault, {"timeout": 0})
     else:
         proxy.remove_toxic("fault")
-    ended = time.time()
+
+
+def test_faults_mid_race_are_counted_and_the_race_goes_on(proxy, es_hosts, tmp_path):
+    """``reset_peer``, ``timeout`` and the proxy disabled, one after the other in ONE race (a race per
+    fault cost 16 s each): each fault's failed requests are counted with its reason, and the
+    schedule's throughput is back between the faults and after the last one."""
+    fault_s = sum(on_s for *_, on_s in FAULTS.values())
+    # 2 measured seconds before the first fault, then each fault and its recovery.
+    track = write_track(tmp_path / "track", search_s=int(2 + fault_s + RECOVERY_S * len(FAULTS) + 1))
+    report = tmp_path / "report.json"
+    delete_index(es_hosts[0])
+    # The timeout fault holds requests forever: a 0.5 s client timeout turns them into errors (the
+    # other faults fail at once whatever the timeout).
+    proc = start_race(track, proxy.listen, report, "--client-options=timeout:0.5")
+    wait_for_searches(es_hosts[0], proc)
+    time.sleep(3.0)  # warmup (1 s) and two measured seconds before the first fault
+    spans: list[tuple[float, float]] = []
+    for fault, (*_, on_s) in FAULTS.items():
+        if spans:
+            time.sleep(max(0.0, spans[-1][1] + RECOVERY_S - time.time()))
+        started = time.time()
+        switch(proxy, fault, on=True)
+        time.sleep(on_s)
+        switch(proxy, fault, on=False)
+        spans.append((started, time.time()))
     finish(proc)
     result, _ = agree(report, "q")
     # Failed requests counted, with their reason; every error of the task is one of them.
-    assert result["errors_by_type"].get("connection" if fault != "timeout" else "timeout", 0) > 0, result
-    described = [d for d in result["error_descriptions"] if reason in d["reason"]]
-    assert described, result["error_descriptions"]
+    for fault, (reason, kind, _) in FAULTS.items():
+        assert result["errors_by_type"].get(kind, 0) > 0, (fault, result)
+        assert [d for d in result["error_descriptions"] if reason in d["reason"]], (
+            fault,
+            result["error_descriptions"],
+        )
     assert sum(d["count"] for d in result["error_descriptions"]) == result["error_count"]
     assert result["error_count"] < result["sample_count"]
-    # Some requests succeeded during the fault's seconds neither before nor after: the ones
-    # before and after it make up most of the task.
+    # Requests succeeded outside the faults' seconds: the windows before the first fault, and the
+    # last two whole windows starting a second or more after each fault (before the next one), are
+    # the schedule's throughput (the client caught up before them).
     windows = result["throughput_windows"]
     start = result["start_epoch"]
-    after = [w for i, w in enumerate(windows) if start + i >= ended + 1.0]
-    before = [w for i, w in enumerate(windows) if start + i + 1 <= started]
-    assert len(after) >= 2 and before, (windows, start, started, ended)
-    # The schedule's throughput is back in the last windows (the client caught up before them).
-    for value in after[-2:]:
-        assert value == pytest.approx(TARGET, rel=0.1), windows
+    before = [w for i, w in enumerate(windows) if start + i + 1 <= spans[0][0]]
+    assert before, (windows, start, spans)
     for value in before:
         assert value == pytest.approx(TARGET, rel=0.1), windows
+    for k, (_, ended) in enumerate(spans):
+        until = spans[k + 1][0] if k + 1 < len(spans) else float("inf")
+        after = [w for i, w in enumerate(windows) if start + i >= ended + 1.0 and start + i + 1 <= until]
+        assert len(after) >= 2, (k, windows, start, spans)
+        for value in after[-2:]:
+            assert value == pytest.approx(TARGET, rel=0.1), (k, windows)

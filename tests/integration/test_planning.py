@@ -252,7 +252,10 @@ def test_optimize_bulk_size_ends_on_a_bulk_size_with_evidence(
         "--start=100",
         "--max=800",
         "--refine-steps=1",
-        "--time-period=2",
+        # Short races: what is asserted (the table, the BEST row being the fastest, the doubling
+        # from 100) holds whatever the measured rates are.
+        "--time-period=1",
+        "--warmup-time-period=0",
     )
     assert result.returncode == 0, result.stderr
     best = re.search(r"^Optimal bulk-size: (\d+) \(([\d,]+) docs/s\)", result.stdout, re.MULTILINE)
