@@ -26,6 +26,9 @@ import pytest
 # OpenSearch and secured-Elasticsearch session fixtures (opensearch_hosts, secured_es).
 from targets_fixtures import opensearch_hosts, secured_es  # noqa: F401
 
+# One race with node-stats and os telemetry on a provisioned node, read by two test modules.
+from telemetry_race import telemetry_race  # noqa: F401
+
 from esbench.provision import DEFAULT_DISTRIBUTION_VERSION, ProvisionSettings, provision_cluster
 
 _HERE = Path(__file__).resolve().parent

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from browser import ChartProbe, boxes_intersect, drawn_lines, dump_dom, png_colored_pixels, probe_charts
 from elasticsearch import Elasticsearch
+from telemetry_race import TelemetryRace
 
 from esbench.reporting.numbers import shown
 from esbench.results.store import ResultsStore
@@ -271,28 +272,19 @@ def test_synthetic_page_is_readable(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_report_of_a_race_with_node_stats_and_os_telemetry_is_readable(tmp_path: Path) -> None:
+def test_report_of_a_race_with_node_stats_and_os_telemetry_is_readable(
+    telemetry_race: TelemetryRace, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """A short race on a node esbench provisions (the os device watches only those), with node-stats
-    and os telemetry: its report in Chromium has no overlapping legends, units on every axis, human
+    and os telemetry (the session's race of tests/integration/telemetry_race.py, which the telemetry
+    test reads too): its report in Chromium has no overlapping legends, units on every axis, human
     series names, and leaves out the thread pools that rejected nothing (saying so)."""
-    from esbench.provision import DEFAULT_DISTRIBUTION_VERSION
-
+    monkeypatch.setenv("ESBENCH_HOME", str(telemetry_race.home))
+    with ResultsStore.open() as store:
+        (race,) = store.resolve(f"tag:case:{telemetry_race.case}")
     page = tmp_path / "telemetry.html"
-    result = esbench(
-        "race",
-        f"--track-path={TRACK}",
-        "--test-mode",
-        "--distribution-repository=maven",
-        f"--distribution-version={os.environ.get('ESBENCH_TEST_ES_VERSION', DEFAULT_DISTRIBUTION_VERSION)}",
-        "--telemetry=node-stats,os",
-        "--telemetry-params=node-stats-sample-interval:0.5,os-sample-interval:0.5",
-        "--user-tag=html:telemetry",
-        "--report-format=html",
-        f"--report-file={page}",
-        "--quiet",
-        timeout=600,
-    )
-    assert result.returncode == 0, f"esbench race failed:\n{result.stdout}\n{result.stderr}"
+    result = esbench("report", race.race_id, "--report-format=html", f"--report-file={page}")
+    assert result.returncode == 0, f"esbench report failed:\n{result.stdout}\n{result.stderr}"
     text = page.read_text(encoding="utf-8")
     assert len(text.encode()) < 2_600_000  # plotly.js once, compressed; data rounded
     assert "rejection counters (thread pools, indexing pressure) rejected nothing" in text

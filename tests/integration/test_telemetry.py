@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from elasticsearch import Elasticsearch
+from telemetry_race import TelemetryRace
 
 from esbench.records import RaceResult
 from esbench.results.es_export import MetricsStoreSettings, export_race, index_templates
@@ -45,19 +46,13 @@ def _report_rows(path: Path) -> dict[tuple[str, str], dict]:
 
 
 @pytest.mark.slow
-def test_provisioned_race_samples_node_stats_and_os_over_the_whole_race(tmp_path: Path) -> None:
-    report = tmp_path / "report.json"
-    proc = esbench(
-        "race",
-        "--track=eventdata",
-        "--test-mode",
-        "--user-tag=case:telemetry-os",
-        "--telemetry=node-stats,os",
-        "--telemetry-params=node-stats-sample-interval:0.25,os-sample-interval:0.25",
-        "--report-format=json",
-        f"--report-file={report}",
-    )
-    _ok(proc)
+def test_provisioned_race_samples_node_stats_and_os_over_the_whole_race(
+    telemetry_race: TelemetryRace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The session's race on a node esbench provisioned, with node-stats and os telemetry sampled
+    # every 0.25 s (tests/integration/telemetry_race.py; the HTML report test reads it too).
+    monkeypatch.setenv("ESBENCH_HOME", str(telemetry_race.home))
+    report = telemetry_race.report
     (race,) = ResultsStore.open().find(user_tags={"case": "telemetry-os"})
     assert race.pipeline == "from-distribution"
     bulk = race.task("index-append")

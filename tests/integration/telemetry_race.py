@@ -1,0 +1,68 @@
+"""Session fixture ``telemetry_race``: ONE race on a node esbench provisions, with node-stats and os
+telemetry, read by the telemetry test (its stored series, results.json and JSON report) and by the
+HTML report test (its page in Chromium). Each used to provision a node and race on its own (~20 s
+each); neither changes the race.
+
+The race: ``tests/resources/tracks/compare-tiny`` in test mode (1,000 documents bulk-indexed by
+``index-append``, then the throttled ``term-query``), the Maven integ-test distribution
+(``ESBENCH_TEST_ES_VERSION``), both devices sampling every 0.25 s, user tag ``case:telemetry-os``,
+in its own esbench home (the distribution cache is shared, as for ``es_hosts``).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from esbench.provision import DEFAULT_DISTRIBUTION_VERSION
+
+TRACK = Path(__file__).resolve().parents[1] / "resources" / "tracks" / "compare-tiny"
+
+
+@dataclass(frozen=True)
+class TelemetryRace:
+    """The race's esbench home, its JSON report file and the race's user tag ``case`` value."""
+
+    home: Path
+    report: Path
+    case: str = "telemetry-os"
+
+
+@pytest.fixture(scope="session")
+def telemetry_race(tmp_path_factory: pytest.TempPathFactory) -> TelemetryRace:
+    """See the module docstring; tests point ``ESBENCH_HOME`` at ``home`` to read the race."""
+    home = tmp_path_factory.mktemp("telemetry-race-home")
+    report = home / "report.json"
+    env = os.environ.copy()
+    env["ESBENCH_HOME"] = str(home)
+    version = os.environ.get("ESBENCH_TEST_ES_VERSION", DEFAULT_DISTRIBUTION_VERSION)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "esbench",
+            "race",
+            f"--track-path={TRACK}",
+            "--test-mode",
+            "--distribution-repository=maven",
+            f"--distribution-version={version}",
+            "--telemetry=node-stats,os",
+            "--telemetry-params=node-stats-sample-interval:0.25,os-sample-interval:0.25",
+            "--user-tag=case:telemetry-os",
+            "--report-format=json",
+            f"--report-file={report}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        check=False,
+    )
+    assert result.returncode == 0, f"esbench race failed:\n{result.stdout}\n{result.stderr}"
+    assert "Traceback" not in result.stderr + result.stdout, result.stderr
+    return TelemetryRace(home=home, report=report)
