@@ -13,5 +13,20 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     return home
 
 
-# The two-node Ray cluster of the distributed load-driver tests (one per test module that uses it).
+# The two-node Ray cluster of the distributed load-driver tests: one, for the Ray tests, which run
+# one after another (tests/ray_cluster.py).
+import ray_cluster as _ray  # noqa: E402
 from ray_cluster import ray_cluster  # noqa: E402, F401
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _ray.group_users(items)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    _ray.stop_after_last_user(item, nextitem)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    _ray.stop_shared()

@@ -3,7 +3,8 @@
 The head runs on 127.0.0.3 (2 CPUs) and a second node on 127.0.0.2 (1 CPU), each a separate raylet
 started with ``ray start`` (docs: /work/shared/reference/ray-on-this-machine.md). Their worker
 processes import esbench from the same place as the test process (PYTHONPATH), so they run the code
-under test. ``ray stop --force`` ends every Ray process of this machine after the test module,
+under test. The Ray tests run one after another on one cluster (see :func:`ray_cluster`).
+``ray stop --force`` ends every Ray process of this machine after the last of them,
 another user's too: the Ray tests and ``benchmarks/bench_ray_driver.py`` (which uses this module)
 must not run at the same time on one machine.
 """
@@ -17,7 +18,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -152,16 +152,60 @@ class RayCluster:
         self._environ_before = {}
 
 
-@pytest.fixture(scope="module")
-def ray_cluster() -> Iterator[RayCluster]:
-    """A running two-node Ray cluster for a test module, stopped with ``ray stop --force`` after it
-    (module scope: Ray's idle processes must not take CPU from the timing-sensitive tests)."""
+#: The cluster the running Ray tests share (None when stopped).
+_shared: RayCluster | None = None
+
+
+@pytest.fixture
+def ray_cluster() -> RayCluster:
+    """The running two-node Ray cluster, started for the first test that asks for it and shared by
+    the next ones. The tests using it run one after another (:func:`group_users`) and it is stopped
+    with ``ray stop --force`` after the last of them (:func:`stop_after_last_user`): Ray's idle
+    processes must not take CPU from the timing-sensitive tests, and one start (~18 s, and ~7 s to
+    stop) serves every Ray test instead of one per module."""
+    global _shared
     pytest.importorskip(
         "ray", reason='the distributed extra is not installed: pip install -e ".[distributed]"'
     )
-    cluster = RayCluster()
-    try:
-        cluster.start()
-        yield cluster
-    finally:
+    if _shared is None:
+        cluster = RayCluster()
+        try:
+            cluster.start()
+        except BaseException:
+            cluster.stop()
+            raise
+        _shared = cluster
+    return _shared
+
+
+def _uses(item: pytest.Item | None) -> bool:
+    return item is not None and "ray_cluster" in getattr(item, "fixturenames", ())
+
+
+def group_users(items: list[pytest.Item]) -> None:
+    """Reorder ``items`` in place: the tests using ``ray_cluster`` move, in their order, to where
+    the first of them was; the others keep their order."""
+    users = [item for item in items if _uses(item)]
+    if not users:
+        return
+    first = items.index(users[0])
+    others = [item for item in items if not _uses(item)]
+    before = sum(1 for item in items[:first] if not _uses(item))
+    items[:] = [*others[:before], *users, *others[before:]]
+
+
+def stop_after_last_user(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Stop the shared cluster once ``item`` used it and ``nextitem`` (None: the last test) does
+    not."""
+    global _shared
+    if _shared is not None and _uses(item) and not _uses(nextitem):
+        cluster, _shared = _shared, None
+        cluster.stop()
+
+
+def stop_shared() -> None:
+    """Stop the shared cluster if it still runs (a session ended early)."""
+    global _shared
+    if _shared is not None:
+        cluster, _shared = _shared, None
         cluster.stop()
