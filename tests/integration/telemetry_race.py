@@ -1,7 +1,8 @@
 """Session fixture ``telemetry_race``: ONE race on a node esbench provisions, with node-stats and os
-telemetry, read by the telemetry test (its stored series, results.json and JSON report) and by the
-HTML report test (its page in Chromium). Each used to provision a node and race on its own (~20 s
-each); neither changes the race.
+telemetry, read by the telemetry test (its stored series, results.json and JSON report), by the
+HTML report test (its page in Chromium) and by test_race's from-distribution test (no
+``--target-hosts``: a node is provisioned and stopped). Each used to provision a node and race on
+its own (~20-25 s each); none changes the race.
 
 The race: ``tests/resources/tracks/compare-tiny`` in test mode (1,000 documents bulk-indexed by
 ``index-append``, then the throttled ``term-query``), the Maven integ-test distribution
@@ -26,10 +27,12 @@ TRACK = Path(__file__).resolve().parents[1] / "resources" / "tracks" / "compare-
 
 @dataclass(frozen=True)
 class TelemetryRace:
-    """The race's esbench home, its JSON report file and the race's user tag ``case`` value."""
+    """The race's esbench home, its JSON report file, what ``esbench race`` wrote to stderr, and the
+    race's user tag ``case`` value."""
 
     home: Path
     report: Path
+    stderr: str
     case: str = "telemetry-os"
 
 
@@ -65,4 +68,4 @@ def telemetry_race(tmp_path_factory: pytest.TempPathFactory) -> TelemetryRace:
     )
     assert result.returncode == 0, f"esbench race failed:\n{result.stdout}\n{result.stderr}"
     assert "Traceback" not in result.stderr + result.stdout, result.stderr
-    return TelemetryRace(home=home, report=report)
+    return TelemetryRace(home=home, report=report, stderr=result.stderr)

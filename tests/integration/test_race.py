@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from elasticsearch import Elasticsearch
 from loopback_http import QuietHandler, serving
+from telemetry_race import TelemetryRace
 
 from esbench.results.store import ResultsStore
 
@@ -248,13 +249,17 @@ def test_node_going_away_keeps_results(tmp_path):
 
 
 @pytest.mark.slow
-def test_race_without_target_hosts_provisions_a_node_and_stops_it(tmp_path):
-    """The README's main job: no --target-hosts means Rally's from-distribution pipeline."""
-    proc = esbench("race", "--track=eventdata", "--test-mode", "--user-tag=case:embedded")
-    assert proc.returncode == 0, proc.stderr
-    no_traceback(proc)
-    assert "Provisioning Elasticsearch" in proc.stderr and "Stopping the cluster" in proc.stderr
-    race = ResultsStore.open().find(user_tags={"case": "embedded"})[0]
+def test_race_without_target_hosts_provisions_a_node_and_stops_it(
+    telemetry_race: TelemetryRace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's main job: no --target-hosts means Rally's from-distribution pipeline. The race
+    is the session's test-mode race without --target-hosts (tests/integration/telemetry_race.py,
+    which the telemetry tests read too); the ``auto`` distribution repository has its own tests in
+    test_distribution_repository.py."""
+    monkeypatch.setenv("ESBENCH_HOME", str(telemetry_race.home))
+    assert "Provisioning Elasticsearch" in telemetry_race.stderr
+    assert "Stopping the cluster" in telemetry_race.stderr
+    race = ResultsStore.open().find(user_tags={"case": telemetry_race.case})[0]
     assert race.pipeline == "from-distribution" and race.car == "defaults"
     assert race.distribution_version == race.cluster_version
     assert race.task("index-append").total_weight == 1000
