@@ -70,11 +70,6 @@ class RayCluster:
             [str(Path(esbench.__file__).resolve().parents[1]), *filter(None, [os.environ.get("PYTHONPATH")])]
         )
         self.env["RAY_USAGE_STATS_ENABLED"] = "0"
-        # Ray's GCS declares a node dead after `failure_threshold` failed health checks `period_ms`
-        # apart (defaults 5 x 3 s: ~15 s). A killed raylet refuses the check at once, so 3 x 1 s
-        # finds it dead in ~3 s; a live but busy one still has `timeout_ms` (10 s) per check.
-        self.env["RAY_health_check_period_ms"] = "1000"
-        self.env["RAY_health_check_failure_threshold"] = "3"
         self.env.update(AUTH)
         self._environ_before: dict[str, str | None] = {}
 
