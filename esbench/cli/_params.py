@@ -151,7 +151,7 @@ def _telemetry(text: str) -> None:
 
 
 def _metrics_store(text: str) -> None:
-    from esbench.results.es_export import MetricsStoreSettings
+    from esbench.results.metrics_store import MetricsStoreSettings
 
     MetricsStoreSettings.from_url(text)
 
@@ -206,7 +206,8 @@ def _list_type(convert: Callable[[str], float], option: str) -> ValidatedText:
 NAME = ValidatedText("text")
 #: ``HOST:PORT[,HOST:PORT...]`` or URLs.
 HOSTS = ValidatedText("hosts", _hosts, wrong_example="127.0.0.1:notaport", connects=True)
-#: The metrics store: http(s) URLs or ``HOST:PORT`` (:class:`esbench.results.es_export.MetricsStoreSettings`).
+#: The metrics store: http(s) URLs or ``HOST:PORT``
+#: (:class:`esbench.results.metrics_store.MetricsStoreSettings`).
 URL = ValidatedText("url", _metrics_store, wrong_example="ftp://127.0.0.1:9200", connects=True)
 #: ``HOST:PORT`` of a Ray head.
 RAY_ADDRESS = ValidatedText("address", _ray_address, wrong_example="ray://127.0.0.1:10001", connects=True)

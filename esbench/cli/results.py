@@ -27,7 +27,7 @@ from esbench.reporting.compare import DEFAULT_ALPHA, Side, all_warnings, compare
 from esbench.reporting.compare_render import TABLES, CompareTable, gate_lines, render_comparison
 from esbench.reporting.formats import GRAPHIC_FORMATS, REPORT_FORMATS, ReportFormat
 from esbench.reporting.gate import default_rules, evaluate_gate, load_thresholds
-from esbench.results.es_export import DEFAULT_PREFIX, MetricsStoreSettings
+from esbench.results.metrics_store import DEFAULT_PREFIX, MetricsStoreSettings
 from esbench.results.store import ResultsStore, parse_tag_ref
 
 DEFAULT_LIST_LIMIT = 10

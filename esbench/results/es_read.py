@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from esbench.records import RaceResult, TaskResult
-from esbench.results.es_export import MetricsStoreSettings, metrics_store_client
+from esbench.results.metrics_store import MetricsStoreSettings, metrics_store_client
 
 if TYPE_CHECKING:
     from elasticsearch import Elasticsearch

@@ -12,7 +12,7 @@ import time
 from urllib.parse import urlsplit
 
 from esbench.exceptions import ConnectionFailed
-from esbench.results.es_export import MetricsStoreSettings
+from esbench.results.metrics_store import MetricsStoreSettings
 
 #: Seconds for the TCP connection to a metrics store host.
 CONNECT_TIMEOUT = 5.0

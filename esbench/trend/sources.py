@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from esbench.records import RaceResult, RaceStatus
-from esbench.results.es_export import MetricsStoreSettings
 from esbench.results.es_read import RaceFilter, read_races
+from esbench.results.metrics_store import MetricsStoreSettings
 from esbench.results.store import ResultsStore
 from esbench.trend.select import TrendSelection, select_races
 

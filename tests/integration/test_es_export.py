@@ -10,7 +10,8 @@ import pytest
 from elasticsearch import Elasticsearch
 
 from esbench.exceptions import StoreError
-from esbench.results.es_export import MetricsStoreSettings, export_race, export_races
+from esbench.results.es_export import export_race, export_races
+from esbench.results.metrics_store import MetricsStoreSettings
 
 _spec = importlib.util.spec_from_file_location(
     "_results_racefactory", Path(__file__).resolve().parents[1] / "unit" / "results" / "racefactory.py"

@@ -17,7 +17,8 @@ from elasticsearch import Elasticsearch
 from telemetry_race import TelemetryRace
 
 from esbench.records import RaceResult
-from esbench.results.es_export import MetricsStoreSettings, export_race, index_templates
+from esbench.results.es_export import export_race, index_templates
+from esbench.results.metrics_store import MetricsStoreSettings
 from esbench.results.store import ResultsStore
 
 

@@ -32,7 +32,8 @@ from esbench.cli import main
 from esbench.console import Console
 from esbench.driver.settings import DriverSettings
 from esbench.records import RaceResult, RaceStatus
-from esbench.results.es_export import MetricsStoreSettings, export_races
+from esbench.results.es_export import export_races
+from esbench.results.metrics_store import MetricsStoreSettings
 
 FAST_S, SLOW_S = 0.010, 0.012
 

@@ -8,8 +8,8 @@ import pytest
 from racefactory import make_race
 
 from esbench.exceptions import ConfigError
-from esbench.results import es_export
-from esbench.results.es_export import MetricsStoreSettings
+from esbench.results import es_export, metrics_store
+from esbench.results.metrics_store import MetricsStoreSettings
 
 
 def test_url_userinfo_becomes_credentials_and_is_stripped() -> None:
@@ -51,8 +51,8 @@ def test_bad_urls_do_not_leak_the_password(url: str, message: str) -> None:
 
 
 def test_redact_url() -> None:
-    assert es_export.redact_url("https://u:p@h:1") == "https://***@h:1"
-    assert es_export.redact_url("h:1") == "h:1"
+    assert metrics_store.redact_url("https://u:p@h:1") == "https://***@h:1"
+    assert metrics_store.redact_url("h:1") == "h:1"
 
 
 def test_documents_shape() -> None:
