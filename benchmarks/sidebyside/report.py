@@ -7,9 +7,10 @@ Shapes (also the JSON file's):
   (successful runs per tool), ``"spread"`` (``{tool: [min, max]}``), ``"esbench/rally"``,
   ``"esbench/wrk"``, ``"esbench/vegeta"``, ``"rally/wrk"`` (ratios of the medians, or null)}``;
 - ``resources``: one per (case, tool): medians of ``wall_s``, ``cpu_s``, ``peak_rss_mib``
-  (sum over the tool's process tree), ``peak_pss_mib``, ``requests`` (requests per run, source(s) in
-  ``requests_source``: ``server`` / ``tool``, see ``cost.py``) and ``cpu_s_per_1k_requests`` (median
-  of the runs' CPU seconds per 1,000 requests), and the runs ok / total.
+  (sum over the tool's process tree), ``peak_pss_mib``, ``peak_anon_mib``, ``requests`` (requests
+  per run, source(s) in ``requests_source``: ``server`` / ``tool``, see ``cost.py``) and
+  ``cpu_s_per_1k_requests`` (median of the runs' CPU seconds per 1,000 requests), and the runs ok
+  / total.
 """
 
 from __future__ import annotations
@@ -129,6 +130,7 @@ def summarize(cases: Sequence[Case], runs: Sequence[ToolRun], tools: Sequence[st
                     "cpu_s_per_1k_requests": _median([v for v in per_1k if v is not None]),
                     "peak_rss_mib": med("peak_rss_bytes", 2**20),
                     "peak_pss_mib": med("peak_pss_bytes", 2**20),
+                    "peak_anon_mib": med("peak_anon_bytes", 2**20),
                     "processes": med("processes_seen"),
                     "server_cpu_s": _median([r.target_cpu_s for r in ok if r.target_cpu_s is not None]),
                     "other_cores": _median(
@@ -216,6 +218,7 @@ def resource_table(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]
         "CPU s / 1k req",
         "peak RSS MiB",
         "peak PSS MiB",
+        "peak anon MiB",
         "processes",
         "server CPU s",
         "others (cores)",
@@ -233,6 +236,7 @@ def resource_table(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]
                 _fmt(r.get("cpu_s_per_1k_requests")),
                 _fmt(r["peak_rss_mib"]),
                 _fmt(r["peak_pss_mib"]),
+                _fmt(r.get("peak_anon_mib")),
                 _fmt(r["processes"]),
                 _fmt(r.get("server_cpu_s")),
                 _fmt(r.get("other_cores")),

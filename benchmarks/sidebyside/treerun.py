@@ -19,15 +19,17 @@ How it measures:
   Its own polling is not included.
 - Memory: every ``--interval`` seconds it walks ``/proc`` for its descendants and sums their resident
   set (``statm``) and their proportional set (``smaps_rollup`` ``Pss``; shared copy-on-write pages of
-  forked workers counted once overall); the peaks of both sums are reported. Sampling can miss a
-  short spike between two polls.
+  forked workers counted once overall) and their anonymous memory (``smaps_rollup`` ``Anonymous``:
+  what the processes allocated, without mapped files such as a memory-mapped corpus, whose pages
+  are page cache); the peaks of the three sums are reported. Sampling can miss a short spike
+  between two polls.
 - Leftovers: when the command exits, remaining descendants get ``--linger`` seconds to end on their
   own, then SIGTERM, then SIGKILL; the count is reported. ``--timeout`` bounds the whole run the same
   way. SIGTERM/SIGINT to this process end the tree too, so a caller never leaves processes behind.
 
 Result JSON: ``{"returncode": int | null, "timed_out": bool, "wall_s", "cpu_user_s", "cpu_sys_s",
-"cpu_s", "peak_rss_bytes", "peak_pss_bytes", "max_single_rss_bytes", "processes_seen",
-"leftovers_killed"}`` (returncode null if it was killed by a signal we sent).
+"cpu_s", "peak_rss_bytes", "peak_pss_bytes", "peak_anon_bytes", "max_single_rss_bytes",
+"processes_seen", "leftovers_killed"}`` (returncode null if it was killed by a signal we sent).
 """
 
 from __future__ import annotations
@@ -80,23 +82,26 @@ def descendants(root: int) -> list[int]:
     return out
 
 
-def memory(pid: int) -> tuple[int, int]:
-    """(RSS bytes, PSS bytes) of ``pid``; (0, 0) if it is gone. PSS falls back to RSS."""
+def memory(pid: int) -> tuple[int, int, int]:
+    """(RSS, PSS, anonymous) bytes of ``pid``; (0, 0, 0) if it is gone. PSS falls back to RSS,
+    anonymous to 0 (``smaps_rollup`` ``Anonymous``: the process's own memory, not mapped files
+    such as a memory-mapped corpus whose pages are page cache)."""
     try:
         with open(f"/proc/{pid}/statm", "rb") as f:
             rss = int(f.read().split()[1]) * _PAGE
     except (OSError, IndexError, ValueError):
-        return 0, 0
-    pss = rss
+        return 0, 0, 0
+    pss, anon = rss, 0
     try:
         with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
             for line in f:
                 if line.startswith(b"Pss:"):
                     pss = int(line.split()[1]) * 1024
-                    break
+                elif line.startswith(b"Anonymous:"):
+                    anon = int(line.split()[1]) * 1024
     except (OSError, IndexError, ValueError):
         pass
-    return rss, pss
+    return rss, pss, anon
 
 
 def _signal_all(pids: list[int], sig: int) -> None:
@@ -118,7 +123,7 @@ def run(cmd: list[str], *, timeout: float, linger: float, interval: float) -> di
     main_status: int | None = None
     timed_out = False
     leftovers_killed = 0
-    peak_rss = peak_pss = max_single = 0
+    peak_rss = peak_pss = peak_anon = max_single = 0
     seen: set[int] = set()
     main_exit_at: float | None = None
     kill_stage = 0  # 0 none, 1 SIGTERM sent, 2 SIGKILL sent
@@ -145,15 +150,17 @@ def run(cmd: list[str], *, timeout: float, linger: float, interval: float) -> di
                     main.returncode = main_status  # keep Popen from reaping it again
                     main_exit_at = time.monotonic()
             tree = descendants(me)
-            rss_sum = pss_sum = 0
+            rss_sum = pss_sum = anon_sum = 0
             for pid in tree:
-                rss, pss = memory(pid)
+                rss, pss, anon = memory(pid)
                 rss_sum += rss
                 pss_sum += pss
+                anon_sum += anon
                 max_single = max(max_single, rss)
             seen.update(tree)
             peak_rss = max(peak_rss, rss_sum)
             peak_pss = max(peak_pss, pss_sum)
+            peak_anon = max(peak_anon, anon_sum)
             if not tree and main_exit_at is not None:
                 break
             now = time.monotonic()
@@ -191,6 +198,7 @@ def run(cmd: list[str], *, timeout: float, linger: float, interval: float) -> di
         "cpu_s": round(ru.ru_utime + ru.ru_stime, 3),
         "peak_rss_bytes": peak_rss,
         "peak_pss_bytes": peak_pss,
+        "peak_anon_bytes": peak_anon,
         "max_single_rss_bytes": max(max_single, ru.ru_maxrss * 1024),
         "processes_seen": len(seen),
         "leftovers_killed": leftovers_killed,

@@ -176,7 +176,7 @@ def merge_usage(attack: dict[str, Any], report: dict[str, Any]) -> dict[str, Any
     for key in ("wall_s", "cpu_user_s", "cpu_sys_s", "cpu_s", "processes_seen", "leftovers_killed"):
         if key in attack or key in report:
             out[key] = round(attack.get(key, 0) + report.get(key, 0), 3)
-    for key in ("peak_rss_bytes", "peak_pss_bytes", "max_single_rss_bytes"):
+    for key in ("peak_rss_bytes", "peak_pss_bytes", "peak_anon_bytes", "max_single_rss_bytes"):
         out[key] = max(attack.get(key, 0), report.get(key, 0))
     out["attack_cpu_s"] = attack.get("cpu_s")
     out["report_cpu_s"] = report.get("cpu_s")

@@ -98,6 +98,34 @@ def test_treerun_charges_the_whole_tree_and_ends_leftovers(tmp_path):
     assert not _processes_running(orphan)
 
 
+def test_treerun_counts_a_mapped_file_in_rss_but_not_in_anonymous_memory(tmp_path):
+    # The child maps 48 MiB of a file and touches every page, and writes 16 MiB of its own memory,
+    # then stays busy for 0.5 s of CPU so that the 0.02 s sampling sees it whole.
+    data_file = tmp_path / "mapped.bin"
+    data_file.write_bytes(b"x" * (48 << 20))
+    child = (
+        "import mmap, time\n"
+        f"f = open({str(data_file)!r}, 'rb')\n"
+        "m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)\n"
+        "touched = sum(m[i] for i in range(0, len(m), 4096))\n"
+        "own = bytearray(16 << 20)\n"
+        "own[::4096] = b'y' * len(own[::4096])\n"
+        "s = time.process_time()\n"
+        "while time.process_time() - s < 0.5: pass\n"
+    )
+    result = tmp_path / "r.json"
+    r = subprocess.run(
+        [sys.executable, str(BENCH / "sidebyside" / "treerun.py"), "--result", str(result),
+         "--interval", "0.02", "--", sys.executable, "-c", child],
+        timeout=60,
+    )  # fmt: skip
+    assert r.returncode == 0
+    data = json.loads(result.read_text())
+    assert data["peak_rss_bytes"] >= (48 + 16) << 20
+    assert data["peak_anon_bytes"] >= 16 << 20
+    assert data["peak_rss_bytes"] - data["peak_anon_bytes"] >= 40 << 20  # the mapped file's pages
+
+
 def _processes_running(command_line: str) -> list[int]:
     """PIDs whose command line is exactly ``command_line`` (read from /proc; no pgrep needed)."""
     found = []
@@ -219,7 +247,9 @@ def test_race_commands_use_the_agreed_flags(tmp_path):
     es = tools.esbench_race_command(
         host="127.0.0.1:9", track_path=tmp_path, params=params, report_file=tmp_path / "r"
     )
-    assert es[1:4] == ["-m", "esbench", "race"]
+    # -P: the checkout on PYTHONPATH (the one side_by_side.py lives in) is what runs, never the
+    # working directory's.
+    assert es[1:5] == ["-P", "-m", "esbench", "race"]
     expected = [
         "--pipeline=benchmark-only",
         "--offline",
