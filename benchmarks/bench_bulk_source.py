@@ -32,16 +32,12 @@ def _prepared(home: Path, docs: int, kind: str):  # type: ignore[no-untyped-def]
 
     if kind == "small":
         # The side-by-side bulk-4 documents, placed where esbench looks for a corpus without base-url.
-        from sidebyside.corpora import _stub_line
+        from sidebyside.corpora import STUB_CORPUS, place, stub_corpus
 
-        name = f"small-{docs}.json"
-        path = home / "corpora" / "small" / name
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "w") as out:
-                out.writelines(_stub_line(i) for i in range(docs))
-        documents = Documents(source_file=name, document_count=docs, target_index="eventdata")
-        corpus = DocumentCorpus(name="small", documents=(documents,))
+        stub = stub_corpus(home / "cache", docs)
+        place(stub, home / "corpora")
+        documents = Documents(source_file=stub.file_name, document_count=docs, target_index="eventdata")
+        corpus = DocumentCorpus(name=STUB_CORPUS, documents=(documents,))
     else:
         meta = {"generator": "eventdata", "generator-params": {"doc_count": docs, "seed": 1}}
         documents = Documents(

@@ -165,19 +165,16 @@ def _small_corpus(docs: int):  # type: ignore[no-untyped-def]
     home = Path.home() / ".esbench-bench" / "request-cost"
     os.environ["ESBENCH_HOME"] = str(home)
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from sidebyside.corpora import _stub_line
+    from sidebyside.corpora import STUB_CORPUS, place, stub_corpus
 
     from esbench.corpus import prepare_corpora
     from esbench.track.model import Challenge, DocumentCorpus, Documents, Track
 
-    name = f"small-{docs}.json"
-    path = home / "corpora" / "small" / name
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "w") as out:
-            out.writelines(_stub_line(i) for i in range(docs))
+    stub = stub_corpus(home / "cache", docs, log=lambda _: None)
+    place(stub, home / "corpora")
     corpus = DocumentCorpus(
-        name="small", documents=(Documents(source_file=name, document_count=docs, target_index="idx"),)
+        name=STUB_CORPUS,
+        documents=(Documents(source_file=stub.file_name, document_count=docs, target_index="idx"),),
     )
     track = Track(name="bench", root=home, challenges=(Challenge(name="c", schedule=()),), corpora=(corpus,))
     return corpus, prepare_corpora(track, progress=lambda _: None)

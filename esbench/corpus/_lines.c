@@ -26,45 +26,64 @@ check_offsets(const char *func, Py_ssize_t start, Py_ssize_t end, int has_end)
     return 0;
 }
 
-static PyObject *
-nth_newline(PyObject *module, PyObject *args, PyObject *kwargs)
+/*
+ * *stop = the end of the search in a buffer of `len` bytes: `end_obj` (None: len) clamped to len,
+ * after the offsets are checked as py_nth_newline checks them. 0, or -1 with an exception.
+ */
+static int
+resolve_stop(PyObject *end_obj, Py_ssize_t start, Py_ssize_t len, Py_ssize_t *stop)
 {
-    static char *kwlist[] = {"buf", "start", "n", "end", NULL};
-    Py_buffer view;
-    Py_ssize_t start, n;
-    PyObject *end_obj = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*nn|O:nth_newline", kwlist, &view, &start, &n,
-                                     &end_obj))
-        return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t stop = view.len;
     int has_end = end_obj != Py_None;
     Py_ssize_t end = 0;
     if (has_end) {
         end = PyLong_AsSsize_t(end_obj);
         if (end == -1 && PyErr_Occurred())
-            goto done;
+            return -1;
     }
     if (check_offsets("nth_newline", start, end, has_end) < 0)
+        return -1;
+    *stop = has_end && end < len ? end : len;
+    return 0;
+}
+
+/*
+ * Find the n-th newline (n > 0) of data[start:stop]: the number of newlines still missing, 0 when
+ * found, and then *after = the offset just past it.
+ */
+static Py_ssize_t
+find_nth(const char *data, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t n, Py_ssize_t *after)
+{
+    const char *p = data + start;
+    const char *limit = data + stop;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const char *hit = p < limit ? memchr(p, '\n', (size_t)(limit - p)) : NULL;
+        if (hit == NULL)
+            return n - i;
+        p = hit + 1;
+    }
+    *after = p - data;
+    return 0;
+}
+
+static PyObject *
+nth_newline(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"buf", "start", "n", "end", NULL};
+    Py_buffer view;
+    Py_ssize_t start, n, stop, after = 0;
+    PyObject *end_obj = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*nn|O:nth_newline", kwlist, &view, &start, &n,
+                                     &end_obj))
+        return NULL;
+    PyObject *result = NULL;
+    if (resolve_stop(end_obj, start, view.len, &stop) < 0)
         goto done;
     if (n <= 0) {
         result = Py_BuildValue("(nn)", start - 1, (Py_ssize_t)0);
         goto done;
     }
-    if (has_end && end < stop)
-        stop = end;
-    const char *data = view.buf;
-    const char *p = data + start;
-    const char *limit = data + stop;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        const char *hit = p < limit ? memchr(p, '\n', (size_t)(limit - p)) : NULL;
-        if (hit == NULL) {
-            result = Py_BuildValue("(nn)", (Py_ssize_t)-1, n - i);
-            goto done;
-        }
-        p = hit + 1;
-    }
-    result = Py_BuildValue("(nn)", (Py_ssize_t)(p - 1 - data), (Py_ssize_t)0);
+    Py_ssize_t missing = find_nth(view.buf, start, stop, n, &after);
+    result = Py_BuildValue("(nn)", missing ? (Py_ssize_t)-1 : after - 1, missing);
 done:
     PyBuffer_Release(&view);
     return result;
@@ -151,45 +170,29 @@ prefix_group(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {"buf", "start", "n", "prefix", "end", NULL};
     Py_buffer view;
-    Py_ssize_t start, n;
+    Py_ssize_t start, n, stop, after = 0;
     PyObject *prefix;
     PyObject *end_obj = Py_None;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*nnS|O:prefix_group", kwlist, &view, &start, &n,
                                      &prefix, &end_obj))
         return NULL;
     PyObject *result = NULL;
-    Py_ssize_t stop = view.len;
-    int has_end = end_obj != Py_None;
-    Py_ssize_t end = 0;
-    if (has_end) {
-        end = PyLong_AsSsize_t(end_obj);
-        if (end == -1 && PyErr_Occurred())
-            goto done;
-    }
-    if (check_offsets("nth_newline", start, end, has_end) < 0)
+    if (resolve_stop(end_obj, start, view.len, &stop) < 0)
         goto done;
     if (n <= 0) {
         result = Py_BuildValue("(y#nn)", "", (Py_ssize_t)0, start, (Py_ssize_t)0);
         goto done;
     }
-    if (has_end && end < stop)
-        stop = end;
-    const char *data = view.buf;
-    const char *p = data + start;
-    const char *limit = data + stop;
     /* Pass 1: the n-th newline; pass 2 (copy_prefixed): the body. */
-    for (Py_ssize_t i = 0; i < n; i++) {
-        const char *hit = p < limit ? memchr(p, '\n', (size_t)(limit - p)) : NULL;
-        if (hit == NULL) {
-            result = Py_BuildValue("(Onn)", Py_None, (Py_ssize_t)-1, n - i);
-            goto done;
-        }
-        p = hit + 1;
+    Py_ssize_t missing = find_nth(view.buf, start, stop, n, &after);
+    if (missing) {
+        result = Py_BuildValue("(Onn)", Py_None, (Py_ssize_t)-1, missing);
+        goto done;
     }
-    PyObject *body = copy_prefixed(data + start, p - (data + start), n, PyBytes_AS_STRING(prefix),
-                                   (size_t)PyBytes_GET_SIZE(prefix));
+    PyObject *body = copy_prefixed((const char *)view.buf + start, after - start, n,
+                                   PyBytes_AS_STRING(prefix), (size_t)PyBytes_GET_SIZE(prefix));
     if (body != NULL)
-        result = Py_BuildValue("(Nnn)", body, (Py_ssize_t)(p - data), (Py_ssize_t)0);
+        result = Py_BuildValue("(Nnn)", body, after, (Py_ssize_t)0);
 done:
     PyBuffer_Release(&view);
     return result;
