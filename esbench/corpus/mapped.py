@@ -111,15 +111,3 @@ class MappedRange:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def iter_line_groups(
-    path: Path, start: int, end: int, lines_per_group: int, *, prefix: bytes = b""
-) -> Iterator[tuple[bytes, int]]:
-    """The line groups of ``path[start:end]`` (see :meth:`MappedRange.groups`), mapped for one pass.
-
-    ``start`` must be the offset of a line start and ``end`` a line end (or the file size), as
-    given by :class:`esbench.corpus.offsets.OffsetIndex`.
-    """
-    with MappedRange(path, start, end) as mapped:
-        yield from mapped.groups(lines_per_group, prefix=prefix)

@@ -10,7 +10,7 @@ import pytest
 from corpus_helpers import write_docs
 
 from esbench.corpus.lines import iter_line_lists, nth_newline
-from esbench.corpus.mapped import MappedRange, iter_line_groups
+from esbench.corpus.mapped import MappedRange
 from esbench.corpus.offsets import (
     OffsetIndexBuilder,
     build_offset_index,
@@ -19,6 +19,14 @@ from esbench.corpus.offsets import (
     write_offset_index,
 )
 from esbench.exceptions import DataError
+
+
+def _groups(
+    path: Path, start: int, end: int, lines_per_group: int, *, prefix: bytes = b""
+) -> list[tuple[bytes, int]]:
+    """The line groups of ``path[start:end]`` in one pass over a fresh mapping."""
+    with MappedRange(path, start, end) as mapped:
+        return list(mapped.groups(lines_per_group, prefix=prefix))
 
 
 def _line_starts(data: bytes) -> list[int]:
@@ -113,7 +121,7 @@ def test_line_groups_cover_a_byte_range_exactly(tmp_path: Path, group: int) -> N
     data = path.read_bytes()
     starts = _line_starts(data)
     start, end = starts[17], starts[300]
-    groups = list(iter_line_groups(path, start, end, group))
+    groups = list(_groups(path, start, end, group))
     assert b"".join(chunk for chunk, _ in groups) == data[start:end]
     assert [n for _, n in groups] == [chunk.count(b"\n") for chunk, _ in groups]
     assert all(n == group for _, n in groups[:-1]) and 0 < groups[-1][1] <= group
@@ -132,13 +140,13 @@ def test_prefixed_line_groups_are_the_lines_of_a_plain_split(tmp_path: Path, gro
     for first_line in (0, 5, 1099, *page_starts):
         for last_line in (1100, first_line + 1, min(1100, first_line + 333)):
             end = len(data) if last_line == 1100 else starts[last_line]
-            got = list(iter_line_groups(path, starts[first_line], end, group, prefix=prefix))
+            got = list(_groups(path, starts[first_line], end, group, prefix=prefix))
             expected = [lines[i : min(i + group, last_line)] for i in range(first_line, last_line, group)]
             assert [n for _, n in got] == [len(e) for e in expected]
             assert [chunk for chunk, _ in got] == [
                 b"".join(prefix + line + b"\n" for line in e) for e in expected
             ]
-    assert list(iter_line_groups(path, 40, 40, group, prefix=prefix)) == []
+    assert list(_groups(path, 40, 40, group, prefix=prefix)) == []
 
 
 def test_a_mapped_range_is_read_again_on_every_pass_and_unmapped_on_close(tmp_path: Path) -> None:
@@ -154,7 +162,7 @@ def test_a_mapped_range_is_read_again_on_every_pass_and_unmapped_on_close(tmp_pa
 
 def test_line_groups_add_the_missing_final_newline(tmp_path: Path) -> None:
     path = write_docs(tmp_path / "d.json", 5, newline_at_end=False)
-    groups = list(iter_line_groups(path, 0, path.stat().st_size, 2))
+    groups = list(_groups(path, 0, path.stat().st_size, 2))
     assert [n for _, n in groups] == [2, 2, 1]
     assert groups[-1][0].endswith(b"}\n")
 
