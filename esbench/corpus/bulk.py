@@ -242,16 +242,13 @@ class BulkSource:
     ) -> Iterator[BulkRequest]:
         f = s.file
         target, use_create = self._target(f)
-        if slice_index not in mapped:
-            index = _load_index(f)
-            start = index.locate(f.path, s.offset_lines)
-            end = index.locate(f.path, s.offset_lines + s.lines)
-            if self.id_conflicts is not None:
-                # Bodies with per-document ids: read as line lists, nothing to keep mapped.
-                yield from self._conflict_requests(s, slice_index, passes, start, end, target)
-                return
-            mapped[slice_index] = MappedRange(f.path, start, end, reread=self.looped)
-        m = mapped[slice_index]
+        if self.id_conflicts is not None:
+            # Bodies with per-document ids: read as line lists, nothing to keep mapped.
+            yield from self._conflict_requests(s, slice_index, passes, target)
+            return
+        m = mapped.get(slice_index)
+        if m is None:
+            m = mapped[slice_index] = MappedRange(f.path, *_byte_range(s), reread=self.looped)
         if f.includes_action_and_meta_data:
             for chunk, line_count in m.groups(2 * self.bulk_size):
                 yield BulkRequest(body=chunk, doc_count=line_count // 2, index=target, file=f)
@@ -262,7 +259,7 @@ class BulkSource:
             yield BulkRequest(body=body, doc_count=count, index=target, file=f)
 
     def _conflict_requests(
-        self, s: FileSlice, slice_index: int, passes: int, start: int, end: int, target: str | None
+        self, s: FileSlice, slice_index: int, passes: int, target: str | None
     ) -> Iterator[BulkRequest]:
         assert target is not None and self.id_conflicts is not None
         seed = self.id_conflicts.seed
@@ -272,7 +269,7 @@ class BulkSource:
         actions = ConflictingActions(
             self.id_conflicts, index=target, offset=s.offset_lines, docs=s.docs, rng=rng
         )
-        for lines in iter_line_lists(s.file.path, start, end, self.bulk_size):
+        for lines in iter_line_lists(s.file.path, *_byte_range(s), self.bulk_size):
             yield BulkRequest(body=actions.body(lines), doc_count=len(lines), index=target, file=s.file)
 
 
@@ -280,6 +277,16 @@ def action_line(target: str, *, create: bool = False) -> bytes:
     """Rally's constant action line: ``{"index": {"_index": "NAME"}}\\n`` (or ``create``)."""
     op = "create" if create else "index"
     return f'{{"{op}": {{"_index": {json.dumps(target)}}}}}\n'.encode()
+
+
+def _byte_range(s: FileSlice) -> tuple[int, int]:
+    """(start, end) byte offsets of the slice's lines in its file, from the file's offset index.
+
+    Raises:
+        DataError: the offset index is missing or stale.
+    """
+    index = _load_index(s.file)
+    return index.locate(s.file.path, s.offset_lines), index.locate(s.file.path, s.offset_lines + s.lines)
 
 
 def _load_index(f: PreparedDocuments) -> OffsetIndex:
