@@ -168,7 +168,7 @@ class RawHttpTransport:
             timing = current_timing.get()
             if timing is not None and not isinstance(exc, asyncio.CancelledError):
                 timing.observe(started, perf_counter(), 0, 0)
-            return self._connect_failed(exc, host, port, timeout)
+            self._connect_failed(exc, host, port, timeout)
         return protocol
 
     @staticmethod
@@ -178,18 +178,18 @@ class RawHttpTransport:
         Raises:
             elastic_transport.TlsError, ConnectionTimeout, ConnectionError: by the kind of ``exc``.
         """
-        try:
-            raise exc
-        except ssl.SSLError as exc:
+        # SSLError and TimeoutError are OSErrors too: the most specific first.
+        if isinstance(exc, ssl.SSLError):
             raise failures.module().TlsError(f"TLS error connecting to {host}:{port}: {exc}") from None
-        except TimeoutError:
+        if isinstance(exc, TimeoutError):
             raise failures.module().ConnectionTimeout(
                 f"Connecting to {host}:{port} timed out after {timeout} s (client-side timeout)"
             ) from None
-        except OSError as exc:
+        if isinstance(exc, OSError):
             raise failures.module().ConnectionError(
                 f"Cannot connect to {host}:{port}: {exc.strerror or exc}"
             ) from None
+        raise exc
 
     async def request(
         self,
