@@ -12,7 +12,8 @@ case (``benchmarks/tracks/stub-search``: ``match_all``, ``--clients`` clients, u
 ``ESBENCH_HOME``). Every ``--interval`` seconds it reads, for each process of the race's tree,
 ``/proc/PID/statm`` (RSS) and ``/proc/PID/smaps_rollup`` (PSS, and private = ``Private_Clean`` +
 ``Private_Dirty``: what the process alone costs). Prints per process its role (``main``,
-``forkserver``, ``resource_tracker``, ``worker``), its peak RSS / PSS / private MiB, and the peak of
+``worker``; ``forkserver`` and ``resource_tracker`` in trees from before workers were
+plain child processes), its peak RSS / PSS / private MiB, and the peak of
 the tree's RSS and PSS sums - the same sums as ``sidebyside/treerun.py`` (the side-by-side table's
 "peak RSS MiB" is the peak of that RSS sum). Sampling can miss a spike between two polls.
 """
@@ -70,6 +71,8 @@ def _role(pid: int, root: int, parents: dict[int, int]) -> str:
     if b"forkserver" in cmd:
         # Workers are forked by the fork server and keep its command line.
         return "worker" if parents.get(pid) != root else "forkserver"
+    if b"esbench.driver.worker.child" in cmd:  # a plain child of main (esbench after issue 25)
+        return "worker"
     return "worker" if b"spawn_main" in cmd else cmd.decode(errors="replace")[:60]
 
 

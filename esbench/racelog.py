@@ -3,7 +3,7 @@
 :func:`start_race_log` (called by race control when the race directory exists) adds a handler to the
 root logger, so esbench's own loggers, a track plugin's loggers (``logging.getLogger(__name__)`` in
 ``track.py``) and library loggers all end up in the file, at INFO (DEBUG with ``--verbose``). The
-load driver's worker processes start without any logging configuration (forkserver/spawn): each
+load driver's worker processes start without any logging configuration (new interpreters): each
 calls :func:`attach_worker_log` with the path it receives in its first message and appends to the
 same file.
 

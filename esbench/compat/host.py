@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 class RallyPluginHost:
     """Loads Rally track plugins for the driver. It holds no state, so it pickles to the workers
-    (a forkserver process or a Ray actor) as its class name."""
+    (a local worker process or a Ray actor) as its class name."""
 
     def register(self, root: Path, registry: PluginRegistry) -> None:
         """Import the plugin of the track in ``root`` and call its ``register(registry)``.

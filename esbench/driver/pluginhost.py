@@ -10,7 +10,7 @@ composition root (:mod:`esbench.racecontrol`) hands an implementation
 :func:`esbench.driver.worker.registry.prepare_race` or in
 :class:`esbench.driver.settings.DriverSettings`.
 
-A host travels to every worker process inside the pickled registry (forkserver processes and Ray
+A host travels to every worker process inside the pickled registry (local worker processes and Ray
 actors), so an implementation must pickle: a module-level class without per-race state. This module
 sits below the driver's rooms (the settings refer to it), so it names none of them.
 """

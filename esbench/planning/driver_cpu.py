@@ -2,7 +2,7 @@
 
 :class:`DriverCpuSampler` samples, every ``interval_s`` from a background thread, the cumulative CPU
 time (user + system, psutil) of esbench's process and all its descendants: the load driver's worker
-processes are children of the multiprocessing forkserver, itself a child of this process. A process
+processes are children of this process. A process
 that has exited keeps its last sample. :meth:`DriverCpuSampler.usage` turns the samples within a time
 span (a task's measurement window) into CPU use in percent of one core (like ``top``).
 

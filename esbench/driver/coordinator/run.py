@@ -3,8 +3,9 @@
 :func:`run_challenge` filters the schedule (``--include-tasks``/``--exclude-tasks``), plans each
 step (:mod:`esbench.driver.coordinator.allocator`), checks every task before the first request (runner,
 param source, schedule), starts the worker pool (one process per core by default, never more than
-the largest step needs; forkserver, else spawn - never fork, which is unsafe with threads and
-event loops) and walks the steps:
+the largest step needs; plain child processes, see
+:mod:`esbench.driver.coordinator.pools.local` - never a fork of this process, which is unsafe with
+threads and event loops) and walks the steps:
 
 1. ``PrepareStep`` to the workers of the step, wait for ``Ready``;
 2. ``StartStep`` with a common start time (``perf_counter``, at least Rally's 1 s pause after the

@@ -1,98 +1,161 @@
-"""The default worker pool: worker processes on this host (forkserver, else spawn), or one thread.
+"""The default worker pool: worker processes on this host, or one thread.
 
-Never fork: the coordinator has threads and event loops that a forked child would inherit broken.
+A worker process is a plain child of the coordinator, started with :class:`subprocess.Popen` and
+served by :func:`esbench.driver.worker.child.main`; no ``multiprocessing`` context is involved. A
+forkserver context is one more Python process and starts a resource tracker too: ~42 MiB of RSS
+in a 2-worker race (27.5 + 14.9 MiB, docs/performance.md, issue 25), for a tracker that tracks
+nothing here (workers share no semaphores or shared memory) and a server whose only use was to
+fork workers ~0.5 s sooner. Never fork the coordinator itself: it has threads and event loops that
+a forked child would inherit broken.
+
+Each worker runs in a process group of its own: a Ctrl-C at the terminal reaches the coordinator
+alone, which decides how the race ends and tells the workers. A worker whose coordinator is gone
+sees its connection close and exits (:meth:`esbench.driver.worker.process.WorkerRuntime.serve`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import multiprocessing
 import os
 import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
-from multiprocessing.context import ForkServerContext, SpawnContext
-from multiprocessing.process import BaseProcess
 
 from esbench.driver.coordinator.pools.base import ConnectionHandle, LoadDriver, WorkerHandle, WorkerPlacement
-from esbench.driver.worker.process import InitWorker, Shutdown, run_in_thread, worker_main
+from esbench.driver.worker.process import InitWorker, Shutdown, run_in_thread
 
-#: Seconds to wait for a worker to exit at shutdown before terminating it.
+#: Seconds to wait for a worker to exit at shutdown before terminating it (and again before killing it).
 SHUTDOWN_GRACE = 5.0
+
+#: The worker process's program (``python -c``): the coordinator's ``sys.path`` first, so that the
+#: worker imports the same esbench (and the same track plugins' packages) as the coordinator, however
+#: that was started (console script, ``python -m``, ``python -P`` with ``PYTHONPATH``, a checkout).
+#: argv: ``[json sys.path, conn_fd, sentinel_fd]``.
+BOOTSTRAP = (
+    "import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
+    "from esbench.driver.worker.child import main; main(sys.argv[2:])"
+)
 
 
 class LocalWorkerHandle(ConnectionHandle):
-    """The coordinator's end of one local worker (process or thread)."""
+    """The coordinator's end of one local worker (process or thread).
+
+    Args:
+        worker_id: the worker's index.
+        conn: the coordinator's end of the worker's connection.
+        proc: the worker process, or None for a thread.
+        sentinel: the read end of the pipe whose write end only the worker process holds (readable,
+            at EOF, once the process has exited); None for a thread.
+        thread: the worker thread, or None for a process.
+    """
 
     conn: Connection
 
     def __init__(
-        self, worker_id: int, conn: Connection, proc: BaseProcess | None, thread: threading.Thread | None
+        self,
+        worker_id: int,
+        conn: Connection,
+        proc: subprocess.Popen[bytes] | None,
+        thread: threading.Thread | None,
+        *,
+        sentinel: int | None = None,
     ) -> None:
         super().__init__(worker_id, conn)
         self.proc = proc
+        self.sentinel = sentinel
         self.thread = thread
 
     def waitables(self) -> list[Connection | int]:
         items: list[Connection | int] = [self.conn]
-        if self.proc is not None:
-            items.append(self.proc.sentinel)
+        if self.sentinel is not None:
+            items.append(self.sentinel)
         return items
 
     def exited(self, ready: Sequence[object]) -> bool:
-        return self.proc is not None and self.proc.sentinel in ready
+        return self.sentinel is not None and self.sentinel in ready
 
     def alive(self) -> bool:
         if self.proc is not None:
-            return bool(self.proc.is_alive())
+            return self.proc.poll() is None
         return self.thread is not None and self.thread.is_alive()
 
     def describe_death(self) -> str:
         if self.proc is not None:
-            if self.proc.exitcode is None:
-                # The pipe closes a moment before the process can be reaped.
-                self.proc.join(1.0)
-            return f"worker process {self.worker_id} exited unexpectedly (exit code {self.proc.exitcode})"
+            # The sentinel closes a moment before the process can be reaped.
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(1.0)
+            return f"worker process {self.worker_id} exited unexpectedly (exit code {self.proc.returncode})"
         return f"worker thread {self.worker_id} ended unexpectedly"
 
     def stop(self) -> None:
         self.send(Shutdown())
         if self.proc is not None:
-            self.proc.join(SHUTDOWN_GRACE)
-            if self.proc.is_alive():
-                self.proc.terminate()
-                self.proc.join(SHUTDOWN_GRACE)
+            _reap(self.proc)
         elif self.thread is not None:
             self.thread.join(SHUTDOWN_GRACE)
         with contextlib.suppress(OSError):
             self.conn.close()
+        self._close_sentinel()
 
     def terminate(self) -> None:
-        if self.proc is not None and self.proc.is_alive():
+        if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
 
-
-def _mp_context() -> ForkServerContext | SpawnContext:
-    methods = multiprocessing.get_all_start_methods()
-    if "forkserver" in methods:
-        ctx = multiprocessing.get_context("forkserver")
-        # Workers forked from a server that already imported the driver start in milliseconds.
-        ctx.set_forkserver_preload(["esbench.driver.worker.process"])
-        return ctx
-    return multiprocessing.get_context("spawn")
+    def _close_sentinel(self) -> None:
+        if self.sentinel is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.sentinel)
+            self.sentinel = None
 
 
-def start_process(worker_id: int, init: InitWorker) -> LocalWorkerHandle:
-    """Start a worker process running :func:`esbench.driver.worker.process.worker_main` and send ``init``."""
-    ctx = _mp_context()
-    parent, child = ctx.Pipe()
-    proc = ctx.Process(target=worker_main, args=(child,), name=f"esbench-worker-{worker_id}", daemon=True)
-    proc.start()
-    child.close()
-    handle = LocalWorkerHandle(worker_id, parent, proc, None)
-    handle.send(init)
-    return handle
+def _reap(proc: subprocess.Popen[bytes]) -> None:
+    """Wait for ``proc`` to exit: ``SHUTDOWN_GRACE`` s, then SIGTERM, then SIGKILL (never forever)."""
+    for escalate in (proc.terminate, proc.kill, None):
+        try:
+            proc.wait(SHUTDOWN_GRACE)
+            return
+        except subprocess.TimeoutExpired:
+            if escalate is None:
+                return
+            escalate()
+
+
+def worker_command(conn_fd: int, sentinel_fd: int) -> list[str]:
+    """The command line of a worker process: this interpreter with its flags (``-P``, ``-E``, ...,
+    as :mod:`multiprocessing`'s spawn passes them) running :data:`BOOTSTRAP`."""
+    flags: list[str] = subprocess._args_from_interpreter_flags()  # type: ignore[attr-defined]
+    return [sys.executable, *flags, "-c", BOOTSTRAP, json.dumps(sys.path), str(conn_fd), str(sentinel_fd)]
+
+
+def start_process(worker_id: int) -> LocalWorkerHandle:
+    """Start a worker process (:func:`esbench.driver.worker.child.main`); send it its ``InitWorker``
+    next.
+
+    Raises:
+        OSError: the process could not be started (no such interpreter, out of processes).
+    """
+    parent_sock, child_sock = socket.socketpair()
+    sentinel_r, sentinel_w = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            worker_command(child_sock.fileno(), sentinel_w),
+            pass_fds=(child_sock.fileno(), sentinel_w),
+            stdin=subprocess.DEVNULL,
+            process_group=0,
+        )
+    except BaseException:
+        parent_sock.close()
+        os.close(sentinel_r)
+        raise
+    finally:
+        child_sock.close()
+        os.close(sentinel_w)
+    return LocalWorkerHandle(worker_id, Connection(parent_sock.detach()), proc, None, sentinel=sentinel_r)
 
 
 def start_thread(worker_id: int, init: InitWorker, runtime_kwargs: dict[str, object]) -> LocalWorkerHandle:
@@ -130,12 +193,16 @@ class LocalPool:
         return 1 if self.in_thread else (self.workers or os.cpu_count() or 1)
 
     def start(self, count: int, init_for: Callable[[int], InitWorker]) -> list[WorkerHandle]:
-        for worker_id in range(count):
-            init = init_for(worker_id)
-            if self.in_thread:
-                self.handles.append(start_thread(worker_id, init, self.thread_kwargs))
-            else:
-                self.handles.append(start_process(worker_id, init))
+        if self.in_thread:
+            self.handles.extend(start_thread(i, init_for(i), self.thread_kwargs) for i in range(count))
+            return list(self.handles)
+        # Every process first, then the InitWorker messages: a worker reads its message only once
+        # it has imported the driver (~0.5 s), and sending a message larger than the socket buffer
+        # blocks until then, which would start the workers one after another.
+        launched = [start_process(worker_id) for worker_id in range(count)]
+        self.handles.extend(launched)
+        for handle in launched:
+            handle.send(init_for(handle.worker_id))
         return list(self.handles)
 
     def stop(self) -> None:
