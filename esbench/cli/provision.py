@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import click
-from tabulate import tabulate
 
 from esbench.cli import list_group, main
 from esbench.cli._provision_options import provision_options, provision_settings
 from esbench.cli._track_source import pop_track_source, track_source_options
+from esbench.console import tabulate
 from esbench.exceptions import NotFound
 from esbench.provision import installation
 from esbench.provision.flavors import download_archive, get_flavor

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-import tabulate
 
 from esbench.cli import list_group, main
 from esbench.cli._params import TAG_FILTER
 from esbench.cli._tags import parse_tag_filter
+from esbench.console import tabulate
 from esbench.exceptions import UserError
 from esbench.records import RaceResult, RaceStatus
 from esbench.reporting.compare import DEFAULT_ALPHA, Side, all_warnings, compare_races
@@ -174,7 +174,7 @@ def list_races(
         "User Tags",
         "Track Params",
     ]
-    click.echo(tabulate.tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True))
+    click.echo(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True))
 
 
 # ------------------------------------------------------------------------------------ compare

@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 import click
-from tabulate import tabulate
 
 from esbench.cli import list_group, main
 from esbench.cli._track_source import F, pop_track_source, track_source_options
+from esbench.console import tabulate
 from esbench.exceptions import EsbenchError, UserError
 from esbench.home import builtin_tracks_dir
 from esbench.track.model import BuildFlavor, Challenge, Parallel, Task, Track

@@ -13,7 +13,7 @@ rally-teams mixin) makes :func:`create_security_material` run once per installat
 * ``password``: that user's generated password (mode 600), so that ``esbench race`` can use it
   for a cluster it provisioned and a user can read it for one started with ``esbench start``.
 
-Certificates come from the ``cryptography`` library (X.509 building per RFC 5280); no CA or
+Certificates come from the ``cryptography`` library (:mod:`.certificates`, RFC 5280); no CA or
 password leaves the installation directory, which ``esbench stop`` deletes.
 
 Sources: Elasticsearch "Security settings" (``xpack.security.http.ssl.*``,
@@ -30,7 +30,6 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import hashlib
-import ipaddress
 import os
 import secrets
 import shutil
@@ -39,11 +38,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
-
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from esbench.exceptions import ProvisionError
 
@@ -112,20 +106,6 @@ def pbkdf2_hash(password: str, *, cost: int = PBKDF2_COST, salt: bytes | None = 
     return f"{{PBKDF2}}{cost}${base64.b64encode(salt).decode()}${base64.b64encode(key).decode()}"
 
 
-def _name(common_name: str) -> x509.Name:
-    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
-
-
-def _key() -> rsa.RSAPrivateKey:
-    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
-
-
-def _pem_key(key: rsa.RSAPrivateKey) -> bytes:
-    return key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    )
-
-
 def _write(path: Path, data: bytes, mode: int) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     with os.fdopen(fd, "wb") as out:
@@ -142,63 +122,14 @@ def create_security_material(directory: Path, *, user: str = DEFAULT_USER) -> Se
         directory.mkdir(mode=0o700, parents=False)
     except FileExistsError:
         raise ProvisionError(f"{directory} exists already; refusing to overwrite its certificates.") from None
-    now = dt.datetime.now(dt.UTC) - dt.timedelta(minutes=5)  # tolerate small clock differences
-    ca_key = _key()
-    ca_cert = (
-        x509.CertificateBuilder()
-        .subject_name(_name("esbench CA"))
-        .issuer_name(_name("esbench CA"))
-        .public_key(ca_key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now)
-        .not_valid_after(now + _VALIDITY)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-        .add_extension(
-            x509.KeyUsage(
-                digital_signature=True,
-                content_commitment=False,
-                key_encipherment=False,
-                data_encipherment=False,
-                key_agreement=False,
-                key_cert_sign=True,
-                crl_sign=True,
-                encipher_only=False,
-                decipher_only=False,
-            ),
-            critical=True,
-        )
-        .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
-        .sign(ca_key, hashes.SHA256())
-    )
-    node_key = _key()
-    node_cert = (
-        x509.CertificateBuilder()
-        .subject_name(_name("esbench node"))
-        .issuer_name(ca_cert.subject)
-        .public_key(node_key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now)
-        .not_valid_after(now + _VALIDITY)
-        .add_extension(
-            x509.SubjectAlternativeName(
-                [x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]
-            ),
-            critical=False,
-        )
-        .add_extension(
-            x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]),
-            critical=False,
-        )
-        .add_extension(
-            x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False
-        )
-        .sign(ca_key, hashes.SHA256())
-    )
-    pem = serialization.Encoding.PEM
-    _write(directory / "ca.crt", ca_cert.public_bytes(pem), 0o644)
-    _write(directory / "ca.key", _pem_key(ca_key), 0o600)
-    _write(directory / "node.crt", node_cert.public_bytes(pem), 0o644)
-    _write(directory / "node.key", _pem_key(node_key), 0o600)
+    # Here, not at the top: cryptography is ~7.4 MiB that only a secured installation needs.
+    from esbench.provision.certificates import create_certificates
+
+    pems = create_certificates(_VALIDITY)
+    _write(directory / "ca.crt", pems.ca_cert, 0o644)
+    _write(directory / "ca.key", pems.ca_key, 0o600)
+    _write(directory / "node.crt", pems.node_cert, 0o644)
+    _write(directory / "node.key", pems.node_key, 0o600)
     password = secrets.token_urlsafe(24)
     _write(directory / "password", password.encode("utf-8") + b"\n", 0o600)
     _write(directory / "users", f"{user}:{pbkdf2_hash(password)}\n".encode(), 0o600)

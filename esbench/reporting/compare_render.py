@@ -13,8 +13,8 @@ from enum import StrEnum
 from typing import NotRequired, TypedDict
 
 import click
-import tabulate
 
+from esbench.console import tabulate
 from esbench.exceptions import ConfigError
 from esbench.reporting.compare import (
     Comparison,
@@ -108,7 +108,7 @@ def _headers(comparison: Comparison) -> list[str]:
 
 def _pipe(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     # Numbers are pre-formatted strings; numparse stays off so signs ("+1.20") and colours survive.
-    return tabulate.tabulate(
+    return tabulate(
         [list(r) for r in rows],
         headers=list(headers),
         tablefmt="pipe",

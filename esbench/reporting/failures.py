@@ -11,8 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TypedDict
 
-import tabulate
-
+from esbench.console import tabulate
 from esbench.records import describe_line
 
 __all__ = [
@@ -83,7 +82,7 @@ def failure_table(race: RaceResult, *, markdown: bool = False) -> str:
     rows = failure_rows(race)
     if not rows:
         return ""
-    table = tabulate.tabulate(
+    table = tabulate(
         [list(r) for r in rows], headers=list(HEADERS), tablefmt="pipe", numalign="right", stralign="left"
     )
     title = f"**{TITLE}:**" if markdown else f"{TITLE}:"

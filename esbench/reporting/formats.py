@@ -23,8 +23,7 @@ import json
 from collections.abc import Sequence
 from enum import StrEnum
 
-import tabulate
-
+from esbench.console import tabulate
 from esbench.exceptions import ConfigError
 
 
@@ -72,7 +71,7 @@ def pipe_table(headers: Sequence[str], rows: Sequence[Sequence[Cell]], *, numali
 
     ``numalign`` is Rally's ``numbers.align`` (``decimal``, ``right``, ``left``, ``center``).
     """
-    return tabulate.tabulate(
+    return tabulate(
         [list(r) for r in rows], headers=list(headers), tablefmt="pipe", numalign=numalign, stralign="right"
     )
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tabulate import tabulate
-
+from esbench.console import tabulate
 from esbench.requirements.check import RequirementsReport, is_present, missing_paragraph
 from esbench.requirements.needs import Need
 

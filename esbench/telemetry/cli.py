@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from tabulate import tabulate
-
+from esbench.console import tabulate
 from esbench.telemetry.registry import DEVICES, create_devices, parse_device_names
 from esbench.telemetry.settings import TelemetrySettings
 from esbench.track.params import parse_params

@@ -28,6 +28,8 @@ HEAVY = (
     "otava",
     "numpy",
     "scipy",
+    "tabulate",
+    "cryptography",
 )
 
 _SCRIPT = """
@@ -62,3 +64,20 @@ def _heavy_after_help(*left_out: str) -> list[str]:
 
 def test_help_of_every_command_imports_no_heavy_module() -> None:
     assert _heavy_after_help() == []
+
+
+#: What a race's coordinator process must not hold while its workers run: a report's table library
+#: (printed after the workers exit) and the certificate library of secured provisioning. Together
+#: ~16 MiB of the race's process tree (issue 25).
+NOT_DURING_A_RACE = ("tabulate", "wcwidth", "cryptography")
+
+
+def test_race_control_imports_neither_the_report_tables_nor_the_certificate_library() -> None:
+    code = (
+        "import json, sys; import esbench.cli, esbench.racecontrol, esbench.provision.cluster; "
+        f"print(json.dumps(sorted(m for m in {NOT_DURING_A_RACE!r} if m in sys.modules)))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert json.loads(proc.stdout) == []

@@ -32,6 +32,12 @@ NOT_IN_WORKER = (
     "plotly",
     "click",
     "sqlite3",
+    "tabulate",
+    "cryptography",
+    # The corpus downloader's (esbench.corpus.prepare): a worker only reads prepared files.
+    "urllib.request",
+    "http.client",
+    "email",
 )
 #: What the first use of the client API imports.
 CLIENT_API = {"elasticsearch", "elastic_transport", "aiohttp"}
@@ -86,11 +92,13 @@ def _python(code: str, *args: str) -> dict[str, object]:
     return result
 
 
-def test_the_module_the_fork_server_preloads_imports_no_heavy_package():
-    # esbench.driver.coordinator.pools.local preloads this module into the fork server; every
-    # worker is forked from it and carries what it imported.
+def test_a_worker_process_with_every_built_in_runner_and_param_source_imports_no_heavy_package():
+    # A worker process starts in esbench.driver.worker.child; a step imports the registry's runners
+    # and param sources, the bulk ones (which read corpora) included.
     found = _python(
-        "import json, sys; import esbench.driver.worker.process; "
+        "import json, sys; import esbench.driver.worker.child; "
+        "from esbench.driver.worker.registry import default_registry; default_registry(); "
+        "import esbench.driver.worker.params.bulk, esbench.driver.worker.runners.bulk; "
         f"print(json.dumps({{'heavy': sorted(m for m in {NOT_IN_WORKER!r} if m in sys.modules)}}))"
     )
     assert found == {"heavy": []}
