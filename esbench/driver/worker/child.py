@@ -16,6 +16,7 @@ inherited descriptors, named on its command line:
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
@@ -27,14 +28,19 @@ def main(argv: Sequence[str]) -> None:
     """Serve the coordinator over the inherited connection until ``Shutdown`` or its end closes.
 
     Args:
-        argv: ``[conn_fd, sentinel_fd]``, the two inherited descriptors as decimal strings.
+        argv: ``[name, conn_fd, sentinel_fd]``: the process name (``esbench-worker-N``, which the
+            race log shows as ``%(processName)s``) and the two inherited descriptors as decimal
+            strings.
 
     Raises:
-        ValueError: ``argv`` is not two descriptor numbers (a launcher bug, not user input).
+        ValueError: ``argv`` is not a name and two descriptor numbers (a launcher bug, not user
+            input).
     """
-    if len(argv) != 2:
-        raise ValueError(f"expected a connection and a sentinel descriptor, got {list(argv)!r}")
-    conn_fd, sentinel_fd = (int(arg) for arg in argv)
+    if len(argv) != 3:
+        raise ValueError(f"expected a name, a connection and a sentinel descriptor, got {list(argv)!r}")
+    name = argv[0]
+    conn_fd, sentinel_fd = (int(arg) for arg in argv[1:])
+    multiprocessing.current_process().name = name
     # Keep the sentinel open for this process's lifetime only: a process a track's plugin starts
     # must not hold it, or the coordinator would not see this worker exit.
     os.set_inheritable(sentinel_fd, False)

@@ -67,6 +67,8 @@ def test_workers_are_children_of_the_coordinator_in_process_groups_of_their_own(
     assert [w.ppid() for w in workers] == [me, me]
     assert all(os.getpgid(w.pid) == w.pid != os.getpgid(me) for w in workers)
     assert all("esbench.driver.worker.child" in " ".join(w.cmdline()) for w in workers)
+    # The race log's %(processName)s tells the workers apart.
+    assert [w.cmdline()[-3] for w in workers] == ["esbench-worker-0", "esbench-worker-1"]
 
 
 def test_a_killed_worker_is_seen_at_once_with_its_signal(pool):

@@ -35,7 +35,7 @@ SHUTDOWN_GRACE = 5.0
 #: The worker process's program (``python -c``): the coordinator's ``sys.path`` first, so that the
 #: worker imports the same esbench (and the same track plugins' packages) as the coordinator, however
 #: that was started (console script, ``python -m``, ``python -P`` with ``PYTHONPATH``, a checkout).
-#: argv: ``[json sys.path, conn_fd, sentinel_fd]``.
+#: argv: ``[json sys.path, process name, conn_fd, sentinel_fd]``.
 BOOTSTRAP = (
     "import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
     "from esbench.driver.worker.child import main; main(sys.argv[2:])"
@@ -125,11 +125,21 @@ def _reap(proc: subprocess.Popen[bytes]) -> None:
             escalate()
 
 
-def worker_command(conn_fd: int, sentinel_fd: int) -> list[str]:
-    """The command line of a worker process: this interpreter with its flags (``-P``, ``-E``, ...,
-    as :mod:`multiprocessing`'s spawn passes them) running :data:`BOOTSTRAP`."""
+def worker_command(worker_id: int, conn_fd: int, sentinel_fd: int) -> list[str]:
+    """The command line of worker ``worker_id``: this interpreter with its flags (``-P``, ``-E``,
+    ..., as :mod:`multiprocessing`'s spawn passes them) running :data:`BOOTSTRAP`."""
     flags: list[str] = subprocess._args_from_interpreter_flags()  # type: ignore[attr-defined]
-    return [sys.executable, *flags, "-c", BOOTSTRAP, json.dumps(sys.path), str(conn_fd), str(sentinel_fd)]
+    name = f"esbench-worker-{worker_id}"
+    return [
+        sys.executable,
+        *flags,
+        "-c",
+        BOOTSTRAP,
+        json.dumps(sys.path),
+        name,
+        str(conn_fd),
+        str(sentinel_fd),
+    ]
 
 
 def start_process(worker_id: int) -> LocalWorkerHandle:
@@ -143,7 +153,7 @@ def start_process(worker_id: int) -> LocalWorkerHandle:
     sentinel_r, sentinel_w = os.pipe()
     try:
         proc = subprocess.Popen(
-            worker_command(child_sock.fileno(), sentinel_w),
+            worker_command(worker_id, child_sock.fileno(), sentinel_w),
             pass_fds=(child_sock.fileno(), sentinel_w),
             stdin=subprocess.DEVNULL,
             process_group=0,
