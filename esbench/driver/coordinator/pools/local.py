@@ -4,9 +4,10 @@ A worker process is a plain child of the coordinator, started with :class:`subpr
 served by :func:`esbench.driver.worker.child.main`; no ``multiprocessing`` context is involved. A
 forkserver context is one more Python process and starts a resource tracker too: ~42 MiB of RSS
 in a 2-worker race (27.5 + 14.9 MiB, docs/performance.md, issue 25), for a tracker that tracks
-nothing here (workers share no semaphores or shared memory) and a server whose only use was to
-fork workers ~0.5 s sooner. Never fork the coordinator itself: it has threads and event loops that
-a forked child would inherit broken.
+nothing here (workers share no semaphores or shared memory) and a server that saved only the later
+races of one process (a sweep's) ~0.17 s of worker start-up each (benchmarks/bench_worker_start.py).
+Never fork the coordinator itself: it has threads and event loops that a forked child would inherit
+broken.
 
 Each worker runs in a process group of its own: a Ctrl-C at the terminal reaches the coordinator
 alone, which decides how the race ends and tells the workers. A worker whose coordinator is gone
