@@ -27,6 +27,7 @@ import math
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from esbench.corpus.conflicts import ConflictingActions, IdConflicts
 from esbench.corpus.heap import retain_freed_bodies
@@ -43,14 +44,15 @@ class BulkRequest:
     """One bulk request body and what it contains.
 
     Attributes:
-        body: NDJSON body (action and document lines), ending in ``\\n``.
+        body: NDJSON body (action and document lines), ending in ``\\n``: ``bytes``, or a
+            read-only ``memoryview`` where :meth:`BulkSource.requests` was asked for views.
         doc_count: documents in the body (Rally's ``bulk-size`` of this request).
         index: the index or data stream the action lines target (None when a file's own action
             lines are passed through); Rally passes it as the request's default index.
         file: the file the documents come from.
     """
 
-    body: bytes
+    body: bytes | memoryview
     doc_count: int
     index: str | None
     file: PreparedDocuments
@@ -196,15 +198,20 @@ class BulkSource:
 
     def __iter__(self) -> Iterator[tuple[bytes, int]]:
         for request in self.requests():
-            yield request.body, request.doc_count
+            yield cast(bytes, request.body), request.doc_count  # copies: views were not asked for
 
-    def requests(self) -> Iterator[BulkRequest]:
+    def requests(self, *, views: bool = False) -> Iterator[BulkRequest]:
         """Yield the client's bulk requests (forever when ``looped`` and there is anything to send).
 
         Each file slice is memory-mapped while it is read (:class:`~esbench.corpus.mapped.MappedRange`);
         when ``looped``, the mappings stay for the next pass, whose pages are then mapped already
         (up to :data:`~esbench.corpus.mapped.KEEP_LIMIT` bytes per slice). Closing the generator
         unmaps them.
+
+        ``views``: the consumer sends bodies as they are and takes any buffer, so bodies may be
+        read-only ``memoryview`` objects instead of copies: those of files with their own action
+        lines always, those of a kept looped slice from its second pass on
+        (:mod:`esbench.corpus.spool`). The bytes are the same either way.
         """
         retain_freed_bodies()
         passes = 0
@@ -215,7 +222,7 @@ class BulkSource:
                 for slice_index, s in enumerate(self.slices):
                     if remaining <= 0:
                         break
-                    for request in self._slice_requests(s, slice_index, passes, mapped):
+                    for request in self._slice_requests(s, slice_index, passes, mapped, views):
                         yield request
                         remaining -= 1
                         if remaining <= 0:
@@ -238,7 +245,7 @@ class BulkSource:
         return self.index or f.target_index, False
 
     def _slice_requests(
-        self, s: FileSlice, slice_index: int, passes: int, mapped: dict[int, MappedRange]
+        self, s: FileSlice, slice_index: int, passes: int, mapped: dict[int, MappedRange], views: bool
     ) -> Iterator[BulkRequest]:
         f = s.file
         target, use_create = self._target(f)
@@ -250,12 +257,12 @@ class BulkSource:
         if m is None:
             m = mapped[slice_index] = MappedRange(f.path, *_byte_range(s), reread=self.looped)
         if f.includes_action_and_meta_data:
-            for chunk, line_count in m.groups(2 * self.bulk_size):
+            for chunk, line_count in m.groups(2 * self.bulk_size, views=views):
                 yield BulkRequest(body=chunk, doc_count=line_count // 2, index=target, file=f)
             return
         assert target is not None  # the constructor refuses a file without one
         action = action_line(target, create=use_create)
-        for body, count in m.groups(self.bulk_size, prefix=action):
+        for body, count in m.groups(self.bulk_size, prefix=action, views=views):
             yield BulkRequest(body=body, doc_count=count, index=target, file=f)
 
     def _conflict_requests(

@@ -18,16 +18,24 @@ host with a node. So pages are kept mapped only where they will be read again, i
 of at most :data:`KEEP_LIMIT` bytes; elsewhere the pages behind the reading position are
 unmapped every :data:`RELEASE_STEP` bytes (``madvise(MADV_DONTNEED)``: the page cache keeps them,
 only this process's mapping goes), which bounds what one range adds to the RSS.
+
+Without the copy, where the consumer takes views (the built-in bulk runner): lines that carry
+their own action lines are sent as views of the mapping, and a kept looped slice sends its bodies
+from the second pass on as views of a :class:`~esbench.corpus.spool.BodySpool` that the first pass
+filled; the range's own pages are then let go (:mod:`esbench.corpus.spool` says why and at what
+cost).
 """
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from esbench.corpus.lines import prefix_group, prefix_lines
+from esbench.corpus.lines import nth_newline, prefix_group, prefix_lines
+from esbench.corpus.spool import BodySpool
 
 #: A looped slice up to this size (bytes) stays mapped between passes (the speed of a looped bulk).
 KEEP_LIMIT = 512 << 20
@@ -46,8 +54,8 @@ class MappedRange:
         reread: the range will be read again (a looped corpus): keep its pages mapped if it is
             at most :data:`KEEP_LIMIT` bytes; else they are unmapped behind the reader.
 
-    Use as a context manager, or call :meth:`close`; the mapping is released when the last
-    body-building call returns (bodies are copies, never views of the mapping).
+    Use as a context manager, or call :meth:`close`. Bodies are copies unless :meth:`groups` is
+    asked for views; a view still in use when the range closes keeps its mapping until released.
 
     Raises:
         OSError: the file cannot be opened or mapped.
@@ -56,6 +64,10 @@ class MappedRange:
     def __init__(self, path: Path, start: int, end: int, *, reread: bool = False) -> None:
         self._map: mmap.mmap | None = None
         self._closed = False
+        self._path = path
+        self._spool: BodySpool | None = None
+        self._spool_key: tuple[int, bytes] | None = None
+        self._spool_tried = False
         self.keeps_pages = reread and end - start <= KEEP_LIMIT
         with open(path, "rb") as f:
             end = min(end, os.fstat(f.fileno()).st_size)
@@ -66,10 +78,18 @@ class MappedRange:
                 start, end = start - base, end - base
         self._start, self._end = start, end
 
-    def groups(self, lines_per_group: int, *, prefix: bytes = b"") -> Iterator[tuple[bytes, int]]:
+    def groups(
+        self, lines_per_group: int, *, prefix: bytes = b"", views: bool = False
+    ) -> Iterator[tuple[bytes | memoryview, int]]:
         """Yield ``(chunk, lines)`` over the range: ``lines_per_group`` whole lines per chunk,
         each line with ``prefix`` in front, except the last chunk, which may hold fewer. A last
-        line without a newline gets one. Each chunk is a new ``bytes`` object.
+        line without a newline gets one.
+
+        Each chunk is a new ``bytes`` object, unless ``views`` (the consumer takes any buffer and
+        sends it as it is): then chunks without ``prefix`` are ``memoryview`` slices of the
+        mapping, and in a range that :attr:`keeps_pages` the first complete pass also fills a
+        :class:`~esbench.corpus.spool.BodySpool`, whose views are the chunks of every later
+        call with the same ``lines_per_group`` and ``prefix``.
 
         Raises:
             ValueError: ``lines_per_group`` is not positive, or the range was closed.
@@ -78,32 +98,91 @@ class MappedRange:
             raise ValueError(f"lines_per_group must be positive, got {lines_per_group}")
         if self._closed:
             raise ValueError("the mapped range was closed")
+        if self._spool is not None and self._spool_key == (lines_per_group, prefix):
+            yield from self._spool.bodies()
+            return
         window = self._map
         if window is None:
             return
+        if views and not prefix:
+            yield from self._views(window, lines_per_group)
+            return
+        spool = None
+        if views and self.keeps_pages and not self._spool_tried:
+            self._spool_tried = True
+            spool = BodySpool.create(self._path.parent)
+        try:
+            yield from self._copies(window, lines_per_group, prefix, spool)
+        finally:
+            if spool is not None and not spool.sealed:
+                spool.close()  # the pass ended early: later passes build copies
+
+    def _copies(
+        self, window: mmap.mmap, lines_per_group: int, prefix: bytes, spool: BodySpool | None
+    ) -> Iterator[tuple[bytes, int]]:
         pos, end = self._start, self._end
         released = 0  # window[:released] is unmapped (a multiple of the page size)
-        while True:
+        while pos < end:
             chunk, following, missing = prefix_group(window, pos, lines_per_group, prefix, end)
+            lines = lines_per_group
             if chunk is None:
-                break
-            yield chunk, lines_per_group
+                chunk = prefix_lines(window, pos, end, prefix)
+                lines = lines_per_group - missing + (window[end - 1] != 0x0A)
+                following = end
+            if spool is not None and not spool.append(chunk, lines):
+                spool = None
+            if spool is not None and following >= end:
+                self._seal(spool, (lines_per_group, prefix))
+            yield chunk, lines
             pos = following
             if pos - released >= RELEASE_STEP and not self.keeps_pages:
                 upto = pos - pos % mmap.PAGESIZE
                 window.madvise(mmap.MADV_DONTNEED, released, upto - released)
                 released = upto
-        if pos < end:
-            yield (
-                prefix_lines(window, pos, end, prefix),
-                lines_per_group - missing + (window[end - 1] != 0x0A),
-            )
+
+    def _views(self, window: mmap.mmap, lines_per_group: int) -> Iterator[tuple[bytes | memoryview, int]]:
+        """Chunks of whole lines as views of the mapping (lines that carry their own action
+        lines need no copy); a last line without a newline is copied to get one."""
+        pos, end = self._start, self._end
+        whole = memoryview(window)
+        released = 0
+        while pos < end:
+            last, missing = nth_newline(window, pos, lines_per_group, end)
+            if last < 0:
+                if window[end - 1] != 0x0A:
+                    yield prefix_lines(window, pos, end, b""), lines_per_group - missing + 1
+                else:
+                    yield whole[pos:end], lines_per_group - missing
+                return
+            yield whole[pos : last + 1], lines_per_group
+            pos = last + 1
+            if pos - released >= RELEASE_STEP and not self.keeps_pages:
+                # A view of these pages may still wait in a socket buffer: they are read again
+                # from the page cache when it is sent (the mapping stays; only the pages go).
+                upto = pos - pos % mmap.PAGESIZE
+                window.madvise(mmap.MADV_DONTNEED, released, upto - released)
+                released = upto
+
+    def _seal(self, spool: BodySpool, key: tuple[int, bytes]) -> None:
+        """The first pass is complete: serve later passes from ``spool`` and let go of the
+        range's own pages (the mapping stays, for a call with another group size)."""
+        if not spool.seal() or self._map is None:
+            return
+        self._spool, self._spool_key = spool, key
+        size = self._end - self._end % mmap.PAGESIZE
+        if size:
+            self._map.madvise(mmap.MADV_DONTNEED, 0, size)
 
     def close(self) -> None:
-        """Unmap the range (idempotent)."""
+        """Unmap the range and drop its spool (idempotent). A view still in use keeps its
+        mapping alive until it is released."""
         self._closed = True
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
         if self._map is not None:
-            self._map.close()
+            with contextlib.suppress(BufferError):
+                self._map.close()
             self._map = None
 
     def __enter__(self) -> MappedRange:

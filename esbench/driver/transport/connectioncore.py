@@ -26,7 +26,7 @@ from typing import Any
 
 from esbench._compiled import load
 from esbench.driver.transport.failures import DEFAULT, is_default
-from esbench.driver.transport.http import RawResponse
+from esbench.driver.transport.http import RawResponse, RequestBody
 from esbench.driver.transport.timing import RequestTiming, current_timing
 
 perf_counter = time.perf_counter
@@ -125,7 +125,7 @@ class PyConnectionCore:
         raise NotImplementedError
 
     def send(
-        self, parts: tuple[bytes, ...], head: bool, start: float, limit: float | None
+        self, parts: tuple[RequestBody, ...], head: bool, start: float, limit: float | None
     ) -> asyncio.Future[RawResponse]:
         """Write one request (head and body, not concatenated) that starts at ``start``
         (``perf_counter`` s) and times out ``limit`` seconds later (None: never); the future
@@ -161,7 +161,7 @@ def py_send_prepared(
     transport: Any,
     method: str,
     target: str,
-    body: bytes | None,
+    body: RequestBody | None,
     headers: Mapping[str, str] | None,
     timeout: Any,
 ) -> Any:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Protocol, TypeAlias, cast
 
 from esbench._compiled import load
 from esbench.driver.transport.failures import DEFAULT, DefaultTimeout
@@ -95,6 +95,11 @@ else:
     RawResponse = _C.RawResponse if _C is not None else PyRawResponse
 
 
+#: A request body: ``bytes``, or a read-only ``memoryview`` sent as it is (a looped bulk's body
+#: from the spool of esbench/corpus/spool.py).
+RequestBody: TypeAlias = bytes | memoryview
+
+
 class HttpTransport(Protocol):
     """What runners need from the wire (see module doc)."""
 
@@ -103,7 +108,7 @@ class HttpTransport(Protocol):
         method: str,
         target: str,
         *,
-        body: bytes | None = None,
+        body: RequestBody | None = None,
         headers: Mapping[str, str] | None = None,
         timeout: float | DefaultTimeout | DefaultType | None = DEFAULT,
     ) -> RawResponse:
@@ -132,7 +137,8 @@ def __getattr__(name: str) -> object:
 
 
 Responder = Callable[
-    [str, str, bytes | None], "RawResponse | tuple[int, bytes] | Awaitable[RawResponse | tuple[int, bytes]]"
+    [str, str, RequestBody | None],
+    "RawResponse | tuple[int, bytes] | Awaitable[RawResponse | tuple[int, bytes]]",
 ]
 
 
@@ -157,14 +163,14 @@ class StaticTransport:
         self._responder = responder
         self._clock = clock
         self._record = record
-        self.requests: list[tuple[str, str, bytes | None]] = []
+        self.requests: list[tuple[str, str, RequestBody | None]] = []
 
     async def request(
         self,
         method: str,
         target: str,
         *,
-        body: bytes | None = None,
+        body: RequestBody | None = None,
         headers: Mapping[str, str] | None = None,
         timeout: float | DefaultTimeout | DefaultType | None = DEFAULT,
     ) -> RawResponse:

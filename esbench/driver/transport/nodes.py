@@ -16,7 +16,7 @@ from elastic_transport._node import NodeApiResponse
 from elastic_transport.client_utils import DEFAULT, DefaultType
 
 from esbench.driver.transport.failures import DefaultTimeout, is_default
-from esbench.driver.transport.http import RawResponse
+from esbench.driver.transport.http import RawResponse, RequestBody
 from esbench.driver.transport.timing import current_timing
 
 perf_counter = time.perf_counter
@@ -69,7 +69,7 @@ class NodeHttpTransport:
         method: str,
         target: str,
         *,
-        body: bytes | None = None,
+        body: RequestBody | None = None,
         headers: Mapping[str, str] | None = None,
         timeout: float | DefaultTimeout | DefaultType | None = DEFAULT,
     ) -> RawResponse:

@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 from esbench.driver.transport import failures
 from esbench.driver.transport.connectioncore import send_prepared
 from esbench.driver.transport.failures import DEFAULT, is_default
-from esbench.driver.transport.http import RawResponse
+from esbench.driver.transport.http import RawResponse, RequestBody
 from esbench.driver.transport.rawconnection import _Connection, _Stale
 from esbench.driver.transport.timing import RequestTiming, current_timing
 
@@ -57,7 +57,7 @@ JOIN_BODY_BYTES = 4096
 _HEAD_CACHE_SIZE = 4096
 
 
-def gzip_body(body: bytes) -> bytes:
+def gzip_body(body: RequestBody) -> bytes:
     """``body`` gzip-compressed at :data:`GZIP_LEVEL`."""
     return gzip.compress(body, compresslevel=GZIP_LEVEL)
 
@@ -103,13 +103,13 @@ class RawHttpTransport:
         base.setdefault("user-agent", "esbench")
         self._base_headers = base
         self._head_cache: dict[tuple[str, str, int, int], tuple[Any, bytes]] = {}
-        self._gzip_cache: dict[int, tuple[bytes, bytes]] = {}
+        self._gzip_cache: dict[int, tuple[RequestBody, bytes]] = {}
         self._node_transports: dict[str, RawHttpTransport] = {}
         self._headers = dict(headers)
         # Per node, (target, headers, body, method, node, parts, bytes): the previous request to that
         # node and its wire form, reused when the next request hands the same objects.
         self._last_request: list[
-            tuple[str, Mapping[str, str] | None, bytes | None, str, int, tuple[bytes, ...], int] | None
+            tuple[str, Mapping[str, str] | None, bytes | None, str, int, tuple[RequestBody, ...], int] | None
         ] = [None for _ in self._nodes]
 
     def _request_head(self, method: str, target: str, node: int, headers: Mapping[str, str] | None) -> bytes:
@@ -130,7 +130,7 @@ class RawHttpTransport:
         self._head_cache[key] = (headers, head)
         return head
 
-    async def _gzip(self, body: bytes) -> bytes:
+    async def _gzip(self, body: RequestBody) -> bytes:
         if len(body) >= THREAD_COMPRESS_BYTES:
             return await asyncio.to_thread(gzip_body, body)
         cached = self._gzip_cache.get(id(body))
@@ -196,7 +196,7 @@ class RawHttpTransport:
         method: str,
         target: str,
         *,
-        body: bytes | None = None,
+        body: RequestBody | None = None,
         headers: Mapping[str, str] | None = None,
         timeout: Any = DEFAULT,
     ) -> RawResponse:
@@ -222,7 +222,7 @@ class RawHttpTransport:
         exc: BaseException,
         method: str,
         target: str,
-        body: bytes | None,
+        body: RequestBody | None,
         headers: Mapping[str, str] | None,
         timeout: Any,
     ) -> RawResponse:
@@ -240,7 +240,7 @@ class RawHttpTransport:
         self,
         method: str,
         target: str,
-        body: bytes | None,
+        body: RequestBody | None,
         headers: Mapping[str, str] | None,
         timeout: Any,
         *,
@@ -309,9 +309,9 @@ class RawHttpTransport:
                 connection.abort()
             return response
 
-    def _frame(self, head: bytes, body: bytes | None) -> tuple[tuple[bytes, ...], int]:
+    def _frame(self, head: bytes, body: RequestBody | None) -> tuple[tuple[RequestBody, ...], int]:
         """The request's bytes (head, then ``body``: one buffer when small) and their count."""
-        parts: tuple[bytes, ...]
+        parts: tuple[RequestBody, ...]
         if body is None:
             parts = (head + b"\r\n",)
             return parts, len(parts[0])

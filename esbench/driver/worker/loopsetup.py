@@ -65,6 +65,10 @@ def loop_setup(allocation: ClientAllocation, run: TaskRun, *, start_at: float) -
         raise
     if hasattr(scheduler, "parameter_source"):
         scheduler.parameter_source = source
+    if run.runner.takes_body_views:
+        use_views = getattr(source, "use_body_views", None)
+        if use_views is not None:
+            use_views()
     time_based, total_iterations, warmup_iterations = loop_limits(task, run.runner, source)
     return LoopSetup(
         source=source,

@@ -136,6 +136,7 @@ class BulkClientSource:
         self._source = source
         self._base = dict(base)
         self._requests: Iterator[BulkRequest] | None = None
+        self._views = False
         self.current = 0
         self.total = source.bulks_per_pass
         self.infinite = source.looped and self.total > 0
@@ -152,9 +153,15 @@ class BulkClientSource:
             return None
         return self.current / self.total
 
+    def use_body_views(self) -> None:
+        """The runner sends bodies as they are: bodies may be read-only views of the corpus
+        mapping or of a looped slice's spool instead of copies (:meth:`BulkSource.requests`).
+        Takes effect if called before the first :meth:`params`."""
+        self._views = True
+
     def params(self) -> dict[str, Any]:
         if self._requests is None:
-            self._requests = self._source.requests()
+            self._requests = self._source.requests(views=self._views)
         request = next(self._requests)
         self.current += 1
         params = self._base.copy()

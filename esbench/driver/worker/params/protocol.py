@@ -18,7 +18,9 @@ class ClientParamSource(Protocol):
     Optional (read with ``getattr``, as Rally does, since plugins may lack them):
     ``infinite`` (bool) or ``size()`` (``int | None``, None = endless) say whether the source ends
     by itself (:func:`esbench.driver.worker.params.base.is_infinite`); ``percent_completed`` (0..1 or
-    None) feeds the progress display.
+    None) feeds the progress display; ``use_body_views()``, called before the first ``params()``
+    when the task's runner :attr:`~esbench.driver.worker.runners.base.Runner.takes_body_views`,
+    lets the source put read-only ``memoryview`` bodies in its params (the built-in bulk source).
     """
 
     def params(self) -> dict[str, Any]: ...

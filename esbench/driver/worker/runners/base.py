@@ -109,6 +109,10 @@ class Runner:
 
     #: Operation type name, for messages.
     name = "runner"
+    #: The runner sends ``params["body"]`` as it is and takes any buffer for it, so a param
+    #: source may hand it a read-only ``memoryview`` instead of ``bytes`` (``use_body_views`` in
+    #: :class:`~esbench.driver.worker.params.protocol.ClientParamSource`). Plugin runners never do.
+    takes_body_views = False
 
     async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         raise NotImplementedError

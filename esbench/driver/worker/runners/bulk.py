@@ -1,9 +1,10 @@
 """``bulk``: one bulk request; weight = documents in it (unit docs).
 
 Params (from the bulk param source, or a plugin's): ``body`` (NDJSON bytes, text or a list of
-lines), ``bulk-size`` (documents in the body), ``unit`` (``docs``), ``action-metadata-present``
-(False: ``index`` goes into the path), ``pipeline``, ``timeout``, ``refresh``, ``request-params``,
-``detailed-results``, plus the common ``headers``, ``opaque-id``, ``request-timeout``, and
+lines; from the bulk param source possibly a read-only ``memoryview``), ``bulk-size`` (documents
+in the body), ``unit`` (``docs``), ``action-metadata-present`` (False: ``index`` goes into the
+path), ``pipeline``, ``timeout``, ``refresh``, ``request-params``, ``detailed-results``, plus the
+common ``headers``, ``opaque-id``, ``request-timeout``, and
 ``routing-aware`` (``node``/``shard``: split each bulk by the node or shard of its documents'
 primaries and send the parts straight there; :mod:`esbench.driver.worker.runners.routed_bulk`).
 
@@ -166,12 +167,16 @@ def _detailed_meta(params: RallyParams, response: Mapping[str, Any], body: bytes
     return meta
 
 
-def ndjson_body(body: object) -> bytes:
+def ndjson_body(body: object) -> bytes | memoryview:
     """A bulk body as NDJSON bytes ending in a newline, accepted in every form Rally's client
     accepts (elastic_transport ``NdjsonSerializer``): ``bytes`` or ``str`` (with or without the
-    final newline), or a list/tuple of lines (``str``, ``bytes`` or JSON-serializable objects)."""
+    final newline), or a list/tuple of lines (``str``, ``bytes`` or JSON-serializable objects).
+    A ``memoryview`` (the bulk param source's views, see :attr:`Bulk.takes_body_views`) that
+    ends in a newline is passed on as it is, without a copy."""
     if isinstance(body, bytes):
         return body if body.endswith(b"\n") else body + b"\n"
+    if isinstance(body, memoryview):
+        return body if body[-1:].tobytes() == b"\n" else bytes(body) + b"\n"
     if isinstance(body, str):
         return (body if body.endswith("\n") else body + "\n").encode("utf-8")
     if isinstance(body, list | tuple):
@@ -190,6 +195,7 @@ class Bulk(Runner):
     """The bulk runner (see module doc)."""
 
     name = "bulk"
+    takes_body_views = True
     #: Shard map and id generator of routing-aware bulks, made on first use (one per process).
     _routed: RoutedBulk | None = None
 
@@ -201,7 +207,7 @@ class Bulk(Runner):
         if req.routing_aware is not None:
             if self._routed is None:
                 self._routed = RoutedBulk()
-            return await self._routed(es, params, req, body or b"", req.routing_aware)
+            return await self._routed(es, params, req, bytes(body), req.routing_aware)
         response = await es.http.request(
             "POST", req.target, body=body, headers=req.headers, timeout=req.timeout
         )
@@ -213,7 +219,7 @@ class Bulk(Runner):
         parsed = jsonutil.loads(raw)
         counts, descriptions, meta = _bulk_stats(parsed, bulk_size, unit)
         if req.detailed:
-            meta.update(_detailed_meta(params, parsed, body or b""))
+            meta.update(_detailed_meta(params, parsed, bytes(body)))
         return bulk_result(
             weight=bulk_size,
             unit=unit,
