@@ -3,8 +3,10 @@
 Builds a ~100 MB eventdata corpus file (generated once into a scratch esbench home; or, with
 ``--documents small``, the ~140-byte documents of the side-by-side ``bulk-4`` case), then times
 iterating BulkSource over it: one client reading everything, one client looping over it (passes 2
-to 4 only, once the file's pages are mapped), eight clients each reading their slice, the
-id-conflicts path, and a file with action-and-meta-data lines; for reference, a Rally-style loop
+to 4 only, once the file's pages are mapped), the same as views (what the built-in bulk runner
+gets: the first pass, which fills the spool, and passes 2 to 4, views of it), eight clients each
+reading their slice, the id-conflicts path, and a file with action-and-meta-data lines (copies and
+views); for reference, a Rally-style loop
 (readline per document, one action line joined per document) over the same bytes. Prints
 documents/s, MB/s of bodies produced and µs of CPU per body.
 
@@ -17,6 +19,7 @@ Reproduce:
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import sys
 import time
@@ -111,6 +114,19 @@ def _later_passes(source):  # type: ignore[no-untyped-def]
     return itertools.islice(bodies, 3 * source.bulks_per_pass)
 
 
+def _viewed(source, *, skip_first_pass: bool):  # type: ignore[no-untyped-def]
+    """Bodies of ``source.requests(views=True)``: the first pass (which fills the looped slice's
+    spool) alone, or passes 2 to 4 (views of the spool)."""
+    import itertools
+
+    bodies = ((request.body, request.doc_count) for request in source.requests(views=True))
+    if not skip_first_pass:
+        return itertools.islice(bodies, source.bulks_per_pass)
+    for _ in itertools.islice(bodies, source.bulks_per_pass):
+        pass
+    return itertools.islice(bodies, 3 * source.bulks_per_pass)
+
+
 def _rally_style(path: Path, bulk_size: int):  # type: ignore[no-untyped-def]
     action = b'{"index": {"_index": "eventdata"}}\n'
     with open(path, "rb") as f:
@@ -170,6 +186,28 @@ def main() -> None:
         ],
         args.repeat,
     )
+    if "views" in inspect.signature(BulkSource.requests).parameters:
+        # What the built-in bulk runner gets (docs/corpora.md, "Bodies without a copy").
+        _time(
+            "1 client, looped, views: first pass",
+            lambda: [
+                _viewed(
+                    BulkSource([prepared], client_index=0, num_clients=1, bulk_size=bulk, looped=True),
+                    skip_first_pass=False,
+                )
+            ],
+            args.repeat,
+        )
+        _time(
+            "1 client, looped, views: passes 2 to 4",
+            lambda: [
+                _viewed(
+                    BulkSource([prepared], client_index=0, num_clients=1, bulk_size=bulk, looped=True),
+                    skip_first_pass=True,
+                )
+            ],
+            args.repeat,
+        )
     _time(
         "8 clients, each its slice (sequentially)",
         lambda: [BulkSource([prepared], client_index=i, num_clients=8, bulk_size=bulk) for i in range(8)],
@@ -181,6 +219,16 @@ def main() -> None:
         args.repeat,
     )
     conflicts = IdConflicts(kind="random", probability=25, seed=1)
+    if "views" in inspect.signature(BulkSource.requests).parameters:
+        _time(
+            "1 client, action-and-meta-data file, views",
+            lambda: [
+                _viewed(
+                    BulkSource([amd], client_index=0, num_clients=1, bulk_size=bulk), skip_first_pass=False
+                )
+            ],
+            args.repeat,
+        )
     _time(
         "1 client, conflicts=random (25 %)",
         lambda: [
