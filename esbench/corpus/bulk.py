@@ -216,13 +216,26 @@ class BulkSource:
         retain_freed_bodies()
         passes = 0
         mapped: dict[int, MappedRange] = {}
+        # Per slice, its requests once they are views of a sealed spool: immutable, so every
+        # later pass hands out the same objects.
+        spooled: dict[int, list[BulkRequest]] = {}
         try:
             while True:
                 remaining = self.bulks_per_pass
                 for slice_index, s in enumerate(self.slices):
                     if remaining <= 0:
                         break
-                    for request in self._slice_requests(s, slice_index, passes, mapped, views):
+                    cached = spooled.get(slice_index)
+                    if cached is None and views and slice_index in mapped:
+                        cached = self._spooled_requests(s, mapped[slice_index])
+                        if cached is not None:
+                            spooled[slice_index] = cached
+                    slice_requests = (
+                        iter(cached)
+                        if cached is not None
+                        else self._slice_requests(s, slice_index, passes, mapped, views)
+                    )
+                    for request in slice_requests:
                         yield request
                         remaining -= 1
                         if remaining <= 0:
@@ -264,6 +277,20 @@ class BulkSource:
         action = action_line(target, create=use_create)
         for body, count in m.groups(self.bulk_size, prefix=action, views=views):
             yield BulkRequest(body=body, doc_count=count, index=target, file=f)
+
+    def _spooled_requests(self, s: FileSlice, m: MappedRange) -> list[BulkRequest] | None:
+        """The slice's requests as views of ``m``'s sealed spool, or None if it has none."""
+        f = s.file
+        target, use_create = self._target(f)
+        if self.id_conflicts is not None or f.includes_action_and_meta_data or target is None:
+            return None
+        action = action_line(target, create=use_create)
+        if not m.spooled(self.bulk_size, action):
+            return None
+        return [
+            BulkRequest(body=body, doc_count=count, index=target, file=f)
+            for body, count in m.groups(self.bulk_size, prefix=action, views=True)
+        ]
 
     def _conflict_requests(
         self, s: FileSlice, slice_index: int, passes: int, target: str | None

@@ -117,6 +117,11 @@ class MappedRange:
             if spool is not None and not spool.sealed:
                 spool.close()  # the pass ended early: later passes build copies
 
+    def spooled(self, lines_per_group: int, prefix: bytes) -> bool:
+        """True if :meth:`groups` with these arguments serves views of a sealed spool (the same
+        view objects' bytes on every call: a caller may keep what it built around them)."""
+        return self._spool is not None and self._spool_key == (lines_per_group, prefix)
+
     def _copies(
         self, window: mmap.mmap, lines_per_group: int, prefix: bytes, spool: BodySpool | None
     ) -> Iterator[tuple[bytes, int]]:

@@ -50,6 +50,11 @@ def test_looped_views_send_the_bytes_of_the_copies_in_every_pass(
         # The first pass builds copies (and fills the spool); every later pass sends views.
         assert all(isinstance(r.body, bytes) for r in viewed[:per_pass])
         assert all(isinstance(r.body, memoryview) for r in viewed[per_pass:])
+        # The requests of a spooled pass are built once and handed out again on every later pass.
+        assert all(
+            a is b
+            for a, b in zip(viewed[per_pass : 2 * per_pass], viewed[2 * per_pass : 3 * per_pass], strict=True)
+        )
 
 
 def test_files_with_action_lines_are_views_of_the_corpus_from_the_first_body(tmp_path: Path) -> None:

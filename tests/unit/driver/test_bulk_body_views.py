@@ -106,3 +106,16 @@ def test_ndjson_body_passes_a_view_on_and_completes_one_without_newline() -> Non
     assert ndjson_body(view) is view
     assert ndjson_body(memoryview(b'{"index":{}}\n{"a":1}')) == b'{"index":{}}\n{"a":1}\n'
     assert ndjson_body(memoryview(b"")) == b"\n"
+
+
+def test_successful_bulks_of_one_size_share_one_result() -> None:
+    from esbench.driver.worker.runners.bulk import Bulk
+
+    runner = Bulk()
+    first, again, other = (
+        runner._success(1000, "docs"),
+        runner._success(1000, "docs"),
+        runner._success(7, "docs"),
+    )
+    assert first is again and (first.weight, first.unit) == (1000, "docs")
+    assert other is not first and other.weight == 7

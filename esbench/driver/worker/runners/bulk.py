@@ -191,6 +191,11 @@ def ndjson_body(body: object) -> bytes | memoryview:
     return jsonutil.body_bytes(body) or b""
 
 
+#: Distinct (documents, unit) results kept by :meth:`Bulk._success` (a task's bodies have one
+#: size, and a smaller last one per file slice).
+_SUCCESS_CACHE_SIZE = 64
+
+
 class Bulk(Runner):
     """The bulk runner (see module doc)."""
 
@@ -198,6 +203,20 @@ class Bulk(Runner):
     takes_body_views = True
     #: Shard map and id generator of routing-aware bulks, made on first use (one per process).
     _routed: RoutedBulk | None = None
+
+    def __init__(self) -> None:
+        #: The result of a bulk without errors, by (documents, unit): results are immutable, and
+        #: making one costs about as much as the rest of the runner's Python (a frozen dataclass).
+        self._successes: dict[tuple[object, str], RunnerResult] = {}
+
+    def _success(self, bulk_size: object, unit: str) -> RunnerResult:
+        key = (bulk_size, unit)
+        result = self._successes.get(key)
+        if result is None:
+            if len(self._successes) >= _SUCCESS_CACHE_SIZE:
+                self._successes.clear()
+            result = self._successes[key] = RunnerResult(weight=bulk_size, unit=unit)  # type: ignore[arg-type]
+        return result
 
     async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         req = params.get(PREPARED) or prepare_bulk(params)
@@ -215,7 +234,7 @@ class Bulk(Runner):
             return failed(response, weight=0, unit=unit)
         raw = response.body
         if not req.detailed and _NO_ERRORS in raw[:_HEAD]:
-            return RunnerResult(weight=bulk_size, unit=unit)
+            return self._success(bulk_size, unit)
         parsed = jsonutil.loads(raw)
         counts, descriptions, meta = _bulk_stats(parsed, bulk_size, unit)
         if req.detailed:
