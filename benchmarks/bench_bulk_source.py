@@ -188,26 +188,17 @@ def main() -> None:
     )
     if "views" in inspect.signature(BulkSource.requests).parameters:
         # What the built-in bulk runner gets (docs/corpora.md, "Bodies without a copy").
-        _time(
-            "1 client, looped, views: first pass",
-            lambda: [
-                _viewed(
-                    BulkSource([prepared], client_index=0, num_clients=1, bulk_size=bulk, looped=True),
-                    skip_first_pass=False,
-                )
-            ],
-            args.repeat,
-        )
-        _time(
-            "1 client, looped, views: passes 2 to 4",
-            lambda: [
-                _viewed(
-                    BulkSource([prepared], client_index=0, num_clients=1, bulk_size=bulk, looped=True),
-                    skip_first_pass=True,
-                )
-            ],
-            args.repeat,
-        )
+        for label, skip in (("first pass", False), ("passes 2 to 4", True)):
+            _time(
+                f"1 client, looped, views: {label}",
+                lambda skip=skip: [
+                    _viewed(
+                        BulkSource([prepared], client_index=0, num_clients=1, bulk_size=bulk, looped=True),
+                        skip_first_pass=skip,
+                    )
+                ],
+                args.repeat,
+            )
     _time(
         "8 clients, each its slice (sequentially)",
         lambda: [BulkSource([prepared], client_index=i, num_clients=8, bulk_size=bulk) for i in range(8)],
