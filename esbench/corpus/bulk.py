@@ -268,7 +268,7 @@ class BulkSource:
             return
         m = mapped.get(slice_index)
         if m is None:
-            m = mapped[slice_index] = MappedRange(f.path, *_byte_range(s), reread=self.looped)
+            m = mapped[slice_index] = MappedRange(f.path, *_byte_range(s), reread=self.looped, lines=s.lines)
         if f.includes_action_and_meta_data:
             for chunk, line_count in m.groups(2 * self.bulk_size, views=views):
                 yield BulkRequest(body=chunk, doc_count=line_count // 2, index=target, file=f)

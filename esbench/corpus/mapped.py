@@ -53,6 +53,7 @@ class MappedRange:
             a mapping beyond the end of a file raises SIGBUS when read, not an error).
         reread: the range will be read again (a looped corpus): keep its pages mapped if it is
             at most :data:`KEEP_LIMIT` bytes; else they are unmapped behind the reader.
+        lines: the lines in the range, if known (sizes the spool of :meth:`groups`; else counted).
 
     Use as a context manager, or call :meth:`close`. Bodies are copies unless :meth:`groups` is
     asked for views; a view still in use when the range closes keeps its mapping until released.
@@ -61,10 +62,13 @@ class MappedRange:
         OSError: the file cannot be opened or mapped.
     """
 
-    def __init__(self, path: Path, start: int, end: int, *, reread: bool = False) -> None:
+    def __init__(
+        self, path: Path, start: int, end: int, *, reread: bool = False, lines: int | None = None
+    ) -> None:
         self._map: mmap.mmap | None = None
         self._closed = False
         self._path = path
+        self._lines = lines
         self._spool: BodySpool | None = None
         self._spool_key: tuple[int, bytes] | None = None
         self._spool_tried = False
@@ -110,7 +114,7 @@ class MappedRange:
         spool = None
         if views and self.keeps_pages and not self._spool_tried:
             self._spool_tried = True
-            spool = BodySpool.create(self._path.parent)
+            spool = BodySpool.create(self._path.parent, size=self._spool_size(window, prefix))
         try:
             yield from self._copies(window, lines_per_group, prefix, spool)
         finally:
@@ -167,6 +171,15 @@ class MappedRange:
                 upto = pos - pos % mmap.PAGESIZE
                 window.madvise(mmap.MADV_DONTNEED, released, upto - released)
                 released = upto
+
+    def _spool_size(self, window: mmap.mmap, prefix: bytes) -> int:
+        """Bytes of the range's bodies with ``prefix`` in front of each line (counting the lines
+        if the range was not told how many it holds)."""
+        lines = self._lines
+        if lines is None:
+            everything = 1 << 62
+            lines = everything - nth_newline(window, self._start, everything, self._end)[1]
+        return self._end - self._start + len(prefix) * (lines + 1)
 
     def _seal(self, spool: BodySpool, key: tuple[int, bytes]) -> None:
         """The first pass is complete: serve later passes from ``spool`` and let go of the

@@ -15,8 +15,9 @@ under memory pressure; kept bodies in the heap (or a ``memfd``) would be the dri
 which it cannot. What it costs: the first pass writes each body once more (a kernel copy into the
 page cache), and the kernel may write those pages to disk (after ~30 s with Linux's default
 ``dirty_expire_centisecs``): about one slice's bytes per client and race. Where no temporary file
-can be made or written (a read-only directory, a full disk), the spool is dropped and the bodies
-stay copies, as before.
+can be made or written (a read-only directory, a full disk), or where the spool would leave less
+than 10 % or 1 GiB of its file system free (:func:`has_room`: a node on the same disk must not
+reach its watermarks), there is no spool and the bodies stay copies, as before.
 
 Whoever receives a view must not need ``bytes``: the built-in bulk runner sends it as it is; the
 bulk param source hands views only to it (``esbench.driver.worker.params.bulk``).
@@ -27,12 +28,33 @@ from __future__ import annotations
 import contextlib
 import logging
 import mmap
+import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
 _log = logging.getLogger(__name__)
+
+
+#: A spool is written only if this share of its file system stays free after it...
+MIN_FREE_SHARE = 0.10
+#: ... and at least this many bytes: Elasticsearch's high disk watermark is 90 % used, its flood
+#: stage (indices turn read-only) 95 %, and a node may share the load driver's disk.
+MIN_FREE_BYTES = 1 << 30
+
+
+def has_room(directory: str, size: int) -> bool:
+    """True if ``directory``'s file system keeps :data:`MIN_FREE_SHARE` of its size and
+    :data:`MIN_FREE_BYTES` free after ``size`` more bytes are written to it.
+
+    Raises:
+        OSError: ``directory`` cannot be looked at (``statvfs``).
+    """
+    stats = os.statvfs(directory)
+    free = stats.f_bavail * stats.f_frsize
+    total = stats.f_blocks * stats.f_frsize
+    return free - size >= max(MIN_FREE_SHARE * total, MIN_FREE_BYTES)
 
 
 class BodySpool:
@@ -53,14 +75,23 @@ class BodySpool:
         self._groups: list[tuple[int, int, int]] = []
 
     @classmethod
-    def create(cls, near: Path) -> BodySpool | None:
+    def create(cls, near: Path, *, size: int = 0) -> BodySpool | None:
         """A spool in the directory ``near`` (the corpus file's), else in the system's temporary
-        directory; None if neither takes a temporary file (the caller builds copies instead)."""
+        directory, for about ``size`` bytes of bodies; None if neither takes a temporary file or
+        has room for it (the caller builds copies instead).
+
+        Room (:func:`has_room`): a node on the same host must not be pushed over its disk
+        watermarks by the load driver's spool.
+        """
         for directory in (near, None):
+            where = str(directory) if directory is not None else tempfile.gettempdir()
             try:
+                if not has_room(where, size):
+                    _log.debug("no bulk body spool in %s: not enough free space for %d bytes", where, size)
+                    continue
                 return cls(tempfile.TemporaryFile(dir=directory))
             except OSError as exc:
-                _log.debug("no bulk body spool in %s: %s", directory or tempfile.gettempdir(), exc)
+                _log.debug("no bulk body spool in %s: %s", where, exc)
         return None
 
     @property

@@ -16,9 +16,17 @@ import pytest
 from corpus_helpers import prepared, write_docs
 
 from esbench.corpus import spool as spool_module
-from esbench.corpus.bulk import BulkRequest, BulkSource
+from esbench.corpus.bulk import BulkRequest, BulkSource, action_line
 from esbench.corpus.mapped import MappedRange
 from esbench.corpus.spool import BodySpool
+
+_HAS_ROOM = spool_module.has_room
+
+
+@pytest.fixture(autouse=True)
+def _room_for_spools(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spools are written whatever the test machine's disk holds (the room rule has its own test)."""
+    monkeypatch.setattr(spool_module, "has_room", lambda directory, size: True)
 
 
 def _requests(source: BulkSource, count: int, *, views: bool) -> list[BulkRequest]:
@@ -151,3 +159,39 @@ def test_spool_falls_back_to_the_system_temporary_directory(tmp_path: Path) -> N
     assert [bytes(v) for v, _ in spool.bodies()] == [b"x\n"]
     assert not missing.exists() and tempfile.gettempdir()
     spool.close()
+
+
+def test_no_spool_where_it_would_leave_too_little_free_space(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A 100 GiB file system with 10.5 GiB free: a spool that would leave less than 10 % free is
+    # not written (a node on the same disk would near its high watermark), in either directory.
+    class Almost:
+        f_frsize, f_blocks, f_bavail = 4096, 100 * (1 << 30) // 4096, int(10.5 * (1 << 30)) // 4096
+
+    monkeypatch.setattr(spool_module, "has_room", _HAS_ROOM)
+    monkeypatch.setattr(spool_module.os, "statvfs", lambda path: Almost)
+    assert spool_module.has_room(str(tmp_path), 256 << 20)
+    assert not spool_module.has_room(str(tmp_path), 1 << 30)
+    assert BodySpool.create(tmp_path, size=1 << 30) is None
+    assert BodySpool.create(tmp_path, size=1 << 20) is not None
+
+
+def test_the_spool_is_sized_from_the_slice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sizes: list[int] = []
+    real_create = BodySpool.create
+
+    def create(near: Path, *, size: int = 0) -> BodySpool | None:
+        sizes.append(size)
+        return real_create(near, size=size)
+
+    monkeypatch.setattr(BodySpool, "create", staticmethod(create))
+    path = write_docs(tmp_path / "a.json", 30)
+    source = BulkSource([prepared(path, 30)], client_index=0, num_clients=1, bulk_size=7, looped=True)
+    bodies = [bytes(r.body) for r in _requests(source, 5, views=True)]  # one pass: 7, 7, 7, 7, 2
+    # Told by BulkSource how many lines the slice holds, or counted: the same estimate, at least
+    # what the spool then holds.
+    ranged = MappedRange(path, 0, path.stat().st_size, reread=True)
+    list(ranged.groups(7, prefix=action_line("idx"), views=True))
+    ranged.close()
+    assert len(sizes) == 2 and sizes[0] == sizes[1] >= sum(len(b) for b in bodies)
