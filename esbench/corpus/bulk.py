@@ -226,14 +226,10 @@ class BulkSource:
                     if remaining <= 0:
                         break
                     cached = spooled.get(slice_index)
-                    if cached is None and views and slice_index in mapped:
-                        cached = self._spooled_requests(s, mapped[slice_index])
-                        if cached is not None:
-                            spooled[slice_index] = cached
                     slice_requests = (
                         iter(cached)
                         if cached is not None
-                        else self._slice_requests(s, slice_index, passes, mapped, views)
+                        else self._slice_requests(s, slice_index, passes, mapped, views, spooled)
                     )
                     for request in slice_requests:
                         yield request
@@ -258,8 +254,16 @@ class BulkSource:
         return self.index or f.target_index, False
 
     def _slice_requests(
-        self, s: FileSlice, slice_index: int, passes: int, mapped: dict[int, MappedRange], views: bool
+        self,
+        s: FileSlice,
+        slice_index: int,
+        passes: int,
+        mapped: dict[int, MappedRange],
+        views: bool,
+        spooled: dict[int, list[BulkRequest]],
     ) -> Iterator[BulkRequest]:
+        """The requests of one pass over slice ``s``; once its bodies are views of a sealed
+        spool, they are built as a list, kept in ``spooled`` for every later pass."""
         f = s.file
         target, use_create = self._target(f)
         if self.id_conflicts is not None:
@@ -275,22 +279,13 @@ class BulkSource:
             return
         assert target is not None  # the constructor refuses a file without one
         action = action_line(target, create=use_create)
-        for body, count in m.groups(self.bulk_size, prefix=action, views=views):
+        bodies = m.groups(self.bulk_size, prefix=action, views=views)
+        if views and m.spooled(self.bulk_size, action):
+            spooled[slice_index] = [BulkRequest(body=b, doc_count=n, index=target, file=f) for b, n in bodies]
+            yield from spooled[slice_index]
+            return
+        for body, count in bodies:
             yield BulkRequest(body=body, doc_count=count, index=target, file=f)
-
-    def _spooled_requests(self, s: FileSlice, m: MappedRange) -> list[BulkRequest] | None:
-        """The slice's requests as views of ``m``'s sealed spool, or None if it has none."""
-        f = s.file
-        target, use_create = self._target(f)
-        if self.id_conflicts is not None or f.includes_action_and_meta_data or target is None:
-            return None
-        action = action_line(target, create=use_create)
-        if not m.spooled(self.bulk_size, action):
-            return None
-        return [
-            BulkRequest(body=body, doc_count=count, index=target, file=f)
-            for body, count in m.groups(self.bulk_size, prefix=action, views=True)
-        ]
 
     def _conflict_requests(
         self, s: FileSlice, slice_index: int, passes: int, target: str | None

@@ -102,7 +102,7 @@ class MappedRange:
             raise ValueError(f"lines_per_group must be positive, got {lines_per_group}")
         if self._closed:
             raise ValueError("the mapped range was closed")
-        if self._spool is not None and self._spool_key == (lines_per_group, prefix):
+        if self._spool is not None and self.spooled(lines_per_group, prefix):
             yield from self._spool.bodies()
             return
         window = self._map
@@ -144,10 +144,7 @@ class MappedRange:
                 self._seal(spool, (lines_per_group, prefix))
             yield chunk, lines
             pos = following
-            if pos - released >= RELEASE_STEP and not self.keeps_pages:
-                upto = pos - pos % mmap.PAGESIZE
-                window.madvise(mmap.MADV_DONTNEED, released, upto - released)
-                released = upto
+            released = self._release(window, released, pos)
 
     def _views(self, window: mmap.mmap, lines_per_group: int) -> Iterator[tuple[bytes | memoryview, int]]:
         """Chunks of whole lines as views of the mapping (lines that carry their own action
@@ -165,12 +162,19 @@ class MappedRange:
                 return
             yield whole[pos : last + 1], lines_per_group
             pos = last + 1
-            if pos - released >= RELEASE_STEP and not self.keeps_pages:
-                # A view of these pages may still wait in a socket buffer: they are read again
-                # from the page cache when it is sent (the mapping stays; only the pages go).
-                upto = pos - pos % mmap.PAGESIZE
-                window.madvise(mmap.MADV_DONTNEED, released, upto - released)
-                released = upto
+            # A view of released pages may still wait in a socket buffer: they are read again
+            # from the page cache when it is sent (the mapping stays; only the pages go).
+            released = self._release(window, released, pos)
+
+    def _release(self, window: mmap.mmap, released: int, pos: int) -> int:
+        """Unmap the pages of ``window[released:pos]`` once the reader at ``pos`` is
+        :data:`RELEASE_STEP` bytes past ``released`` (never in a range that :attr:`keeps_pages`);
+        the new ``released`` (a multiple of the page size)."""
+        if self.keeps_pages or pos - released < RELEASE_STEP:
+            return released
+        upto = pos - pos % mmap.PAGESIZE
+        window.madvise(mmap.MADV_DONTNEED, released, upto - released)
+        return upto
 
     def _spool_size(self, window: mmap.mmap, prefix: bytes) -> int:
         """Bytes of the range's bodies with ``prefix`` in front of each line (counting the lines
