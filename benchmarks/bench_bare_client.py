@@ -5,7 +5,7 @@ Run::
     python benchmarks/bench_bare_client.py                      # 16 connections, 200,000 requests
     python benchmarks/bench_bare_client.py --host 127.0.0.1:PORT --requests 400000
 
-Starts the loopback nginx stub of ``benchmarks/sidebyside/`` (unless ``--host`` names a running one)
+Starts the loopback nginx stub as ``bench_request_cost.py`` does (unless ``--host`` names a running one)
 and sends esbench's own search request bytes (``GET /idx/_search`` with its headers and a
 ``match_all`` body) over ``--connections`` keep-alive connections, one request in flight on each,
 from one uvloop event loop: a protocol that writes prebuilt bytes and counts response bytes by
@@ -101,10 +101,10 @@ def main() -> None:
 
     stub = None
     if args.host is None:
-        from sidebyside.nginx_stub import NginxStub
+        from bench_request_cost import start_stub  # the same stub as the hot path is measured against
 
-        stub = NginxStub.start()
-        args.host = stub.host
+        stub = start_stub()
+        args.host = stub.host  # type: ignore[attr-defined]
     host, port = args.host.rsplit(":", 1)
     print(f"command: python {' '.join(sys.argv)}")
     try:
@@ -116,7 +116,7 @@ def main() -> None:
             )
     finally:
         if stub is not None:
-            stub.stop()
+            stub.stop()  # type: ignore[attr-defined]
 
 
 if __name__ == "__main__":

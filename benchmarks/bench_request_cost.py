@@ -196,7 +196,8 @@ class _BulkBodies:
         return params
 
 
-def _start_stub() -> object:
+def start_stub() -> object:
+    """The nginx stub this script measures against (one worker process); ``.host``, ``.stop()``."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from sidebyside.nginx_stub import NginxStub
 
@@ -227,7 +228,7 @@ def main() -> None:
     print("command:", " ".join([Path(sys.executable).name, *sys.argv]))
     stub = None
     if args.host is None:
-        stub = _start_stub()
+        stub = start_stub()
         args.host = stub.host  # type: ignore[attr-defined]
     sources = [str(Path(s).resolve()) for s in (args.source or [str(ROOT)])]
     results: dict[str, list[dict[str, float]]] = {s: [] for s in sources}
