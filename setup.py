@@ -41,7 +41,7 @@ setup(
         ),
         Extension(
             "esbench.driver.transport._connection",
-            [f"esbench/driver/transport/{name}.c" for name in ("_connection", "_received", "_prepared", "_response", "_timing")],
+            [f"esbench/driver/transport/{name}.c" for name in ("_connection", "_received", "_prepared", "_repeat", "_response", "_timing")],
             depends=["esbench/_capi.h", "esbench/driver/transport/_connection.h"],
             optional=True,
         ),

@@ -11,8 +11,8 @@
  * a plain copy of the Python one.
  *
  * The module's C files: this one (the type, send(), configure(), the module), _received.c
- * (data_received), _prepared.c (send_prepared), _response.c (RawResponse), _timing.c
- * (RequestTiming); _connection.h.
+ * (data_received), _prepared.c (send_prepared), _repeat.c (Repeat, _repeat_next), _response.c
+ * (RawResponse), _timing.c (RequestTiming); _connection.h.
  *
  * tests/unit/driver/test_connection_equivalence.py runs the transport's tests on both cores.
  */
@@ -26,6 +26,7 @@ PyObject *raw_head_kwnames = NULL;
 PyObject *default_sentinel = NULL;
 PyObject *is_default = NULL;
 PyObject *current_timing = NULL;
+PyObject *current_repeat = NULL;
 PyObject *one = NULL;
 PyObject *str_on_data, *str_arm, *str_disarm, *str_create_future, *str_done, *str_set_result,
     *str_write, *str_writelines, *str_observe, *str_abort, *str_last_request, *str_next,
@@ -44,6 +45,9 @@ conn_traverse(ConnObject *self, visitproc visit, void *arg)
     Py_VISIT(self->transport);
     Py_VISIT(self->pool);
     Py_VISIT(self->timing);
+    Py_VISIT(self->repeat);
+    Py_VISIT(self->parts);
+    Py_VISIT(self->limit);
     Py_VISIT(self->methods_loop);
     Py_VISIT(self->create_future);
     Py_VISIT(self->methods_transport);
@@ -66,6 +70,9 @@ conn_clear(ConnObject *self)
     Py_CLEAR(self->transport);
     Py_CLEAR(self->pool);
     Py_CLEAR(self->timing);
+    Py_CLEAR(self->repeat);
+    Py_CLEAR(self->parts);
+    Py_CLEAR(self->limit);
     Py_CLEAR(self->methods_loop);
     Py_CLEAR(self->create_future);
     Py_CLEAR(self->methods_transport);
@@ -101,6 +108,18 @@ conn_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 int
 reset(ConnObject *self)
 {
+    if (clear_response(self) < 0)
+        return -1;
+    Py_CLEAR(self->pool);
+    Py_CLEAR(self->timing);
+    Py_CLEAR(self->repeat);
+    return 0;
+}
+
+/* PyConnectionCore._clear_response() */
+int
+clear_response(ConnObject *self)
+{
     PyObject *body = PyByteArray_FromStringAndSize(NULL, 0);
     if (body == NULL)
         return -1;
@@ -118,8 +137,6 @@ reset(ConnObject *self)
     self->keep_alive = 1;
     self->end = 0.0;
     self->received_bytes = 0;
-    Py_CLEAR(self->pool);
-    Py_CLEAR(self->timing);
     return 0;
 }
 
@@ -176,55 +193,84 @@ conn_send(ConnObject *self, PyObject *const *given, Py_ssize_t nargs, PyObject *
         return NULL;
     Py_INCREF(future);
     Py_XSETREF(self->future, future);
-    int has_limit = limit != Py_None ? PyObject_IsTrue(limit) : 0;
-    if (has_limit < 0)
+    if (expire(self, start, limit) < 0 || write_parts(self, parts) < 0)
         goto error;
-    if (has_limit) {
-        double seconds = PyFloat_AsDouble(limit);
-        if (seconds == -1.0 && PyErr_Occurred())
-            goto error;
-        double deadline = start + seconds;
-        self->deadline = deadline;
-        if (deadline < self->timer_due) {
-            /* No timer, or one due after this deadline (a shorter timeout than before). */
-            PyObject *r = PyObject_CallMethodNoArgs((PyObject *)self, str_disarm);
-            if (r == NULL)
-                goto error;
-            Py_DECREF(r);
-            r = PyObject_CallMethodOneArg((PyObject *)self, str_arm, limit);
-            if (r == NULL)
-                goto error;
-            Py_DECREF(r);
-        }
-    }
-    else {
+    return future;
+error:
+    Py_DECREF(future);
+    return NULL;
+}
+
+/* PyConnectionCore._expire(): the request in flight started at start and times out limit s later. */
+int
+expire(ConnObject *self, double start, PyObject *limit)
+{
+    int has_limit = limit != NULL && limit != Py_None ? PyObject_IsTrue(limit) : 0;
+    if (has_limit < 0)
+        return -1;
+    if (!has_limit) {
         self->deadline = Py_HUGE_VAL;
+        return 0;
+    }
+    double seconds = PyFloat_AsDouble(limit);
+    if (seconds == -1.0 && PyErr_Occurred())
+        return -1;
+    double deadline = start + seconds;
+    self->deadline = deadline;
+    if (deadline < self->timer_due) {
+        /* No timer, or one due after this deadline (a shorter timeout than before). */
+        PyObject *r = PyObject_CallMethodNoArgs((PyObject *)self, str_disarm);
+        if (r == NULL)
+            return -1;
+        Py_DECREF(r);
+        r = PyObject_CallMethodOneArg((PyObject *)self, str_arm, limit);
+        if (r == NULL)
+            return -1;
+        Py_DECREF(r);
+    }
+    return 0;
+}
+
+/* PyConnectionCore._write(): the parts (a non-empty tuple) to the transport, not concatenated. */
+int
+write_parts(ConnObject *self, PyObject *parts)
+{
+    if (self->transport == NULL || self->transport == Py_None) {
+        PyErr_SetNone(PyExc_AssertionError);
+        return -1;
     }
     if (self->methods_transport != self->transport) {
         PyObject *write = PyObject_GetAttr(self->transport, str_write);
         if (write == NULL)
-            goto error;
+            return -1;
         PyObject *writelines = PyObject_GetAttr(self->transport, str_writelines);
         if (writelines == NULL) {
             Py_DECREF(write);
-            goto error;
+            return -1;
         }
         Py_XSETREF(self->write, write);
         Py_XSETREF(self->writelines, writelines);
         Py_INCREF(self->transport);
         Py_XSETREF(self->methods_transport, self->transport);
     }
-    PyObject *method = PyTuple_GET_SIZE(parts) == 1 ? self->write : self->writelines;
+    int single = PyTuple_GET_SIZE(parts) == 1;
+    PyObject *method = single ? self->write : self->writelines;
     Py_INCREF(method);
-    PyObject *r = PyObject_CallOneArg(method, PyTuple_GET_SIZE(parts) == 1 ? PyTuple_GET_ITEM(parts, 0) : parts);
+    PyObject *r = PyObject_CallOneArg(method, single ? PyTuple_GET_ITEM(parts, 0) : parts);
     Py_DECREF(method);
     if (r == NULL)
-        goto error;
+        return -1;
     Py_DECREF(r);
-    return future;
-error:
-    Py_DECREF(future);
-    return NULL;
+    return 0;
+}
+
+static PyObject *
+conn_repeat_next(ConnObject *self, PyObject *unused)
+{
+    int handled = repeat_next(self);
+    if (handled < 0)
+        return NULL;
+    return PyBool_FromLong(handled);
 }
 
 static PyMemberDef conn_members[] = {
@@ -252,6 +298,9 @@ static PyMemberDef conn_members[] = {
     {"_timing", T_OBJECT, offsetof(ConnObject, timing), 0, NULL},
     {"_start", T_DOUBLE, offsetof(ConnObject, start), 0, NULL},
     {"_sent", T_LONGLONG, offsetof(ConnObject, sent), 0, NULL},
+    {"_repeat", T_OBJECT, offsetof(ConnObject, repeat), 0, NULL},
+    {"_parts", T_OBJECT, offsetof(ConnObject, parts), 0, NULL},
+    {"_limit", T_OBJECT, offsetof(ConnObject, limit), 0, NULL},
     {NULL}};
 
 static PyMethodDef conn_methods[] = {
@@ -260,7 +309,10 @@ static PyMethodDef conn_methods[] = {
                "PyConnectionCore.send).")},
     {"data_received", (PyCFunction)conn_data_received, METH_O,
      PyDoc_STR("asyncio.Protocol.data_received: the common response in C, others to _on_data.")},
-    {"_reset", (PyCFunction)conn_reset, METH_NOARGS, PyDoc_STR("Forget the previous response.")},
+    {"_reset", (PyCFunction)conn_reset, METH_NOARGS, PyDoc_STR("Forget the previous request and response.")},
+    {"_repeat_next", (PyCFunction)conn_repeat_next, METH_NOARGS,
+     PyDoc_STR("_repeat_next() -> bool: record the whole response and send the request again, if "
+               "the client's repeat allows (see PyConnectionCore._repeat_next).")},
     {NULL}};
 
 PyTypeObject ConnType = {
@@ -281,11 +333,12 @@ static PyObject *
 configure(PyObject *module, PyObject *args, PyObject *kwds)
 {
     static char *names[] = {"head_fields", "perf_counter", "get_running_loop", "raw_response",
-                            "default", "is_default", "current_timing", NULL};
-    PyObject *fields, *clock, *get_loop, *response_type, *sentinel, *default_check, *timing_var;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$O!OOOOOO!:configure", names, &PyDict_Type, &fields,
+                            "default", "is_default", "current_timing", "current_repeat", NULL};
+    PyObject *fields, *clock, *get_loop, *response_type, *sentinel, *default_check, *timing_var,
+        *repeat_var;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$O!OOOOOO!O!:configure", names, &PyDict_Type, &fields,
                                      &clock, &get_loop, &response_type, &sentinel, &default_check,
-                                     &PyContextVar_Type, &timing_var))
+                                     &PyContextVar_Type, &timing_var, &PyContextVar_Type, &repeat_var))
         return NULL;
     if (!PyCallable_Check(clock) || !PyCallable_Check(get_loop) || !PyCallable_Check(response_type) ||
         !PyCallable_Check(default_check)) {
@@ -307,6 +360,8 @@ configure(PyObject *module, PyObject *args, PyObject *kwds)
     Py_XSETREF(is_default, default_check);
     Py_INCREF(timing_var);
     Py_XSETREF(current_timing, timing_var);
+    Py_INCREF(repeat_var);
+    Py_XSETREF(current_repeat, repeat_var);
     Py_RETURN_NONE;
 }
 
@@ -352,14 +407,14 @@ PyInit__connection(void)
     Py_DECREF(name);
     if (raw_head_kwnames == NULL)
         return NULL;
-    if (timing_init_names() < 0)
+    if (timing_init_names() < 0 || repeat_init_names() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
         return NULL;
     /* Readies each type and adds it under the last part of its tp_name. */
     if (PyModule_AddType(m, &ConnType) < 0 || PyModule_AddType(m, &ResponseType) < 0 ||
-        PyModule_AddType(m, &TimingType) < 0) {
+        PyModule_AddType(m, &TimingType) < 0 || PyModule_AddType(m, &RepeatType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

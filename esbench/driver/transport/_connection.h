@@ -15,6 +15,7 @@ ESB_HIDDEN extern PyObject *raw_head_kwnames; /* ("raw_head",) */
 ESB_HIDDEN extern PyObject *default_sentinel; /* failures.DEFAULT: the transport's own timeout */
 ESB_HIDDEN extern PyObject *is_default;       /* failures.is_default: elastic_transport's DEFAULT too */
 ESB_HIDDEN extern PyObject *current_timing;   /* ContextVar of the client's RequestTiming */
+ESB_HIDDEN extern PyObject *current_repeat;   /* ContextVar of the client's Repeat (repeat.py) */
 ESB_HIDDEN extern PyObject *one;              /* 1 */
 
 /* Interned names (module init). */
@@ -35,6 +36,9 @@ typedef struct {
     PyObject *transport;
     PyObject *pool;   /* the idle list of a request sent by send_prepared, else NULL */
     PyObject *timing; /* its RequestTiming (or None) */
+    PyObject *repeat; /* its Repeat, when the connection may send it again (repeat.py), else NULL */
+    PyObject *parts;  /* what to write again: the request's parts (tuple) */
+    PyObject *limit;  /* its timeout: seconds or None */
     /* Caches, not attributes: bound methods of the loop and transport they were taken from, and
      * the previous response head with its framing fields (a task's responses repeat it). */
     PyObject *methods_loop, *create_future;
@@ -57,6 +61,15 @@ typedef struct {
 
 typedef struct {
     PyObject_HEAD
+    PyObject *record;  /* TaskRecorder.record */
+    PyObject *control; /* the step's stop flags: .cancelled, .completed */
+    long long total, iterations, warmup_iterations;
+    double deadline, warmup_end, last_start;
+    char time_based;
+} RepeatObject;
+
+typedef struct {
+    PyObject_HEAD
     double start;
     double end;
     long long sent;
@@ -66,12 +79,16 @@ typedef struct {
 ESB_HIDDEN extern PyTypeObject ConnType;     /* _connection.c */
 ESB_HIDDEN extern PyTypeObject ResponseType; /* _response.c */
 ESB_HIDDEN extern PyTypeObject TimingType;   /* _timing.c */
+ESB_HIDDEN extern PyTypeObject RepeatType;   /* _repeat.c */
 
 /* _response.c */
 ESB_HIDDEN PyObject *new_response(long long status, PyObject *body, PyObject *head);
 ESB_HIDDEN PyObject *configure_response(PyObject *module, PyObject *args, PyObject *kwds);
 /* _connection.c */
 ESB_HIDDEN int reset(ConnObject *self);
+ESB_HIDDEN int clear_response(ConnObject *self);
+ESB_HIDDEN int expire(ConnObject *self, double start, PyObject *limit);
+ESB_HIDDEN int write_parts(ConnObject *self, PyObject *parts);
 ESB_HIDDEN PyObject *conn_send(ConnObject *self, PyObject *const *given, Py_ssize_t nargs,
                                PyObject *kwnames);
 /* _timing.c */
@@ -80,6 +97,9 @@ ESB_HIDDEN void timing_add(TimingObject *self, double start, double end, long lo
                            long long received);
 /* _received.c */
 ESB_HIDDEN PyObject *conn_data_received(ConnObject *self, PyObject *data);
+/* _repeat.c */
+ESB_HIDDEN int repeat_init_names(void);
+ESB_HIDDEN int repeat_next(ConnObject *self);
 /* _prepared.c */
 ESB_HIDDEN PyObject *send_prepared(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 

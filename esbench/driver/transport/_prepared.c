@@ -177,6 +177,21 @@ send_prepared(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_XSETREF(connection->timing, timing);
     connection->start = start_s;
     connection->sent = sent;
+    if (node_count == 1 && current_repeat != NULL) {
+        /* With several nodes each request goes to the next one: never repeated on one connection. */
+        PyObject *repeat = NULL;
+        if (PyContextVar_Get(current_repeat, Py_None, &repeat) < 0)
+            goto end;
+        if (repeat != Py_None) {
+            Py_XSETREF(connection->repeat, repeat);
+            Py_INCREF(parts);
+            Py_XSETREF(connection->parts, parts);
+            Py_INCREF(limit);
+            Py_XSETREF(connection->limit, limit);
+        }
+        else
+            Py_DECREF(repeat);
+    }
     result = (PyObject *)connection;
     Py_INCREF(result);
     goto end;

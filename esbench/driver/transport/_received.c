@@ -1,7 +1,7 @@
 /*
  * ConnectionCore.data_received(): the request end first, then the common response in C, every
  * other one to the Python parser; and the bookkeeping of a request sent by send_prepared when its
- * response is whole. Part of esbench.driver.transport._connection (see _connection.c).
+ * response is whole (or, with a repeat, the request sent again: _repeat.c). Part of esbench.driver.transport._connection (see _connection.c).
  */
 #include "_connection.h"
 #include <string.h>
@@ -61,6 +61,7 @@ complete(ConnObject *self)
     PyObject *pool = self->pool, *timing = self->timing;
     self->pool = NULL;
     self->timing = NULL;
+    Py_CLEAR(self->repeat);
     int rc = 0;
     if (timing != NULL && Py_TYPE(timing) == &TimingType) {
         timing_add((TimingObject *)timing, self->start, self->end, self->sent, self->received_bytes);
@@ -182,6 +183,17 @@ conn_data_received(ConnObject *self, PyObject *data)
         if (PyByteArray_Resize(self->buffer, old + extra) < 0)
             goto error;
         memcpy(PyByteArray_AS_STRING(self->buffer) + old, found + 4 + expected, (size_t)extra);
+    }
+    if (self->repeat != NULL && self->pool != NULL && self->pool != Py_None) {
+        /* The client repeats this request (repeat.py): recorded and sent again, no response. */
+        int handled = repeat_next(self);
+        if (handled < 0)
+            goto error;
+        if (handled) {
+            result = Py_None;
+            Py_INCREF(result);
+            goto end;
+        }
     }
     body = PyBytes_FromStringAndSize(found + 4, (Py_ssize_t)expected);
     if (body == NULL)

@@ -27,6 +27,7 @@ from typing import Any
 from esbench._compiled import load
 from esbench.driver.transport.failures import DEFAULT, is_default
 from esbench.driver.transport.http import RawResponse, RequestBody
+from esbench.driver.transport.repeat import current_repeat
 from esbench.driver.transport.timing import RequestTiming, current_timing
 
 perf_counter = time.perf_counter
@@ -40,7 +41,9 @@ class PyConnectionCore:
     The subclass provides ``_on_data(data, arrived)`` (the response parser), ``_arm(delay)`` and
     ``_disarm()`` (the lazy timeout timer). A request sent by :func:`send_prepared` also carries
     ``_pool`` (the idle list to return to), ``_timing`` (the client's timing holder), ``_start``
-    (``perf_counter`` s) and ``_sent`` (bytes) for the bookkeeping done when its response is whole.
+    (``perf_counter`` s) and ``_sent`` (bytes) for the bookkeeping done when its response is whole,
+    and, when the client repeats it (:mod:`esbench.driver.transport.repeat`), ``_repeat``,
+    ``_parts`` (what to write again) and ``_limit`` (its timeout, s or None).
     """
 
     __slots__ = (
@@ -52,10 +55,13 @@ class PyConnectionCore:
         "_future",
         "_gzip",
         "_head",
+        "_limit",
         "_loop",
+        "_parts",
         "_pool",
         "_raw_head",
         "_received",
+        "_repeat",
         "_sent",
         "_start",
         "_status",
@@ -78,10 +84,13 @@ class PyConnectionCore:
     _future: asyncio.Future[RawResponse] | None
     _gzip: bool
     _head: bool
+    _limit: float | None
     _loop: asyncio.AbstractEventLoop | None
+    _parts: tuple[RequestBody, ...]
     _pool: list[Any] | None
     _raw_head: bytes
     _received: bool
+    _repeat: Any
     _sent: int
     _start: float
     _status: int
@@ -96,7 +105,14 @@ class PyConnectionCore:
     used: bool
 
     def _reset(self) -> None:
-        """Forget the previous response (called before each request)."""
+        """Forget the previous request and its response (called before each request)."""
+        self._clear_response()
+        self._pool = None
+        self._timing = None
+        self._repeat = None
+
+    def _clear_response(self) -> None:
+        """Forget the previous response (also before a request is repeated)."""
         self._status = 0
         self._raw_head = b""
         self._expected = -1  # body bytes expected; -1 = until close
@@ -108,8 +124,6 @@ class PyConnectionCore:
         self.keep_alive = True
         self.end = 0.0
         self.received_bytes = 0
-        self._pool = None
-        self._timing = None
 
     def data_received(self, data: bytes) -> None:
         # Taken first: if these bytes complete the response, this is its end (parsing excluded).
@@ -142,6 +156,12 @@ class PyConnectionCore:
             loop = self._loop = asyncio.get_running_loop()
         future: asyncio.Future[RawResponse] = loop.create_future()
         self._future = future
+        self._expire(start, limit)
+        self._write(parts)
+        return future
+
+    def _expire(self, start: float, limit: float | None) -> None:
+        """The request in flight started at ``start`` and times out ``limit`` s later (None or 0: never)."""
         if limit:
             deadline = self._deadline = start + limit
             if deadline < self._timer_due:
@@ -150,11 +170,65 @@ class PyConnectionCore:
                 self._arm(limit)
         else:
             self._deadline = _INF
+
+    def _write(self, parts: tuple[RequestBody, ...]) -> None:
+        assert self.transport is not None
         if len(parts) == 1:
             self.transport.write(parts[0])
         else:
             self.transport.writelines(parts)
-        return future
+
+    def _repeat_next(self) -> bool:
+        """The response of a request sent by :func:`send_prepared` with a repeat is whole: record
+        its sample and send the request again, if the executor's loop would have (the rules are in
+        :mod:`esbench.driver.transport.repeat`). Returns True if the connection took care of the
+        response: it repeated the request, or recording failed and the request's future fails with
+        that error (the connection is closed); False, having changed nothing, when the request goes
+        back to its client's task.
+        """
+        repeat = self._repeat
+        if repeat is None or self._status >= 400 or self.closed or not self.keep_alive or self._buffer:
+            return False
+        done = repeat.iterations
+        if 0 <= repeat.total <= done + 1:
+            return False
+        now = perf_counter()
+        if now >= repeat.deadline:
+            return False
+        control = repeat.control
+        if control.cancelled or control.completed:
+            return False
+        start = self._start
+        end = self.end
+        try:
+            repeat.record(
+                warmup=start < repeat.warmup_end if repeat.time_based else done < repeat.warmup_iterations,
+                end=end,
+                service_time=end - start,
+                latency=end - start,
+                processing_time=now - start,
+                weight=1.0,
+                success=True,
+                error_type=None,
+                sent=self._sent,
+                received=self.received_bytes,
+            )
+            repeat.iterations = done + 1
+            self._clear_response()
+            start = repeat.last_start = self._start = perf_counter()
+            self._expire(start, self._limit)
+            self._write(self._parts)
+        except Exception as exc:
+            # In a protocol callback nobody would see it: the client's task does, with this request.
+            self._repeat = None
+            self.abort()
+            future = self._future
+            if future is not None and not future.done():
+                future.set_exception(exc)
+        return True
+
+    def abort(self) -> None:  # pragma: no cover - the subclass's
+        raise NotImplementedError
 
 
 def py_send_prepared(
@@ -175,6 +249,11 @@ def py_send_prepared(
     request to ``current_timing``, marked itself used, and gone back to the idle pool (or closed).
     Returns None, having changed nothing but dropping closed connections from the idle pool (as
     ``_request`` would), when the request is not the previous one or no connection is idle.
+
+    On a transport with one node, a request sent while the client has a repeat
+    (:data:`esbench.driver.transport.repeat.current_repeat`) carries it: the connection may record
+    the response and send the request again, several times, before the future completes with the
+    response of the last one (see :mod:`esbench.driver.transport.repeat`).
 
     Raises:
         whatever the connection's ``send`` raises, after closing the connection and reporting the
@@ -220,6 +299,12 @@ def py_send_prepared(
     connection._timing = timing
     connection._start = start
     connection._sent = last[6]
+    if nodes == 1:  # with several nodes, each request goes to the next one
+        repeat = current_repeat.get()
+        if repeat is not None:
+            connection._repeat = repeat
+            connection._parts = last[5]
+            connection._limit = limit
     return connection
 
 
@@ -244,4 +329,5 @@ def configure(*, head_fields: dict[bytes, tuple[int, int, bool, bool, bool]]) ->
             default=DEFAULT,
             is_default=is_default,
             current_timing=current_timing,
+            current_repeat=current_repeat,
         )

@@ -111,6 +111,8 @@ class _Connection(ConnectionCore, asyncio.Protocol):
         self._buffer = bytearray()
         self._start = 0.0
         self._sent = 0
+        self._parts = ()
+        self._limit = None
         self._reset()
 
     # ------------------------------------------------------------------------- protocol
@@ -255,6 +257,8 @@ class _Connection(ConnectionCore, asyncio.Protocol):
                     failures.module().ConnectionError(f"Cannot decompress the response: {exc}")
                 )
                 return
+        if self._pool is not None and self._repeat is not None and self._repeat_next():
+            return
         response = RawResponse(self._status, body, raw_head=self._raw_head)
         if self._pool is not None:
             self._complete()
@@ -265,7 +269,7 @@ class _Connection(ConnectionCore, asyncio.Protocol):
         the client's timing holder, mark the connection used, return it to the idle pool or close
         it (what ``RawHttpTransport._request`` does after its ``await``)."""
         pool, timing = self._pool, self._timing
-        self._pool = self._timing = None
+        self._pool = self._timing = self._repeat = None
         if timing is not None:
             timing.observe(self._start, self.end, self._sent, self.received_bytes)
         self.used = True

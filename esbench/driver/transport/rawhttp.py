@@ -228,7 +228,7 @@ class RawHttpTransport:
     ) -> RawResponse:
         """What :meth:`_request` does when a request fails, for one sent by ``send_prepared``."""
         pool = connection._pool
-        connection._pool = connection._timing = None
+        connection._pool = connection._timing = connection._repeat = None
         if isinstance(exc, _Stale):
             node = next(i for i, idle in enumerate(self._idle) if idle is pool)
             return await self._request(method, target, body, headers, timeout, retry_node=node)

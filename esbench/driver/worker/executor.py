@@ -28,6 +28,10 @@ When a task stops (Rally's ``ScheduleHandle``/``TimePeriodBased``/``IterationBas
   until it ends (time based, no time limit);
 * else (an endless param source) one iteration.
 
+Unthrottled requests that the runner says are repeatable (a plain search) may be recorded and sent
+again by the connection itself, without a round through this loop; the samples are the ones this
+loop would record (:mod:`esbench.driver.transport.repeat`, :mod:`.repeating`).
+
 A step's ``completed-by`` and cancellation reach the client through :class:`StepControl`. As in
 Rally's ``AsyncExecutor`` (esrally 2.13), ``completed-by`` is looked at after each request: a client
 of another task finishes its current ramp-up or schedule wait, sends that request, records it and
@@ -43,6 +47,7 @@ from typing import Any
 
 from esbench.driver.plan import ClientAllocation, ClientPlan
 from esbench.driver.settings import OnError
+from esbench.driver.transport.repeat import current_repeat
 from esbench.driver.transport.timing import RequestTiming, current_timing
 from esbench.driver.worker.clock import Clock, SystemClock, wake_up
 from esbench.driver.worker.context import RaceContext, current_context
@@ -50,6 +55,7 @@ from esbench.driver.worker.loopfailures import failed_call, note_failed_request,
 from esbench.driver.worker.loopsetup import LoopSetup, loop_setup
 from esbench.driver.worker.outcome import RequestFailure
 from esbench.driver.worker.pluginerrors import reraise_for_plugin
+from esbench.driver.worker.repeating import repeat_for
 from esbench.driver.worker.runners.base import Runner, RunnerResult
 from esbench.driver.worker.scheduler import Scheduler
 from esbench.driver.worker.waits import WaitNote, current_wait
@@ -251,6 +257,7 @@ class ClientExecutor:
             natural = await self._run_allocation(allocation, first=position == 0)
             if natural and self.on_natural_end is not None:
                 self.on_natural_end(allocation.task.name, self.plan.client_id)
+        current_repeat.set(None)
         self._progress = lambda: 1.0
 
     async def _wait_until(self, due: float) -> bool:
@@ -316,7 +323,8 @@ class ClientExecutor:
         """Send the allocation's requests until its limit (True), cancellation or completion by
         another task (False). The driver's hot path (benchmarks/bench_request_cost.py): per
         request it calls out once (:func:`_account`), and a throttled schedule once more
-        (:func:`_next_due`); errors and failures go to :mod:`.loopfailures`."""
+        (:func:`_next_due`); errors and failures go to :mod:`.loopfailures`. With a repeat, one
+        runner call may stand for many requests (module doc)."""
         task = allocation.task
         name = task.name
         runner = run.runner
@@ -326,9 +334,16 @@ class ClientExecutor:
         warmup_iterations, runner_decides = setup.warmup_iterations, setup.runner_decides
         warmup_end, deadline = setup.warmup_end, setup.deadline
         iterations = 0
-        self._track_progress(setup, runner, lambda: iterations)
-        now = self.clock.now
         control = self.control
+        # The connection may record and resend this allocation's request itself (issue 25):
+        # the requests it accounted show in repeat.iterations when the runner returns.
+        repeat = repeat_for(setup, runner, run.recorder.record, control, self.clock)
+        current_repeat.set(repeat)
+        if repeat is None:
+            self._track_progress(setup, runner, lambda: iterations)
+        else:
+            self._track_progress(setup, runner, lambda: max(iterations, repeat.iterations))
+        now = self.clock.now
         origin = control.start_at + allocation.ramp_up_wait
         if not await self._wait_until(origin):
             return False
@@ -372,6 +387,8 @@ class ClientExecutor:
                 scheduler.before_request(now())
             timing.reset()
             fatal = None
+            if repeat is not None:
+                repeat.iterations = iterations
             processing_start = last_start = now()
             try:
                 result = await runner(es, params)
@@ -379,6 +396,10 @@ class ClientExecutor:
                 raise
             except Exception as exc:
                 result, fatal = failed_call(exc, runner, task)
+            if repeat is not None and repeat.iterations != iterations:
+                # The last request the connection sent is this call's; the ones before it are recorded.
+                iterations = repeat.iterations
+                processing_start = last_start = repeat.last_start
             warmup = processing_start < warmup_end if time_based else iterations < warmup_iterations
             iterations += 1
             _account(

@@ -117,6 +117,14 @@ class Runner:
     async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         raise NotImplementedError
 
+    def repeatable(self, params: RallyParams) -> bool:
+        """True if a call with ``params`` makes one request that the connection may send again and
+        account itself (:mod:`esbench.driver.transport.repeat`): the request is prepared (the same
+        objects every call), and any response with a status below 400 gives one successful op of
+        weight 1 that needs nothing else from the runner. False here: only built-in runners that
+        know this say so."""
+        return False
+
     def __repr__(self) -> str:
         return self.name
 

@@ -122,6 +122,12 @@ class Search(Runner):
     def __init__(self) -> None:
         self._scroll = ScrollSearch()
 
+    def repeatable(self, params: RallyParams) -> bool:
+        """A prepared plain search (no ``detailed-results``, no pages): :data:`_OK` for any status
+        below 400. Not for a subclass (a plugin's), which may do more per call."""
+        req = params.get(PREPARED)
+        return type(self) is Search and req.__class__ is SearchRequest and not req.detailed
+
     async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         req = params.get(PREPARED)
         if req is None:
