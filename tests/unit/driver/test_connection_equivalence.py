@@ -17,7 +17,7 @@ import pytest
 from esbench.driver.transport import connectioncore, timing
 
 HERE = Path(__file__).resolve().parent
-MODULES = ["test_rawhttp.py", "test_rawhttp_prepared.py", "test_executor.py", "test_repeat.py"]
+MODULES = ["test_rawhttp.py", "test_rawhttp_prepared.py", "test_executor.py"]
 
 
 def test_the_transport_tests_pass_on_the_python_core() -> None:

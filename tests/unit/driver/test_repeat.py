@@ -2,14 +2,18 @@
 each whole response and sends the request again as the executor's loop would, and hands the
 request back to the client's task at every limit and on every response the executor must see.
 
-These run on the core in use (C when built); ``test_connection_equivalence.py`` runs them on the
-Python core as well.
+These run on the core in use (C when built); the last test runs them once more on the Python core
+(``ESBENCH_PURE_PYTHON=1``), as ``test_connection_equivalence.py`` does for the transport's tests.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -19,6 +23,7 @@ from driver_helpers import SEARCH_RESPONSE, op, task, track
 from scripted_http import ok
 
 from esbench.driver.plan import ClientAllocation, ClientPlan
+from esbench.driver.transport import connectioncore
 from esbench.driver.transport.rawhttp import RawHttpTransport
 from esbench.driver.transport.repeat import Repeat, current_repeat
 from esbench.driver.transport.timing import RequestTiming, current_timing
@@ -401,3 +406,25 @@ def test_no_repeat_for_a_plugins_param_source_or_runner_or_a_simulated_clock():
     assert _repeat_of(task(op("search"), iterations=5), plugin_runner) is None
     assert _repeat_of(task(op("search"), iterations=5), clock=FakeClock()) is None
     assert _repeat_of(task(op("search", pages=2), iterations=5)) is None
+
+
+# ------------------------------------------------------------------------------- both cores
+
+
+def test_these_tests_pass_on_the_python_core() -> None:
+    if not connectioncore.COMPILED:
+        pytest.skip("the C extension is not built here: this run is already the Python core's")
+    env = {**os.environ, "ESBENCH_PURE_PYTHON": "1"}
+    env.pop("COV_CORE_SOURCE", None)  # no coverage collection in the child
+    here = Path(__file__).resolve()
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--no-cov", here.name],
+        cwd=here.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    assert " passed" in out.stdout and "failed" not in out.stdout
