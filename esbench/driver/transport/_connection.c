@@ -110,6 +110,7 @@ reset(ConnObject *self)
 {
     if (clear_response(self) < 0)
         return -1;
+    self->head = 0;
     Py_CLEAR(self->pool);
     Py_CLEAR(self->timing);
     Py_CLEAR(self->repeat);
@@ -132,7 +133,6 @@ clear_response(ConnObject *self)
     self->expected = -1;
     self->chunked = 0;
     self->gzip = 0;
-    self->head = 0;
     self->received = 0;
     self->keep_alive = 1;
     self->end = 0.0;

@@ -108,6 +108,18 @@ fail(ConnObject *self)
     return rc < 0 ? -1 : 1;
 }
 
+/* perf_counter() in seconds: 0, or -1 with an exception. */
+static int
+clock_now(double *now)
+{
+    PyObject *value = PyObject_CallNoArgs(perf_counter);
+    if (value == NULL)
+        return -1;
+    *now = PyFloat_AsDouble(value);
+    Py_DECREF(value);
+    return *now == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
+
 /* PyConnectionCore._repeat_next(): 1 if the connection took care of the whole response (repeated
  * the request, or failed its future), 0 if it goes back to the client's task, -1 with an
  * exception only if even failing the future failed. */
@@ -117,21 +129,25 @@ repeat_next(ConnObject *self)
     PyObject *obj = self->repeat;
     if (obj == NULL || obj == Py_None || Py_TYPE(obj) != &RepeatType)
         return 0; /* a PyRepeat is the Python core's */
+    RepeatObject *repeat = (RepeatObject *)obj;
+    if (repeat->record == NULL || repeat->control == NULL) /* made without __init__ */
+        return 0;
     if (self->status >= 400 || self->closed || !self->keep_alive || self->buffer == NULL ||
         !PyByteArray_Check(self->buffer) || PyByteArray_GET_SIZE(self->buffer) != 0 ||
         self->parts == NULL || !PyTuple_Check(self->parts) || PyTuple_GET_SIZE(self->parts) < 1)
         return 0;
-    RepeatObject *repeat = (RepeatObject *)obj;
     long long done = repeat->iterations;
     if (repeat->total >= 0 && repeat->total <= done + 1)
         return 0;
-    Py_INCREF(obj); /* Python code runs below (the flags, record, the timer) */
+    /* Strong references: Python code runs below (the flags, record, the timer, the transport). */
+    PyObject *parts = self->parts, *limit = self->limit;
+    Py_INCREF(obj);
+    Py_INCREF(parts);
+    Py_XINCREF(limit);
     int result = 0;
-    PyObject *now_obj = PyObject_CallNoArgs(perf_counter);
-    if (now_obj == NULL)
+    double now, start;
+    if (clock_now(&now) < 0)
         goto failed;
-    double now = PyFloat_AsDouble(now_obj);
-    Py_DECREF(now_obj);
     if (now >= repeat->deadline)
         goto end;
     int stop = flag(repeat->control, str_cancelled);
@@ -143,16 +159,13 @@ repeat_next(ConnObject *self)
         goto end;
     if (record_sample(self, repeat, now) < 0)
         goto failed;
+    /* Counted with its sample, and the next request's start with it: whatever fails below, the
+     * executor's count and the failed request's start stay right. */
+    if (clock_now(&start) < 0)
+        goto failed;
     repeat->iterations = done + 1;
-    if (clear_response(self) < 0)
-        goto failed;
-    PyObject *start_obj = PyObject_CallNoArgs(perf_counter);
-    if (start_obj == NULL)
-        goto failed;
-    double start = PyFloat_AsDouble(start_obj);
-    Py_DECREF(start_obj);
     self->start = repeat->last_start = start;
-    if (expire(self, start, self->limit) < 0 || write_parts(self, self->parts) < 0)
+    if (clear_response(self) < 0 || expire(self, start, limit) < 0 || write_parts(self, parts) < 0)
         goto failed;
     result = 1;
     goto end;
@@ -160,6 +173,8 @@ failed:
     result = fail(self);
 end:
     Py_DECREF(obj);
+    Py_DECREF(parts);
+    Py_XDECREF(limit);
     return result;
 }
 

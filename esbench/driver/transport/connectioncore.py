@@ -107,6 +107,7 @@ class PyConnectionCore:
     def _reset(self) -> None:
         """Forget the previous request and its response (called before each request)."""
         self._clear_response()
+        self._head = False
         self._pool = None
         self._timing = None
         self._repeat = None
@@ -118,7 +119,6 @@ class PyConnectionCore:
         self._expected = -1  # body bytes expected; -1 = until close
         self._chunked = False
         self._gzip = False
-        self._head = False
         self._received = False
         self._body = bytearray()
         self.keep_alive = True
@@ -182,9 +182,9 @@ class PyConnectionCore:
         """The response of a request sent by :func:`send_prepared` with a repeat is whole: record
         its sample and send the request again, if the executor's loop would have (the rules are in
         :mod:`esbench.driver.transport.repeat`). Returns True if the connection took care of the
-        response: it repeated the request, or recording failed and the request's future fails with
-        that error (the connection is closed); False, having changed nothing, when the request goes
-        back to its client's task.
+        response: it repeated the request, or reading the stop flags, recording or writing failed and
+        the request's future fails with that error (the connection is closed); False, having
+        changed nothing, when the request goes back to its client's task.
         """
         repeat = self._repeat
         if repeat is None or self._status >= 400 or self.closed or not self.keep_alive or self._buffer:
@@ -192,15 +192,15 @@ class PyConnectionCore:
         done = repeat.iterations
         if 0 <= repeat.total <= done + 1:
             return False
-        now = perf_counter()
-        if now >= repeat.deadline:
-            return False
-        control = repeat.control
-        if control.cancelled or control.completed:
-            return False
-        start = self._start
-        end = self.end
         try:
+            now = perf_counter()
+            if now >= repeat.deadline:
+                return False
+            control = repeat.control
+            if control.cancelled or control.completed:
+                return False
+            start = self._start
+            end = self.end
             repeat.record(
                 warmup=start < repeat.warmup_end if repeat.time_based else done < repeat.warmup_iterations,
                 end=end,
@@ -213,9 +213,12 @@ class PyConnectionCore:
                 sent=self._sent,
                 received=self.received_bytes,
             )
+            # Counted with its sample, and the next request's start with it: whatever fails
+            # below, the executor's count and the failed request's start stay right.
+            start = perf_counter()
             repeat.iterations = done + 1
+            repeat.last_start = self._start = start
             self._clear_response()
-            start = repeat.last_start = self._start = perf_counter()
             self._expire(start, self._limit)
             self._write(self._parts)
         except Exception as exc:

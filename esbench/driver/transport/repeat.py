@@ -30,7 +30,9 @@ sample :func:`esbench.driver.worker.executor._account` records for a plain searc
   request is written (unthrottled: latency is service time, Rally's rule);
 * ``processing_time`` = the time after the response was parsed - start: the runner's own work in
   the executor's loop, of which only the parsing is left here;
-* ``warmup``: start before ``warmup_end`` (time based), else ``iterations < warmup_iterations``.
+* ``warmup``: start before ``warmup_end`` (time based: the loop takes its processing start, a few
+  µs before the request start, so at most the one request per client that straddles the warmup
+  end can land on the other side), else ``iterations < warmup_iterations``.
 
 The request the connection finally hands back goes through the runner and the executor as any
 other; ``iterations`` then tells the executor how many requests the connection accounted and

@@ -208,6 +208,39 @@ async def test_a_failing_record_fails_the_request_and_drops_the_connection(serve
     await transport.close()
 
 
+async def test_a_repeated_head_request_expects_no_body_each_time(serve):
+    # The answer announces a length but HEAD responses carry no body: a repeat that forgot the
+    # request was a HEAD would wait for 10 bytes that never come.
+    server = await serve(lambda req: b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n")
+    transport = RawHttpTransport([server.url], {}, timeout=2.0)
+    await transport.request("HEAD", "/i")
+    samples = Samples()
+    repeat = _repeat(samples, total=5)
+    current_repeat.set(repeat)
+    repeat.iterations = 1
+    response = await transport.request("HEAD", "/i")
+    assert response.status == 200 and response.body == b""
+    assert len(samples.rows) == 3 and len(server.requests) == 5
+    await transport.close()
+
+
+async def test_a_stop_flag_that_cannot_be_read_fails_the_request(serve):
+    server, transport, _ = await _primed(serve, lambda req: ANSWER)
+
+    class Unreadable:
+        completed = False
+
+        @property
+        def cancelled(self) -> bool:
+            raise LookupError("no flag here")
+
+    current_repeat.set(_repeat(Samples(), Unreadable()))
+    with pytest.raises(LookupError, match="no flag here"):
+        await _send(transport)
+    assert transport._idle[0] == [] and len(server.requests) == 2
+    await transport.close()
+
+
 async def test_a_request_cancelled_while_repeating_does_not_return_its_connection(serve):
     answers = iter([ANSWER] * 5 + [[b""]])  # the 6th request hangs
     server, transport, _ = await _primed(serve, lambda req: next(answers))
