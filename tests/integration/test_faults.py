@@ -6,7 +6,8 @@ must agree, and no process of the race may be left when it has exited.
 
 Faults and what must hold:
 
-* latency +20 ms (downstream): p50 latency and service time 20 ms (± 1 ms) above a run without it;
+* latency +20 ms (downstream): p50 latency and service time 20 ms (± 1 ms) above a run without it
+  (a pair of races that noise puts outside ± 1 ms is run again, up to 3 pairs);
 * a bandwidth limit on bulk requests (upstream): the bulk's throughput falls, no error;
 * ``reset_peer``, ``timeout`` and the proxy disabled, each for a few seconds, one after the other
   in one throttled search task: the failed requests are counted with their reason, the race
@@ -222,21 +223,34 @@ def wait_for_searches(host: str, proc: subprocess.Popen[str], timeout: float = 6
     raise AssertionError(f"the race sent no search within {timeout} s")
 
 
+#: Pairs of races before the +-1 ms bound of the latency toxic counts as broken: another process
+#: taking the CPU for a moment can move a p50 by a millisecond (as in tests/unit/driver/test_fidelity.py,
+#: a noise-sensitive bound is repeated, never loosened).
+ATTEMPTS = 3
+
+
 def test_latency_toxic_adds_its_delay_to_latency_and_service_time(proxy, tmp_path):
     # 10 ops/s: a request every 100 ms, so +20 ms never makes the client fall behind its schedule
     # (latency would then include the wait, as it must).
     track = write_track(tmp_path / "track", search_s=3, search_target=10)
-    p50 = {}
-    for label in ("plain", "toxic"):
-        report = tmp_path / f"{label}.json"
-        if label == "toxic":
-            proxy.add_toxic("delay", "latency", {"latency": 20, "jitter": 0})
-        finish(start_race(track, proxy.listen, report))
-        result, _ = agree(report, "q")
-        assert result["error_count"] == 0
-        p50[label] = (result["latency_ms"]["50"], result["service_time_ms"]["50"])
-    assert p50["toxic"][0] - p50["plain"][0] == pytest.approx(20.0, abs=1.0), p50
-    assert p50["toxic"][1] - p50["plain"][1] == pytest.approx(20.0, abs=1.0), p50
+    for attempt in range(1, ATTEMPTS + 1):
+        p50 = {}
+        for label in ("plain", "toxic"):
+            report = tmp_path / f"{label}-{attempt}.json"
+            if label == "toxic":
+                proxy.add_toxic("delay", "latency", {"latency": 20, "jitter": 0})
+            finish(start_race(track, proxy.listen, report))
+            if label == "toxic":
+                proxy.remove_toxic("delay")
+            result, _ = agree(report, "q")
+            assert result["error_count"] == 0
+            p50[label] = (result["latency_ms"]["50"], result["service_time_ms"]["50"])
+        # Every run: no response through the toxic can take less than its delay.
+        assert min(p50["toxic"]) >= 20.0, p50
+        added = [p50["toxic"][i] - p50["plain"][i] for i in (0, 1)]
+        if all(value == pytest.approx(20.0, abs=1.0) for value in added):
+            return
+    raise AssertionError(f"latency and service time did not rise by 20 +- 1 ms in {ATTEMPTS} runs: {p50}")
 
 
 def test_bandwidth_limit_on_bulk_lowers_throughput_without_errors(proxy, tmp_path):
