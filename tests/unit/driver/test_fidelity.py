@@ -7,7 +7,7 @@ Each test separates two kinds of claims. Lower bounds and counts (a stalled requ
 service time never falls below the server's delay) hold on any machine and are checked on every
 run. Upper bounds (how close to the delay, how close to the target rate) can be broken by another
 process taking the CPU for a moment, so a run that breaks only those is repeated, up to
-:data:`ATTEMPTS` runs; a wrong measurement breaks them on every run and still fails.
+:data:`quiet.ATTEMPTS` runs; a wrong measurement breaks them on every run and still fails.
 """
 
 from __future__ import annotations
@@ -17,28 +17,13 @@ import statistics
 import time
 
 from driver_helpers import SEARCH_RESPONSE, StubProcess, challenge, op, task, track
+from quiet import until_quiet
 
 from esbench.driver.coordinator.run import DriverSettings, run_challenge, tasks_of
 from esbench.driver.transport.client import ClientOptions
 from esbench.track.model import Throughput
 
 SETTINGS = DriverSettings(workers=1, task_pause_s=0)
-#: Runs of a measurement before a noise-sensitive bound counts as broken (see the module doc).
-ATTEMPTS = 3
-
-
-def until_quiet(measure, always, when_quiet):
-    """Run ``measure()``; ``always(result)`` must hold on every run, ``when_quiet(result)`` on one
-    run of at most :data:`ATTEMPTS` (its last AssertionError is raised if it never holds)."""
-    for attempt in range(1, ATTEMPTS + 1):
-        result = measure()
-        always(result)
-        try:
-            when_quiet(result)
-            return
-        except AssertionError:
-            if attempt == ATTEMPTS:
-                raise
 
 
 def run(stub: StubProcess, t):
