@@ -16,7 +16,9 @@ The connection repeats a request only when it would have gone on in the executor
 * the response is whole, its status is below 400 and the connection can be reused;
 * ``iterations + 1 < total`` (``total`` -1: no iteration limit);
 * ``perf_counter()`` is before ``deadline`` (Rally's ``TimePeriodBased``: no new request once the
-  time period is over);
+  time period is over). As in the executor's loop, the clock is read for this check a few µs
+  before the next request starts, so the one request per client the check lets through last may
+  start just after the deadline; it is the one handed back;
 * neither ``control.cancelled`` nor ``control.completed`` (the executor decides what completion
   means for this task);
 
