@@ -136,27 +136,37 @@ async def test_a_stop_flag_hands_the_next_response_back(serve, flag):
 
 
 async def test_no_request_starts_once_the_deadline_is_seen_and_warmup_is_by_start_time(serve):
-    # The clocks move from inside record(), which runs after the check of the response it records
-    # and before the next request starts, so the outcome does not depend on the machine's speed.
-    # As in the executor's loop, the deadline is checked when a response is whole; the request the
-    # check let through may start just after it, and is the one handed back.
-    server, transport, _ = await _primed(serve, lambda req: ANSWER)
+    # The clocks move at points of a request's life, so the outcome does not depend on the
+    # machine's speed: the warmup end while the server holds request 4 (after its start, before
+    # its end), the deadline from inside record(), which runs after the check of the response it
+    # records and before the next request starts. As in the executor's loop, the deadline is
+    # checked when a response is whole; the request the check let through may start just after it,
+    # and is the one handed back.
     repeat: Any = None
+    served = {"n": 0}
 
-    def move_clocks(rows: int) -> None:
-        if rows == 2:
-            repeat.warmup_end = time.perf_counter()  # request 2 started before it, request 3 after
+    def answer(req: bytes) -> bytes:
+        served["n"] += 1
+        if served["n"] == 4:
+            repeat.warmup_end = time.perf_counter()
+        # A repeat that ignored the deadline would go on for ever: end it with an error instead.
+        return ANSWER if served["n"] < 20 else b"HTTP/1.1 503 Busy\r\ncontent-length: 2\r\n\r\n{}"
+
+    def move_deadline(rows: int) -> None:
         if rows == 4:
             repeat.deadline = time.perf_counter()
 
-    samples = Samples(on_record=move_clocks)
+    server, transport, _ = await _primed(serve, answer)
+    samples = Samples(on_record=move_deadline)
     repeat = _repeat(samples, time_based=True, warmup_end=INF, deadline=INF)
     current_repeat.set(repeat)
     await _send(transport)
     starts = [row["end"] - row["service_time"] for row in samples.rows]
+    ends = [row["end"] for row in samples.rows]
     assert len(samples.rows) == 4 and len(server.requests) == 6  # primed + 4 recorded + handed back
-    assert [row["warmup"] for row in samples.rows] == [True, True, False, False]
-    assert all(start < repeat.warmup_end for start in starts[:2]) and starts[2] > repeat.warmup_end
+    # Request 4 (the third recorded) started before the warmup end and ended after it.
+    assert starts[2] < repeat.warmup_end < ends[2]
+    assert [row["warmup"] for row in samples.rows] == [True, True, True, False]
     assert all(start < repeat.deadline for start in starts) and repeat.last_start > repeat.deadline
     await transport.close()
 
