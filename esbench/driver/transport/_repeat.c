@@ -145,7 +145,7 @@ repeat_next(ConnObject *self)
     Py_INCREF(parts);
     Py_XINCREF(limit);
     int result = 0;
-    double now, start;
+    double now, next_start;
     if (clock_now(&now) < 0)
         goto failed;
     if (now >= repeat->deadline)
@@ -161,11 +161,11 @@ repeat_next(ConnObject *self)
         goto failed;
     /* Counted with its sample, and the next request's start with it: whatever fails below, the
      * executor's count and the failed request's start stay right. */
-    if (clock_now(&start) < 0)
+    if (clock_now(&next_start) < 0)
         goto failed;
     repeat->iterations = done + 1;
-    self->start = repeat->last_start = start;
-    if (clear_response(self) < 0 || expire(self, start, limit) < 0 || write_parts(self, parts) < 0)
+    self->start = repeat->last_start = next_start;
+    if (clear_response(self) < 0 || expire(self, next_start, limit) < 0 || write_parts(self, parts) < 0)
         goto failed;
     result = 1;
     goto end;

@@ -215,11 +215,11 @@ class PyConnectionCore:
             )
             # Counted with its sample, and the next request's start with it: whatever fails
             # below, the executor's count and the failed request's start stay right.
-            start = perf_counter()
+            next_start = perf_counter()
             repeat.iterations = done + 1
-            repeat.last_start = self._start = start
+            repeat.last_start = self._start = next_start
             self._clear_response()
-            self._expire(start, self._limit)
+            self._expire(next_start, self._limit)
             self._write(self._parts)
         except Exception as exc:
             # In a protocol callback nobody would see it: the client's task does, with this request.
