@@ -1,35 +1,35 @@
-"""Integration fixtures: a real Elasticsearch node for the whole test session.
+"""Integration fixtures and markers.
 
-``es_hosts`` returns ``["127.0.0.1:PORT", ...]``:
+The clusters are session fixtures of ``clusters.py`` (read its docstring); every test below
+``tests/integration`` is marked ``integration`` (``tests/conftest.py`` adds the ``slow`` and
+``xdist_group`` marks by the clusters a test uses).
 
-* ``ESBENCH_TEST_HOSTS=host:port[,host:port]`` set: those nodes are used as they are (nothing started);
-* otherwise one node (car ``defaults``: 1 GiB heap, security off, free loopback ports) is provisioned
-  with esbench's own provisioning code and stopped/deleted at the end of the session. Its distribution
-  comes from ``$ESBENCH_DIST_CACHE`` (default ``~/.cache/esbench/distributions``, shared across
-  sessions so CI unpacks once) and its state lives in a session temp dir, never in the per-test
-  isolated ``ESBENCH_HOME``. ``ESBENCH_TEST_ES_VERSION`` picks another version.
-
-Every test below ``tests/integration`` is marked ``integration``.
+``shared_node_left_clean`` (autouse) deletes, after each test that used the single node or the 3-node
+cluster, the indices, data streams, index and component templates, ingest pipelines and snapshot
+repositories the test added: every test finds the cluster as the session started it.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-# OpenSearch and secured-Elasticsearch session fixtures (opensearch_hosts, secured_es).
-from targets_fixtures import opensearch_hosts, secured_es  # noqa: F401
-
-# One race with node-stats and os telemetry on a provisioned node, read by two test modules.
+# The session clusters (see clusters.py) and the one race with node-stats and os telemetry on a
+# provisioned node, read by three test modules.
+from clusters import (  # noqa: F401
+    cluster3,
+    es,
+    es_hosts,
+    es_repo_path,
+    opensearch_hosts,
+    secured_es,
+    snapshot_repo_dir,
+)
 from telemetry_race import telemetry_race  # noqa: F401
-
-from esbench.provision import DEFAULT_DISTRIBUTION_VERSION, ProvisionSettings, provision_cluster
 
 _HERE = Path(__file__).resolve().parent
 
@@ -41,88 +41,85 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture
-def metrics_store_prefix(es_hosts: list[str]) -> Iterator[str]:
-    """A fresh metrics-store index prefix on the test node; its indices and index templates are
-    deleted afterwards."""
-    from elasticsearch import Elasticsearch
-
-    from esbench.results.es_export import index_templates
-
-    name = f"esbench-test-{uuid.uuid4().hex[:8]}"
-    yield name
-    es = Elasticsearch(f"http://{es_hosts[0]}")
-    for index in es.indices.get(index=f"{name}-*", allow_no_indices=True, expand_wildcards="all"):
-        es.indices.delete(index=index)
-    for template in index_templates(name):
-        es.options(ignore_status=404).indices.delete_index_template(name=template)
-    es.close()
+def index(request: pytest.FixtureRequest) -> str:
+    """A fresh index name for one test, ``it-<module>-<8 hex>`` (the index a race makes with it on the
+    session node goes with the node's clean-up after the test)."""
+    module = request.module.__name__.removeprefix("test_").replace("_", "-")
+    return f"it-{module}-{uuid.uuid4().hex[:8]}"
 
 
-@pytest.fixture(scope="session")
-def es_hosts(tmp_path_factory: pytest.TempPathFactory, snapshot_repo_dir: Path) -> Iterator[list[str]]:
-    """HTTP ``host:port`` of a running Elasticsearch for the session (see the module docstring)."""
-    external = os.environ.get("ESBENCH_TEST_HOSTS", "").strip()
-    if external:
-        yield [h.strip() for h in external.split(",") if h.strip()]
+@pytest.fixture
+def metrics_store_prefix() -> str:
+    """A fresh metrics-store index prefix (the indices and index templates an export makes with it on
+    the session node go with the node's clean-up after the test)."""
+    return f"esbench-test-{uuid.uuid4().hex[:8]}"
+
+
+# ---------------------------------------------------------------------------- the node left clean
+
+#: What a test may add to the node, each: (list path, JSON key of the names, delete path).
+_STATE = (
+    ("/_data_stream/*?expand_wildcards=all", "data_streams", "/_data_stream/{}"),
+    ("/_cat/indices?format=json&h=index&expand_wildcards=open,closed", None, "/{}"),
+    ("/_index_template", "index_templates", "/_index_template/{}"),
+    ("/_component_template", "component_templates", "/_component_template/{}"),
+    ("/_ingest/pipeline", "*keys", "/_ingest/pipeline/{}"),
+    ("/_snapshot", "*keys", "/_snapshot/{}"),
+)
+
+
+def _call(host: str, method: str, path: str) -> Any:
+    """The JSON body of ``METHOD path``; None where the node has no such thing (404) or no such API
+    (400, 405: the integ-test build lacks the data-streams module)."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(urllib.request.Request(f"http://{host}{path}", method=method), timeout=60) as r:
+            return json.loads(r.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        if exc.code in (400, 404, 405):
+            return None
+        raise AssertionError(f"{method} {path}: HTTP {exc.code}: {exc.read()[:300]!r}") from None
+
+
+def _names(host: str, list_path: str, key: str | None) -> set[str]:
+    body = _call(host, "GET", list_path)
+    if body is None:
+        return set()
+    if key is None:
+        return {row["index"] for row in body if not row["index"].startswith(".")}
+    if key == "*keys":
+        return set(body)
+    return {entry["name"] for entry in body.get(key, []) if not entry["name"].startswith(".")}
+
+
+def _state(host: str) -> list[set[str]]:
+    return [_names(host, list_path, key) for list_path, key, _ in _STATE]
+
+
+def _cleaned_host(request: pytest.FixtureRequest) -> str | None:
+    from clusters import external_hosts
+
+    if "cluster3" in request.fixturenames:
+        return request.getfixturevalue("cluster3").hosts[0]
+    if "es_hosts" in request.fixturenames and not external_hosts():
+        return request.getfixturevalue("es_hosts")[0]
+    return None
+
+
+@pytest.fixture(autouse=True)
+def shared_node_left_clean(request: pytest.FixtureRequest) -> Iterator[None]:
+    """See the module docstring; the same for the 3-node cluster. A no-op for tests that use neither,
+    and with ``ESBENCH_TEST_HOSTS`` (a node that is not ours is never cleaned)."""
+    host = _cleaned_host(request)
+    if host is None:
+        yield
         return
-    session_home = tmp_path_factory.mktemp("esbench-session-home")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ESBENCH_HOME", str(session_home))
-        mp.setenv(
-            "ESBENCH_DIST_CACHE",
-            os.environ.get("ESBENCH_DIST_CACHE") or str(Path.home() / ".cache" / "esbench" / "distributions"),
-        )
-        settings = ProvisionSettings(
-            distribution_version=os.environ.get("ESBENCH_TEST_ES_VERSION", DEFAULT_DISTRIBUTION_VERSION),
-            car=f"defaults,{_write_repo_mixin(session_home, snapshot_repo_dir)}",
-            nodes=1,
-            # The integ-test distribution, also where Elastic's server is reachable: tests rely on
-            # its module set (e.g. the requirement check's missing modules).
-            distribution_repository="maven",
-        )
-        cluster = provision_cluster(settings, race_dir=session_home / "race")
-    try:
-        yield list(cluster.hosts)
-    finally:
-        cluster.stop()
-
-
-@pytest.fixture(scope="session")
-def snapshot_repo_dir() -> Iterator[Path]:
-    """A directory under the system temp dir that the node's account can write (mode 777; the
-    pytest temp root is private to root): the provisioned node's ``path.repo``."""
-    path = Path(tempfile.mkdtemp(prefix="esbench-it-repo-"))
-    path.chmod(0o777)
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
-
-
-def _write_repo_mixin(home: Path, repo_dir: Path) -> str:
-    """A car mixin in ``home/cars`` setting ``path.repo`` (cars are how provisioning takes node
-    settings); returns its name."""
-    cars = home / "cars"
-    cars.mkdir(parents=True, exist_ok=True)
-    name = "it-snapshot-repo"
-    (cars / f"{name}.yml").write_text(
-        "description: path.repo for the snapshot tests\ntype: mixin\n"
-        f"settings:\n  path.repo: ['{repo_dir}']\n"
-    )
-    return name
-
-
-@pytest.fixture(scope="session")
-def es_repo_path(es_hosts: list[str], snapshot_repo_dir: Path) -> Path:
-    """A directory listed in the test node's ``path.repo`` (for ``fs`` snapshot repositories).
-
-    The provisioned node has :func:`snapshot_repo_dir`. With ``ESBENCH_TEST_HOSTS`` the node is not
-    ours: ``ESBENCH_TEST_REPO_PATH`` names its ``path.repo`` directory, and the snapshot tests are
-    skipped (saying so) without it; CI provisions the node, so this skip never hides a failure there.
-    """
-    if not os.environ.get("ESBENCH_TEST_HOSTS", "").strip():
-        return snapshot_repo_dir
-    external = os.environ.get("ESBENCH_TEST_REPO_PATH", "").strip()
-    if not external:
-        pytest.skip("ESBENCH_TEST_HOSTS is set without ESBENCH_TEST_REPO_PATH (the node's path.repo)")
-    return Path(external)
+    before = _state(host)
+    yield
+    for (_, _, delete_path), had, has in zip(_STATE, before, _state(host), strict=True):
+        for name in sorted(has - had):
+            _call(host, "DELETE", delete_path.format(name))

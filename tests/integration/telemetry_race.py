@@ -12,17 +12,14 @@ in its own esbench home (the distribution cache is shared, as for ``es_hosts``).
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from clusters import ES_VERSION
+from harness import TRACKS, esbench, ok
 
-from esbench.provision import DEFAULT_DISTRIBUTION_VERSION
-
-TRACK = Path(__file__).resolve().parents[1] / "resources" / "tracks" / "compare-tiny"
+TRACK = TRACKS / "compare-tiny"
 
 
 @dataclass(frozen=True)
@@ -41,31 +38,18 @@ def telemetry_race(tmp_path_factory: pytest.TempPathFactory) -> TelemetryRace:
     """See the module docstring; tests point ``ESBENCH_HOME`` at ``home`` to read the race."""
     home = tmp_path_factory.mktemp("telemetry-race-home")
     report = home / "report.json"
-    env = os.environ.copy()
-    env["ESBENCH_HOME"] = str(home)
-    version = os.environ.get("ESBENCH_TEST_ES_VERSION", DEFAULT_DISTRIBUTION_VERSION)
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "esbench",
-            "race",
-            f"--track-path={TRACK}",
-            "--test-mode",
-            "--distribution-repository=maven",
-            f"--distribution-version={version}",
-            "--telemetry=node-stats,os",
-            "--telemetry-params=node-stats-sample-interval:0.25,os-sample-interval:0.25",
-            "--user-tag=case:telemetry-os",
-            "--report-format=json",
-            f"--report-file={report}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-        check=False,
+    result = esbench(
+        "race",
+        f"--track-path={TRACK}",
+        "--test-mode",
+        "--distribution-repository=maven",
+        f"--distribution-version={ES_VERSION}",
+        "--telemetry=node-stats,os",
+        "--telemetry-params=node-stats-sample-interval:0.25,os-sample-interval:0.25",
+        "--user-tag=case:telemetry-os",
+        "--report-format=json",
+        f"--report-file={report}",
+        home=home,
     )
-    assert result.returncode == 0, f"esbench race failed:\n{result.stdout}\n{result.stderr}"
-    assert "Traceback" not in result.stderr + result.stdout, result.stderr
+    ok(result)
     return TelemetryRace(home=home, report=report, stderr=result.stderr)

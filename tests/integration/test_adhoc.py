@@ -5,30 +5,14 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
-import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
 
 import pytest
-from adhoc_harness import count, es_client, last_race  # noqa: F401 - es_client: the fixture es
-
-
-def esbench(*args: str, stdin: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "esbench", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=os.environ.copy(),  # carries the test's isolated ESBENCH_HOME
-        check=False,
-    )
-    assert result.returncode == 0, f"esbench {args[0]} failed:\n{result.stdout}\n{result.stderr}"
-    return result
+from adhoc_harness import count, last_race
+from harness import esbench
 
 
 @pytest.fixture

@@ -9,31 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
 import pytest
-from adhoc_harness import count, es_client, last_race  # noqa: F401 - es_client: the fixture es
-
-
-def esbench(*args: str, stdin: str | None = None, cwd: Path | None = None, env: dict | None = None):
-    return subprocess.run(
-        [sys.executable, "-m", "esbench", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=cwd,
-        env={**os.environ, **(env or {}), "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
-        check=False,
-    )
-
-
-def ok(result: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:
-    assert result.returncode == 0, f"esbench failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
-    return result
+from adhoc_harness import count, last_race
+from harness import esbench, ok
 
 
 @pytest.fixture

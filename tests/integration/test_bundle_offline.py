@@ -7,24 +7,16 @@ import bz2
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tarfile
 import uuid
 from pathlib import Path
 
+from harness import esbench
 from loopback_http import directory_handler, serving
 
 from esbench.results.store import ResultsStore
 
 TINY = Path(__file__).resolve().parents[1] / "resources" / "tracks" / "compare-tiny"
-
-
-def esbench(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "esbench", *args], capture_output=True, text=True, timeout=300,
-        env={**os.environ, "ESBENCH_HOME": str(home)}, check=False,
-    )  # fmt: skip
 
 
 def make_download_track(base: Path, url: str, index: str) -> Path:
@@ -56,11 +48,11 @@ def test_prefetch_bundle_and_offline_race_from_the_bundle(es_hosts, tmp_path) ->
         track = make_download_track(tmp_path, f"http://{host}", index)
         home_a, home_b = tmp_path / "home-a", tmp_path / "home-b"
 
-        fetched = esbench(home_a, "download", f"--track-path={track}", "--test-mode")
+        fetched = esbench("download", f"--track-path={track}", "--test-mode", home=home_a)
         assert fetched.returncode == 0, fetched.stderr
         assert fetched.stdout.split("\t")[:2] == ["compare-tiny", "1000"]
         bundle = tmp_path / "tiny.tar"
-        made = esbench(home_a, "bundle", f"--track-path={track}", f"--output={bundle}", "--quiet")
+        made = esbench("bundle", f"--track-path={track}", f"--output={bundle}", "--quiet", home=home_a)
         assert made.returncode == 0, made.stderr
 
     with tarfile.open(bundle) as tar:
@@ -70,8 +62,8 @@ def test_prefetch_bundle_and_offline_race_from_the_bundle(es_hosts, tmp_path) ->
 
     # The server is gone and home B has never seen the track: everything comes from the bundle.
     raced = esbench(
-        home_b, "race", f"--track-bundle={bundle}", "--offline", "--test-mode",
-        f"--target-hosts={','.join(es_hosts)}", "--user-tag=bundle:it",
+        "race", f"--track-bundle={bundle}", "--offline", "--test-mode",
+        f"--target-hosts={','.join(es_hosts)}", "--user-tag=bundle:it", home=home_b,
     )  # fmt: skip
     assert raced.returncode == 0, raced.stderr
     os.environ["ESBENCH_HOME"], previous = str(home_b), os.environ["ESBENCH_HOME"]
@@ -90,8 +82,10 @@ def test_prefetch_bundle_and_offline_race_from_the_bundle(es_hosts, tmp_path) ->
                 data = data.replace(b"{", b"{ ", 1)
                 member.size = len(data)
             dst.addfile(member, None if data is None else __import__("io").BytesIO(data))
-    refused = esbench(tmp_path / "home-c", "race", f"--track-bundle={damaged}", "--offline",
-                      f"--target-hosts={','.join(es_hosts)}")  # fmt: skip
+    refused = esbench(
+        "race", f"--track-bundle={damaged}", "--offline", f"--target-hosts={','.join(es_hosts)}",
+        home=tmp_path / "home-c",
+    )  # fmt: skip
     assert refused.returncode == 64 and "is damaged: 'track/index.json'" in refused.stderr
     assert "Traceback" not in refused.stderr
     import urllib.request

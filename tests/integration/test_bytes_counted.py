@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,13 +13,6 @@ from esbench.driver.transport.client import ClientOptions
 from esbench.track.model import Challenge, Operation, Task
 
 ROUTE = "/{index}/_search"
-
-
-@pytest.fixture
-def es(es_hosts: list[str]) -> Iterator[Elasticsearch]:
-    client = Elasticsearch([f"http://{h}" for h in es_hosts])
-    yield client
-    client.close()
 
 
 def route_sizes(es: Elasticsearch) -> tuple[int, int, int]:

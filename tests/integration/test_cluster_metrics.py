@@ -136,10 +136,25 @@ async def test_ingest_pipeline_rows_count_documents_through_pipelines(
 
 
 async def test_unrestricted_snapshot_covers_all_indices(es: AsyncElasticsearch, index: str) -> None:
-    await _index_docs(es, index, 30, refresh=True)
-    snap = await take_cluster_snapshot(es)
-    assert snap.primaries[DOC_COUNT] >= 30
-    assert len(snap.primary_shards[INDEXING_TIME]) >= 2
+    """Without an index the snapshot counts every open index: beside the test's own index (2 shards, 30
+    documents) a second one (1 shard, 7 documents) adds its documents and its primary shard, and the
+    totals equal what ``_cat/indices`` says of all open indices."""
+    other = f"{index}-other"
+    await es.indices.create(index=other, settings={"number_of_shards": 1, "number_of_replicas": 0})
+    try:
+        await _index_docs(es, index, 30, refresh=True)
+        await _index_docs(es, other, 7, refresh=True)
+        snap = await take_cluster_snapshot(es)
+        mine = await take_cluster_snapshot(es, index=index)
+        theirs = await take_cluster_snapshot(es, index=other)
+        every = (await es.cat.indices(format="json", h="index,docs.count,pri", expand_wildcards="open")).body
+    finally:
+        await es.indices.delete(index=other)
+    assert mine.primaries[DOC_COUNT] == 30 and theirs.primaries[DOC_COUNT] == 7
+    assert {index, other} <= {row["index"] for row in every}
+    assert snap.primaries[DOC_COUNT] == sum(int(row["docs.count"]) for row in every)
+    assert len(snap.primary_shards[INDEXING_TIME]) == sum(int(row["pri"]) for row in every)
+    assert len(mine.primary_shards[INDEXING_TIME]) == 2 and len(theirs.primary_shards[INDEXING_TIME]) == 1
     assert snap.nodes, "node stats missing"
 
 

@@ -11,33 +11,20 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
+import harness
 import pytest
-from elasticsearch import Elasticsearch
+from harness import esbench
 
 TRACK = Path(__file__).resolve().parents[1] / "resources" / "tracks" / "compare-tiny"
 
 
-def esbench(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "esbench", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=os.environ.copy(),  # carries the test's isolated ESBENCH_HOME
-        check=False,
-    )
-
-
 def race(hosts: list[str], index: str, run: str, tag: str, *, target_throughput: int) -> None:
-    result = esbench(
-        "race",
-        f"--track-path={TRACK}",
-        f"--target-hosts={','.join(hosts)}",
+    result = harness.race(
+        TRACK,
+        hosts,
         "--pipeline=benchmark-only",
         # 3 s measured (the track's default is 4): three throughput windows a race, each pinned by
         # the throttle, are enough for the medians compared below.
@@ -45,15 +32,6 @@ def race(hosts: list[str], index: str, run: str, tag: str, *, target_throughput:
         f"--user-tag=run:{run},role:{tag}",
     )
     assert result.returncode == 0, f"esbench race failed:\n{result.stdout}\n{result.stderr}"
-
-
-@pytest.fixture
-def index(es_hosts: list[str]):
-    name = f"compare-tiny-{uuid.uuid4().hex[:8]}"
-    yield name
-    es = Elasticsearch(f"http://{es_hosts[0]}")
-    es.options(ignore_status=404).indices.delete(index=name)
-    es.close()
 
 
 def test_throttled_contender_fails_the_gate_and_a_repeat_passes(es_hosts: list[str], index: str) -> None:

@@ -4,31 +4,14 @@ exactly the documents it was made from."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
 import pytest
-from elasticsearch import Elasticsearch
+from harness import esbench
 
 from esbench.results.store import ResultsStore
 from esbench.tracker.create import clean_settings
-
-
-def esbench(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "esbench", *args], capture_output=True, text=True, timeout=300,
-        env=os.environ.copy(), check=False,
-    )  # fmt: skip
-
-
-@pytest.fixture
-def es(es_hosts):
-    client = Elasticsearch([f"http://{h}" for h in es_hosts], request_timeout=60)
-    yield client
-    client.close()
 
 
 def test_clean_settings_follows_rally() -> None:
@@ -118,10 +101,7 @@ def test_the_printed_command_completes_on_the_one_node_cluster_it_came_from(
         assert (
             f"--target-hosts={es_hosts[0]}" in command and "--track-params=cluster_health:yellow" in command
         )
-        raced = subprocess.run(
-            [sys.executable, "-m", "esbench", *command[1:], "--test-mode"],
-            capture_output=True, text=True, timeout=120, env=os.environ.copy(), check=False,
-        )  # fmt: skip
+        raced = esbench(*command[1:], "--test-mode", timeout=120)
         assert raced.returncode == 0, raced.stderr
         assert es.cluster.health(index=index)["status"] == "yellow"
         es.indices.refresh(index=index)

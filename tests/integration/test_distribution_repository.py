@@ -8,15 +8,13 @@ closed loopback port plays the unreachable server.
 
 from __future__ import annotations
 
-import os
 import socket
-import subprocess
-import sys
 import tarfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from harness import dist_cache, esbench
 from loopback_http import directory_handler, serving
 
 from esbench.provision.archives import COMPLETE_MARKER, unpack
@@ -32,16 +30,12 @@ TEMPLATE = "/elasticsearch-{version}-{os}-{arch}.tar.gz"
 VERSION = DEFAULT_DISTRIBUTION_VERSION
 
 
-def _shared_cache() -> str:
-    return os.environ.get("ESBENCH_DIST_CACHE") or str(Path.home() / ".cache" / "esbench" / "distributions")
-
-
 @pytest.fixture(scope="module")
 def full_distribution_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A directory holding the integ-test distribution re-packed as the full distribution's tar.gz."""
     work = tmp_path_factory.mktemp("full-dist")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ESBENCH_DIST_CACHE", _shared_cache())
+        mp.setenv("ESBENCH_DIST_CACHE", dist_cache())
         zip_path = download_archive(ProvisionSettings(distribution_repository="maven"))
     unpacked = unpack(zip_path, work / "unpacked" / f"elasticsearch-{VERSION}")
     www = work / "www"
@@ -63,17 +57,6 @@ def download_server(full_distribution_dir: Path) -> Iterator[tuple[str, list[tup
         yield f"http://{host}", seen
 
 
-def _race(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "esbench", "race", *args],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=400,
-        check=False,
-    )
-
-
 def _closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -86,7 +69,7 @@ def test_auto_downloads_unpacks_and_starts_the_full_distribution(
     base, seen = download_server
     cache = tmp_path / "dist-cache"  # private: the re-packed archive must not reach the shared cache
     env = {"ESBENCH_DISTRIBUTION_URL": base + TEMPLATE, "ESBENCH_DIST_CACHE": str(cache)}
-    proc = _race(env, f"--track-path={TRACKS / 'needs-nothing'}", "--user-tag=case:full-dist")
+    proc = esbench("race", f"--track-path={TRACKS / 'needs-nothing'}", "--user-tag=case:full-dist", env=env)
     assert proc.returncode == 0, proc.stderr
     assert "[WARNING]" not in proc.stderr and "Traceback" not in proc.stderr
     assert [m for m, _ in seen] == ["HEAD", "GET"]
@@ -101,8 +84,7 @@ def test_auto_downloads_unpacks_and_starts_the_full_distribution(
 def test_auto_falls_back_to_maven_with_one_line_when_the_server_is_unreachable() -> None:
     port = _closed_port()
     env = {"ESBENCH_DISTRIBUTION_URL": f"http://127.0.0.1:{port}{TEMPLATE}"}
-    env["ESBENCH_DIST_CACHE"] = _shared_cache()
-    proc = _race(env, f"--track-path={TRACKS / 'needs-nothing'}", "--user-tag=case:fallback")
+    proc = esbench("race", f"--track-path={TRACKS / 'needs-nothing'}", "--user-tag=case:fallback", env=env)
     assert proc.returncode == 0, proc.stderr
     lines = [ln for ln in proc.stderr.splitlines() if "distribution is not available" in ln]
     assert len(lines) == 1 and lines[0].startswith("[WARNING] ")
@@ -116,8 +98,7 @@ def test_auto_falls_back_to_maven_with_one_line_when_the_server_is_unreachable()
 
 def test_from_distribution_race_also_checks_requirements_before_the_first_task() -> None:
     env = {"ESBENCH_DISTRIBUTION_URL": f"http://127.0.0.1:{_closed_port()}{TEMPLATE}"}
-    env["ESBENCH_DIST_CACHE"] = _shared_cache()
-    proc = _race(env, f"--track-path={TRACKS / 'needs-modules'}", "--on-error=abort")
+    proc = esbench("race", f"--track-path={TRACKS / 'needs-modules'}", "--on-error=abort", env=env)
     assert proc.returncode == 64, proc.stderr
     errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("[ERROR] ")]
     assert len(errors) == 1 and "lacks modules the track needs" in errors[0]

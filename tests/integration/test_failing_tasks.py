@@ -18,9 +18,9 @@ import io
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
+import harness
 import pytest
 from elasticsearch import Elasticsearch
 
@@ -36,23 +36,7 @@ FORMATS = ("text", "markdown", "csv", "json")
 
 
 def race(hosts: list[str], challenge: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "esbench",
-            "race",
-            f"--track-path={TRACK}",
-            f"--challenge={challenge}",
-            f"--target-hosts={','.join(hosts)}",
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=240,
-        env=os.environ.copy(),
-        check=False,
-    )
+    return harness.race(TRACK, hosts, f"--challenge={challenge}", *args, timeout=240)
 
 
 @pytest.fixture

@@ -20,7 +20,6 @@ import itertools
 import json
 import os
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -29,10 +28,14 @@ from typing import Any
 
 import psutil
 import pytest
+from harness import esbench_popen
 from quiet import until_quiet
 from toxiproxy import Proxy, Toxiproxy, toxiproxy_server
 
 from esbench.results.store import ResultsStore
+
+#: Measured against the clock: tests/run runs these alone, after the other tests.
+pytestmark = pytest.mark.timing
 
 TARGET = 50  # ops/s of the throttled search task
 
@@ -119,24 +122,15 @@ def write_track(
 
 
 def start_race(track: Path, host: str, report: Path, *extra: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "esbench",
-            "race",
-            "--pipeline=benchmark-only",
-            f"--track-path={track}",
-            f"--target-hosts={host}",
-            "--report-format=json",
-            f"--report-file={report}",
-            *extra,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=os.environ.copy(),
-        start_new_session=True,
+    return esbench_popen(
+        "race",
+        "--pipeline=benchmark-only",
+        f"--track-path={track}",
+        f"--target-hosts={host}",
+        "--report-format=json",
+        f"--report-file={report}",
+        *extra,
+        new_session=True,
     )
 
 

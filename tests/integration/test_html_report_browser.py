@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
-import subprocess
 import sys
 import uuid
 from pathlib import Path
 
+import harness
 import pytest
 from browser import ChartProbe, boxes_intersect, drawn_lines, dump_dom, png_colored_pixels, probe_charts
-from elasticsearch import Elasticsearch
+from harness import esbench
 from telemetry_race import TelemetryRace
 
 from esbench.reporting.numbers import shown
@@ -30,31 +29,10 @@ from esbench.results.store import ResultsStore
 TRACK = Path(__file__).resolve().parents[1] / "resources" / "tracks" / "compare-tiny"
 
 
-def esbench(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "esbench", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=os.environ.copy(),  # carries the test's isolated ESBENCH_HOME
-        check=False,
-    )
-
-
-@pytest.fixture
-def index(es_hosts: list[str]):
-    name = f"html-report-{uuid.uuid4().hex[:8]}"
-    yield name
-    es = Elasticsearch(f"http://{es_hosts[0]}")
-    es.options(ignore_status=404).indices.delete(index=name)
-    es.close()
-
-
 def run_race(hosts: list[str], index: str, tag: str, *extra: str) -> str:
-    result = esbench(
-        "race",
-        f"--track-path={TRACK}",
-        f"--target-hosts={','.join(hosts)}",
+    result = harness.race(
+        TRACK,
+        hosts,
         "--pipeline=benchmark-only",
         "--test-mode",
         f"--track-params=index_name:{index}",

@@ -10,15 +10,13 @@ corpus lines.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from elasticsearch import Elasticsearch
+from harness import esbench
 
 DOCS, BULK_SIZE, ITERATIONS = 300, 50, 20  # 6 bodies a pass: 3 whole passes and the first 2 bodies again
 
@@ -86,22 +84,13 @@ def test_views_of_later_passes_index_every_document_as_often_as_it_was_sent(
     looped_track: tuple[Path, str, list[str]], es_hosts: list[str]
 ) -> None:
     directory, index, lines = looped_track
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "esbench",
-            "race",
-            f"--track-path={directory}",
-            f"--target-hosts={es_hosts[0]}",
-            f"--track-params=index_name:{index}",
-            "--on-error=abort",
-        ],
-        capture_output=True,
-        text=True,
+    result = esbench(
+        "race",
+        f"--track-path={directory}",
+        f"--target-hosts={es_hosts[0]}",
+        f"--track-params=index_name:{index}",
+        "--on-error=abort",
         timeout=180,
-        env=os.environ.copy(),
-        check=False,
     )
     assert result.returncode == 0, result.stderr
     assert result.stderr.strip().splitlines()[-1].startswith("[SUCCESS]"), result.stderr

@@ -11,19 +11,17 @@ the planning races run only the measured task (``--exclude-tasks=tag:setup``).
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 import shutil
 import string
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from elasticsearch import Elasticsearch
+from harness import esbench
 
 from esbench.planning.findmax import slo_verdict
 from esbench.planning.measure import point_from_race
@@ -32,17 +30,6 @@ from esbench.results.store import ResultsStore
 
 TRACK = Path(__file__).resolve().parents[1] / "resources" / "tracks" / "planning-search"
 SLO = "p50 latency < 100ms, error rate < 1%"
-
-
-def esbench(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "esbench", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=os.environ.copy(),
-        check=False,
-    )
 
 
 def generate_documents(path: Path, count: int = 3000) -> int:

@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from harness import TRACKS, esbench
 
 from esbench.provision.cluster import running_installations
 from esbench.results.store import ResultsStore
 
-TINY = Path(__file__).resolve().parents[1] / "resources" / "tracks" / "compare-tiny"
+TINY = TRACKS / "compare-tiny"
 
 
 @pytest.mark.slow
@@ -32,30 +31,19 @@ def test_nodes_sweep_races_a_one_node_and_a_two_node_cluster() -> None:
         "description: quicker JVM start for the nodes-sweep test\ntype: mixin\n"
         "variables: {heap_size: 512m}\njvm_options: ['-XX:TieredStopAtLevel=1']\n"
     )
-    env = os.environ.copy()
-    env.setdefault("ESBENCH_DIST_CACHE", str(Path.home() / ".cache" / "esbench" / "distributions"))
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "esbench",
-            "sweep",
-            f"--track-path={TINY}",
-            "--test-mode",
-            "--task=term-query",
-            "--nodes=1,2",
-            # The integ-test distribution, as the session node (tests/integration/conftest.py).
-            "--distribution-repository=maven",
-            "--car=defaults,it-quick-start",
-            "--time-period=2",
-            "--warmup-time-period=0",
-            "--quiet",
-        ],
-        capture_output=True,
-        text=True,
+    result = esbench(
+        "sweep",
+        f"--track-path={TINY}",
+        "--test-mode",
+        "--task=term-query",
+        "--nodes=1,2",
+        # The integ-test distribution, as the session node (tests/integration/conftest.py).
+        "--distribution-repository=maven",
+        "--car=defaults,it-quick-start",
+        "--time-period=2",
+        "--warmup-time-period=0",
+        "--quiet",
         timeout=240,
-        env=env,
-        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 

@@ -4,45 +4,17 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from elasticsearch import Elasticsearch
+from harness import TRACKS, esbench, interrupt_at_task, long_race, no_traceback, provision
 from loopback_http import QuietHandler, serving
 from telemetry_race import TelemetryRace
 
 from esbench.results.store import ResultsStore
 
-RESOURCES = Path(__file__).resolve().parent.parent / "resources" / "tracks"
-
-
-def esbench(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """Run the CLI in a subprocess (the environment carries the test's isolated ESBENCH_HOME)."""
-    return subprocess.run(
-        [sys.executable, "-m", "esbench", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=os.environ.copy(),
-        check=False,
-    )
-
-
-def no_traceback(proc: subprocess.CompletedProcess[str]) -> None:
-    assert "Traceback" not in proc.stderr, proc.stderr
-    assert "Traceback" not in proc.stdout, proc.stdout
-
-
-@pytest.fixture
-def es(es_hosts: list[str]) -> Iterator[Elasticsearch]:
-    client = Elasticsearch([f"http://{h}" for h in es_hosts])
-    yield client
-    client.close()
+RESOURCES = TRACKS
 
 
 def test_eventdata_test_mode_race_indexes_reports_and_stores(es_hosts, es, tmp_path):
@@ -171,45 +143,9 @@ def test_401_names_the_credential_options():
     no_traceback(proc)
 
 
-def _start_long_race(hosts: list[str], *extra: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "esbench",
-            "race",
-            f"--track-path={RESOURCES / 'compare-tiny'}",
-            f"--target-hosts={','.join(hosts)}",
-            "--track-params=search_time_period:60,index_name:race-interrupt",
-            *extra,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=os.environ.copy(),
-    )
-
-
-def _wait_for_task(proc: subprocess.Popen[str], task: str) -> str:
-    """Read stderr until the progress line of ``task`` shows up; returns what was read."""
-    seen = []
-    assert proc.stderr is not None
-    for line in proc.stderr:
-        seen.append(line)
-        if f"Running {task}" in line:
-            return "".join(seen)
-    raise AssertionError("the race ended before task " + task + ":\n" + "".join(seen))
-
-
 def test_ctrl_c_stores_what_was_measured(es_hosts):
-    proc = _start_long_race(es_hosts, "--user-tag=case:ctrl-c")
-    try:
-        _wait_for_task(proc, "term-query")
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    proc = long_race(es_hosts, "--user-tag=case:ctrl-c")
+    interrupt_at_task(proc, "term-query")
     assert proc.returncode == 130
     races = ResultsStore.open().find(user_tags={"case": "ctrl-c"})
     assert len(races) == 1
@@ -222,15 +158,16 @@ def test_ctrl_c_stores_what_was_measured(es_hosts):
 
 @pytest.mark.slow
 def test_node_going_away_keeps_results(tmp_path):
-    from esbench.provision import ProvisionSettings, provision_cluster
+    from esbench.provision import ProvisionSettings
 
-    cluster = provision_cluster(
-        ProvisionSettings(car="defaults", distribution_repository="maven"), race_dir=tmp_path / "own-node"
+    cluster = provision(
+        tmp_path / "own-node", ProvisionSettings(car="defaults", distribution_repository="maven")
     )
     try:
-        proc = _start_long_race(list(cluster.hosts), "--user-tag=case:node-gone", "--on-error=abort")
+        proc = long_race(list(cluster.hosts), "--user-tag=case:node-gone", "--on-error=abort")
         try:
-            _wait_for_task(proc, "term-query")
+            assert proc.stderr is not None
+            next(line for line in proc.stderr if "Running term-query" in line)
             cluster.stop()
             proc.wait(timeout=120)
         finally:

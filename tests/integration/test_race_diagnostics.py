@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import uuid
 from pathlib import Path
+
+from harness import esbench
 
 from esbench.results.store import ResultsStore
 
@@ -90,24 +90,16 @@ def test_failed_searches_show_es_error_type_and_reason_everywhere(es_hosts, tmp_
     track = _track(tmp_path, f"diag-{uuid.uuid4().hex[:8]}")
     report_file = tmp_path / "report.json"
     env = {**os.environ, "ESBENCH_USERNAME": "elastic", "ESBENCH_PASSWORD": PASSWORD}
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "esbench",
-            "race",
-            f"--track-path={track}",
-            f"--target-hosts={es_hosts[0]}",
-            "--user-tag=diag:errors",
-            "--report-format=json",
-            f"--report-file={report_file}",
-            "--load-driver-workers=2",
-        ],
-        capture_output=True,
-        text=True,
+    proc = esbench(
+        "race",
+        f"--track-path={track}",
+        f"--target-hosts={es_hosts[0]}",
+        "--user-tag=diag:errors",
+        "--report-format=json",
+        f"--report-file={report_file}",
+        "--load-driver-workers=2",
         timeout=300,
         env=env,
-        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
@@ -154,22 +146,13 @@ def test_a_failed_race_names_its_log_which_holds_the_reason(es_hosts, tmp_path):
     search = {"operation-type": "search", "index": "diag-no-such-index-*,diag-missing", "body": {}}
     schedule = [{"name": "missing-index", "operation": search, "iterations": 3}]
     (track / "track.json").write_text(json.dumps({"version": 2, "schedule": schedule}))
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "esbench",
-            "race",
-            f"--track-path={track}",
-            f"--target-hosts={es_hosts[0]}",
-            "--on-error=abort",
-            "--user-tag=diag:abort",
-        ],
-        capture_output=True,
-        text=True,
+    proc = esbench(
+        "race",
+        f"--track-path={track}",
+        f"--target-hosts={es_hosts[0]}",
+        "--on-error=abort",
+        "--user-tag=diag:abort",
         timeout=300,
-        env=os.environ.copy(),
-        check=False,
     )
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr

@@ -14,7 +14,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-from elasticsearch import Elasticsearch
 
 from esbench.console import Console
 from esbench.home import home_subdir
@@ -23,13 +22,6 @@ from esbench.results.store import ResultsStore
 from esbench.settings import RaceSettings, ReportSettings
 
 TRACK = Path(__file__).resolve().parents[1] / "resources" / "tracks" / "compare-tiny"
-
-
-@pytest.fixture
-def es(es_hosts: list[str]):
-    client = Elasticsearch([f"http://{h}" for h in es_hosts], request_timeout=60)
-    yield client
-    client.close()
 
 
 def test_full_race_cluster_rows_match_the_node_and_are_stored_and_reported(es_hosts, es, tmp_path):

@@ -12,9 +12,9 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
+import harness
 import pytest
 from elasticsearch import Elasticsearch
 
@@ -41,23 +41,7 @@ EXPECTED_REQUESTS = {
 
 
 def race(hosts: list[str], track: Path, *params: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "esbench",
-            "race",
-            "--pipeline=benchmark-only",
-            f"--target-hosts={','.join(hosts)}",
-            f"--track-path={track}",
-            *params,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=os.environ.copy(),
-        check=False,
-    )
+    return harness.race(track, hosts, "--pipeline=benchmark-only", *params)
 
 
 def results_of(proc: subprocess.CompletedProcess[str]) -> dict:

@@ -3,14 +3,11 @@ x-pack-security, apm): the probe, the catalog's server components, the race and 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from elasticsearch import ApiError, Elasticsearch
+from harness import esbench
 
 from esbench.requirements.catalog import SERVER_COMPONENTS, SERVER_NAME_ONLY, Kind
 from esbench.requirements.probe import probe_cluster
@@ -28,24 +25,6 @@ EXPECTED_USES = (
     "ingest processor 'grok' in task 'put-log-pipeline')",
     "lang-painless (painless script in task 'scripted-search')",
 )
-
-
-def esbench(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "esbench", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=os.environ.copy(),
-        check=False,
-    )
-
-
-@pytest.fixture
-def es(es_hosts: list[str]) -> Iterator[Elasticsearch]:
-    client = Elasticsearch([f"http://{h}" for h in es_hosts])
-    yield client
-    client.close()
 
 
 @pytest.fixture

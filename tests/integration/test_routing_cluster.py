@@ -7,22 +7,19 @@
   node of its primaries, every document in the shard the routing says;
 * clear errors for a missing index and a time-series (``routing_path``) data stream.
 
-The cluster: 3 nodes, 512 MiB heap each, provisioned once for this module with esbench's own
-provisioning (Maven integ-test distribution, as the session fixture). ``ESBENCH_TEST_ROUTING_HOSTS``
-(three ``host:port``) uses a running 3-node cluster instead, for quick local runs.
+The cluster: the session's 3 nodes of 512 MiB (``cluster3`` in clusters.py), which the green-cluster
+check of test_provision.py reads too; what a test adds to it is deleted after it (conftest.py).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from clusters import StartedCluster
 
 from esbench.driver.transport.client import ClientOptions, ConnectionSettings, create_client
 from esbench.driver.transport.rawhttp import RawHttpTransport
@@ -31,36 +28,15 @@ from esbench.driver.transport.shardmap import ShardMapCache, load_index_shards
 from esbench.driver.worker.runners.base import PREPARED
 from esbench.driver.worker.runners.bulk import Bulk, prepare_bulk
 from esbench.driver.worker.runners.routed_bulk import RoutedBulk, RoutingAware
-from esbench.provision import DEFAULT_DISTRIBUTION_VERSION, ProvisionSettings, provision_cluster
 
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 IDS = [f"doc-{i}" for i in range(60)] + ["hello", "Γειά σου Κόσμε", "Supplementary planes too 🙂", "ü/ß?#&"]
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
-    external = os.environ.get("ESBENCH_TEST_ROUTING_HOSTS", "").strip()
-    if external:
-        yield [h.strip() for h in external.split(",") if h.strip()]
-        return
-    home = tmp_path_factory.mktemp("esbench-routing-home")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ESBENCH_HOME", str(home))
-        mp.setenv(
-            "ESBENCH_DIST_CACHE",
-            os.environ.get("ESBENCH_DIST_CACHE") or str(Path.home() / ".cache" / "esbench" / "distributions"),
-        )
-        settings = ProvisionSettings(
-            distribution_version=os.environ.get("ESBENCH_TEST_ES_VERSION", DEFAULT_DISTRIBUTION_VERSION),
-            nodes=3,
-            car_params={"heap_size": "512m"},
-            distribution_repository="maven",
-        )
-        provisioned = provision_cluster(settings, race_dir=home / "race")
-    try:
-        yield list(provisioned.hosts)
-    finally:
-        provisioned.stop()
+@pytest.fixture
+def cluster(cluster3: StartedCluster) -> list[str]:
+    """The hosts of the session's 3-node cluster (clusters.py)."""
+    return cluster3.hosts
 
 
 def call(host: str, method: str, path: str, body: Any = None, *, ndjson: bool = False) -> Any:

@@ -1,49 +1,26 @@
 """``esbench race`` against OpenSearch and against a secured (TLS + basic auth) Elasticsearch node,
-both provisioned in the test session (``targets_fixtures.py``): races complete, the product and
+both session clusters (``clusters.py``): races complete, the product and
 version are stored, plugin runners' ``es`` client works on both, a wrong CA or password is a
 one-paragraph error, and no credential reaches any output, file or the results store."""
 
 from __future__ import annotations
 
 import json
-import os
 import ssl
 import subprocess
-import sys
 import urllib.error
 import urllib.request
 from base64 import b64encode
 from pathlib import Path
 
 import pytest
-from targets_fixtures import SecuredCluster
+from clusters import SecuredCluster
+from harness import esbench, race_dir, results
 
 from esbench.provision.security import create_security_material
 from esbench.results.store import ResultsStore
 
 CLIENT_API_TRACK = Path(__file__).resolve().parent.parent / "resources" / "targets" / "client-api"
-
-
-def esbench(
-    *args: str, env: dict[str, str] | None = None, timeout: float = 300
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "esbench", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, **(env or {})},
-        check=False,
-    )
-
-
-def race_dir(proc: subprocess.CompletedProcess[str]) -> Path:
-    line = next(ln for ln in proc.stderr.splitlines() if "results in " in ln)
-    return Path(line.rsplit("results in ", 1)[1].strip())
-
-
-def results(proc: subprocess.CompletedProcess[str]) -> dict:
-    return json.loads((race_dir(proc) / "results.json").read_text(encoding="utf-8"))
 
 
 def get_json(
@@ -218,31 +195,21 @@ def test_from_distribution_race_with_x_pack_security_car(tmp_path):
     assert next(t for t in data["tasks"] if t["operation_type"] == "bulk")["error_count"] == 0
 
 
-@pytest.mark.slow
-def test_start_secured_node_prints_ca_and_password_file_never_the_password(tmp_path):
-    """``esbench start --car=defaults,x-pack-security`` prints where the CA and the password are;
-    the node answers only with that CA and password; ``esbench stop`` deletes both."""
-    env = {"ESBENCH_HOME": str(tmp_path / "home")}
-    proc = esbench(
-        "start", "--car=defaults,x-pack-security", "--car-params=heap_size:512m", env=env, timeout=600
-    )
-    try:
-        assert proc.returncode == 0, proc.stderr
-        lines = dict(ln.split(": ", 1) for ln in proc.stdout.splitlines())
-        assert set(lines) == {"installation-id", "hosts", "ca-certs", "user", "password-file"}
-        ca, password_file = Path(lines["ca-certs"]), Path(lines["password-file"])
-        password = password_file.read_text().strip()
-        assert oct(password_file.stat().st_mode & 0o777) == "0o600"
-        assert password not in proc.stdout + proc.stderr
-        host = lines["hosts"]
-        health = get_json(f"https://{host}/_cluster/health", ca=ca, auth=(lines["user"], password))
-        assert health["status"] == "green"
-        with pytest.raises(urllib.error.HTTPError) as rejected:
-            get_json(f"https://{host}/_cluster/health", ca=ca, auth=(lines["user"], "wrong"))
-        assert rejected.value.code == 401
-        with pytest.raises(urllib.error.URLError, match="CERTIFICATE_VERIFY_FAILED"):
-            get_json(f"https://{host}/_cluster/health")  # the system CAs do not know the generated CA
-    finally:
-        stopped = esbench("stop", env=env)
-    assert stopped.returncode == 0, stopped.stderr
-    assert not ca.exists() and not password_file.exists()
+def test_start_secured_node_prints_ca_and_password_file_never_the_password(secured_es):
+    """``esbench start --car=defaults,x-pack-security`` (the session's secured node, clusters.py)
+    prints where the CA and the password are; the node answers only with that CA and password.
+    That ``esbench stop`` deletes both is checked when the session stops it."""
+    started = secured_es.started
+    assert set(started.fields) == {"installation-id", "hosts", "ca-certs", "user", "password-file"}
+    ca, password_file = Path(started.fields["ca-certs"]), Path(started.fields["password-file"])
+    password = password_file.read_text().strip()
+    assert oct(password_file.stat().st_mode & 0o777) == "0o600"
+    assert password not in started.stdout + started.stderr
+    host = started.fields["hosts"]
+    health = get_json(f"https://{host}/_cluster/health", ca=ca, auth=(started.fields["user"], password))
+    assert health["status"] == "green"
+    with pytest.raises(urllib.error.HTTPError) as rejected:
+        get_json(f"https://{host}/_cluster/health", ca=ca, auth=(started.fields["user"], "wrong"))
+    assert rejected.value.code == 401
+    with pytest.raises(urllib.error.URLError, match="CERTIFICATE_VERIFY_FAILED"):
+        get_json(f"https://{host}/_cluster/health")  # the system CAs do not know the generated CA

@@ -3,34 +3,21 @@
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from elasticsearch import Elasticsearch
+from harness import esbench, interrupt_at_task, long_race
 from telemetry_race import TelemetryRace
 
 from esbench.records import RaceResult
 from esbench.results.es_export import export_race, index_templates
 from esbench.results.metrics_store import MetricsStoreSettings
 from esbench.results.store import ResultsStore
-
-
-def esbench(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "esbench", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=os.environ.copy(),
-        check=False,
-    )
 
 
 def _ok(proc: subprocess.CompletedProcess[str]) -> None:
@@ -238,24 +225,13 @@ def test_seed001_example_reports_disk_reads_and_page_cache_beside_latency(tmp_pa
 
 
 def test_interrupted_race_keeps_its_telemetry(es_hosts: list[str]) -> None:
-    spec = importlib.util.spec_from_file_location("_race_helpers", Path(__file__).with_name("test_race.py"))
-    assert spec is not None and spec.loader is not None
-    helpers = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(helpers)
-    proc = helpers._start_long_race(
+    proc = long_race(
         es_hosts,
         "--user-tag=case:telemetry-ctrl-c",
         "--telemetry=node-stats",
         "--telemetry-params=node-stats-sample-interval:0.5,node-stats-include-indices:false",
     )
-    try:
-        helpers._wait_for_task(proc, "term-query")
-        interrupted_at = time.time()
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    interrupted_at = interrupt_at_task(proc, "term-query")
     assert proc.returncode == 130
     (race,) = ResultsStore.open().find(user_tags={"case": "telemetry-ctrl-c"})
     assert race.status == "interrupted"

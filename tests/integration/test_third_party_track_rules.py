@@ -9,31 +9,15 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
-RESOURCES = Path(__file__).resolve().parent.parent / "resources" / "tracks"
+import harness
+
+RESOURCES = harness.TRACKS
 
 
 def race(hosts: list[str], track: str, *params: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "esbench",
-            "race",
-            "--pipeline=benchmark-only",
-            f"--target-hosts={','.join(hosts)}",
-            f"--track-path={RESOURCES / track}",
-            "--on-error=abort",
-            *params,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=os.environ.copy(),
-        check=False,
-    )
+    return harness.race(RESOURCES / track, hosts, "--pipeline=benchmark-only", "--on-error=abort", *params)
 
 
 def tasks_of(proc: subprocess.CompletedProcess[str]) -> dict[str, dict]:

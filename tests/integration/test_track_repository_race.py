@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from harness import esbench
 from track_repositories import configure, make_track_repository
 
 from esbench.results.store import ResultsStore
-
-
-def esbench(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "esbench", *args],
-        capture_output=True, text=True, timeout=300, env=os.environ.copy(), check=False,
-    )  # fmt: skip
 
 
 def test_race_info_and_list_use_the_repository_branch_for_the_node_version(es_hosts, tmp_path) -> None:

@@ -35,6 +35,9 @@ from esbench.records import RaceResult, RaceStatus
 from esbench.results.es_export import export_races
 from esbench.results.metrics_store import MetricsStoreSettings
 
+#: Measured against the clock: tests/run runs these alone, after the other tests.
+pytestmark = pytest.mark.timing
+
 FAST_S, SLOW_S = 0.010, 0.012
 
 #: ``--min-magnitude`` (%) per metric: a shift smaller than this is not worth a CI failure here. On a

@@ -13,13 +13,13 @@ import os
 import re
 import stat
 import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from elasticsearch import Elasticsearch
+from harness import esbench
 
 TRACK_JSON = """{% set idx = index_name | default("truth-tiny") %}
 {
@@ -62,19 +62,6 @@ TRACK_JSON = """{% set idx = index_name | default("truth-tiny") %}
   ]
 }
 """
-
-
-def esbench(
-    *args: str, env: dict[str, str] | None = None, timeout: float = 120
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "esbench", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env or os.environ.copy(),  # carries the test's isolated ESBENCH_HOME
-        check=False,
-    )
 
 
 def last_line(result: subprocess.CompletedProcess[str]) -> str:

@@ -4,27 +4,17 @@ with retry-until-success on a one-node cluster whose index keeps a replica."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
-import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
 
 import pytest
-from elasticsearch import Elasticsearch
+from harness import esbench_popen
 
 #: Seconds the race may wait before the test has seen two waiting lines.
 DEADLINE_S = 40.0
-
-
-@pytest.fixture
-def es(es_hosts):
-    client = Elasticsearch([f"http://{h}" for h in es_hosts], request_timeout=60)
-    yield client
-    client.close()
 
 
 @pytest.mark.parametrize(
@@ -53,12 +43,7 @@ def test_cluster_health_that_cannot_turn_green_says_why(
     track = {"version": 2, "schedule": [{"operation": {"name": "wait-green", **health}}]}
     (tmp_path / "track.json").write_text(json.dumps(track))
     home = tmp_path / "home"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "esbench", "race", f"--track-path={tmp_path}",
-         f"--target-hosts={es_hosts[0]}"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "ESBENCH_HOME": str(home)},
-    )  # fmt: skip
+    proc = esbench_popen("race", f"--track-path={tmp_path}", f"--target-hosts={es_hosts[0]}", home=home)
     waiting: list[tuple[float, str]] = []
     seen: list[str] = []
     try:

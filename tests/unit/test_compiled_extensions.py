@@ -9,6 +9,7 @@ import sys
 import sysconfig
 
 import pytest
+from harness import esbench
 
 from esbench import _compiled
 
@@ -30,9 +31,7 @@ def test_every_extension_is_built_where_a_c_compiler_is() -> None:
 
 
 def test_esbench_version_says_which_hot_path_is_in_use() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "esbench", "--version"], capture_output=True, text=True, check=True
-    )
+    out = esbench("--version")
     lines = out.stdout.splitlines()
     assert lines[0].startswith("esbench, version ")
     assert lines[1] == _compiled.status()

@@ -12,15 +12,13 @@ that was just closed (nothing listens), so no test needs a node.
 from __future__ import annotations
 
 import json
-import os
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import click
 import pytest
+from harness import esbench
 from test_option_sweep import commands, value_params
 
 from esbench.cli._params import ValidatedText
@@ -135,14 +133,7 @@ def test_unreachable_host_fails_fast_naming_the_option(
     }
     args = [*path, *(a.format(**places) for a in MINIMAL[(path, name)]), f"{option}={value}"]
     started = time.monotonic()
-    proc = subprocess.run(
-        [sys.executable, "-m", "esbench", *args],
-        capture_output=True,
-        text=True,
-        timeout=BOUND_S * 3,
-        env={**os.environ, "ESBENCH_HOME": str(tmp_path / "home")},
-        check=False,
-    )
+    proc = esbench(*args, timeout=BOUND_S * 3, home=tmp_path / "home")
     took = time.monotonic() - started
     shown = f"esbench {args} -> {proc.returncode} in {took:.1f} s: {proc.stderr[-800:]!r}"
     assert proc.returncode != 0, shown

@@ -16,12 +16,16 @@ import socket
 import statistics
 import time
 
+import pytest
 from driver_helpers import SEARCH_RESPONSE, StubProcess, challenge, op, task, track
 from quiet import until_quiet
 
 from esbench.driver.coordinator.run import DriverSettings, run_challenge, tasks_of
 from esbench.driver.transport.client import ClientOptions
 from esbench.track.model import Throughput
+
+#: Measured against the clock: tests/run runs these alone, after the other tests.
+pytestmark = pytest.mark.timing
 
 SETTINGS = DriverSettings(workers=1, task_pause_s=0)
 

@@ -3,16 +3,14 @@ minutes while printing its own retry lines (issue 26: > 90 s at 127.0.0.1:1)."""
 
 from __future__ import annotations
 
-import os
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from harness import esbench
 
 from esbench.driver.coordinator.pools.ray_pool import check_ray_head
 from esbench.exceptions import DriverError
@@ -87,12 +85,15 @@ def test_the_issue_command_fails_within_10_s(closed_port: int, tmp_path: Path) -
         '{"version": 2, "schedule": [{"operation": {"name": "i", "operation-type": "node-stats"}}]}'
     )
     started = time.monotonic()
-    proc = subprocess.run(
-        [sys.executable, "-m", "esbench", "race", f"--track-path={track}", "--target-hosts=127.0.0.1:9",
-         "--load-driver=ray", f"--ray-address=127.0.0.1:{closed_port}"],
-        capture_output=True, text=True, timeout=60, env={**os.environ, "ESBENCH_HOME": str(tmp_path)},
-        check=False,
-    )  # fmt: skip
+    proc = esbench(
+        "race",
+        f"--track-path={track}",
+        "--target-hosts=127.0.0.1:9",
+        "--load-driver=ray",
+        f"--ray-address=127.0.0.1:{closed_port}",
+        timeout=60,
+        home=tmp_path,
+    )
     assert time.monotonic() - started < 10, proc.stderr
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert f"Cannot join the Ray cluster at 127.0.0.1:{closed_port}" in proc.stderr
