@@ -57,6 +57,31 @@ def esbench_env(env: Mapping[str, str] | None = None, home: Path | None = None) 
     return out
 
 
+def coverage_env() -> dict[str, str]:
+    """When this test process measures coverage (``pytest --cov``), the variables that make a Python
+    subprocess measure itself into the same data (coverage's ``.pth`` hook starts it from
+    ``COVERAGE_PROCESS_START``; the parallel data file it writes beside ours is combined at the end);
+    empty otherwise. For the tests that run esbench's Python twins in a subprocess: those lines are
+    run by a test, so they count as covered."""
+    import coverage
+
+    current = coverage.Coverage.current()
+    if current is None:
+        return {}
+    return {
+        "COVERAGE_PROCESS_START": str(ROOT / "pyproject.toml"),
+        "COVERAGE_FILE": str(Path(current.config.data_file).resolve()),
+    }
+
+
+def core_env(pure: bool | str = True) -> dict[str, str]:
+    """The environment of a Python subprocess that runs esbench on its Python twins
+    (``ESBENCH_PURE_PYTHON=1``) or, with ``pure`` False or ``"0"``, on the C core (CONTRIBUTING.md, the
+    C extensions), with :func:`coverage_env`."""
+    value = pure if isinstance(pure, str) else ("1" if pure else "0")
+    return {**os.environ, "ESBENCH_PURE_PYTHON": value, **coverage_env()}
+
+
 def esbench(
     *args: str,
     env: Mapping[str, str] | None = None,

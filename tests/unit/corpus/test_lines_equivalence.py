@@ -12,7 +12,6 @@ A BulkSource in a pure-Python subprocess yields the same bodies as the compiled 
 from __future__ import annotations
 
 import hashlib
-import os
 import random
 import subprocess
 import sys
@@ -20,6 +19,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from harness import core_env
 
 from esbench.corpus import lines
 
@@ -149,7 +149,7 @@ def test_bulk_bodies_are_byte_identical_with_and_without_the_c_twin(tmp_path: Pa
 
     def run(pure: str, where: Path) -> list[str]:
         where.mkdir()
-        env = {**os.environ, "ESBENCH_PURE_PYTHON": pure}
+        env = core_env(pure)
         out = subprocess.run(
             [sys.executable, "-c", _BODIES, str(where), str(helpers), "2345"],
             env=env,

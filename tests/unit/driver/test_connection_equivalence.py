@@ -7,12 +7,12 @@ machine without a C compiler gets, so neither can drift from the other.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from harness import core_env
 
 from esbench.driver.transport import connectioncore, timing
 
@@ -23,8 +23,7 @@ MODULES = ["test_rawhttp.py", "test_rawhttp_prepared.py", "test_executor.py"]
 def test_the_transport_tests_pass_on_the_python_core() -> None:
     if not (connectioncore.COMPILED or timing.COMPILED):
         pytest.skip("the C extensions are not built here: the session already ran the Python core")
-    env = {**os.environ, "ESBENCH_PURE_PYTHON": "1"}
-    env.pop("COV_CORE_SOURCE", None)  # no coverage collection in the child
+    env = core_env(pure=True)  # the child's coverage (if any) is its own, not pytest-cov's
     out = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--no-cov", *MODULES],
         cwd=HERE,
@@ -45,6 +44,6 @@ def test_the_python_core_is_what_pure_python_selects() -> None:
         "print(connectioncore.ConnectionCore.__name__, timing.RequestTiming.__name__, "
         "accumulator.RecorderCore.__name__)"
     )
-    env = {**os.environ, "ESBENCH_PURE_PYTHON": "1"}
+    env = core_env(pure=True)
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["PyConnectionCore", "PyRequestTiming", "PyRecorderCore"]

@@ -9,7 +9,6 @@ These run on the core in use (C when built); the last test runs them once more o
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ from typing import Any
 import elastic_transport
 import pytest
 from driver_helpers import SEARCH_RESPONSE, op, task, track
+from harness import core_env
 from scripted_http import ok
 
 from esbench.driver.plan import ClientAllocation, ClientPlan
@@ -465,7 +465,7 @@ def test_no_repeat_for_a_plugins_param_source_or_runner_or_a_simulated_clock():
 def test_these_tests_pass_on_the_python_core() -> None:
     if not connectioncore.COMPILED:
         pytest.skip("the C extension is not built here: this run is already the Python core's")
-    env = {**os.environ, "ESBENCH_PURE_PYTHON": "1"}
+    env = core_env(pure=True)
     env.pop("COV_CORE_SOURCE", None)  # no coverage collection in the child
     here = Path(__file__).resolve()
     out = subprocess.run(

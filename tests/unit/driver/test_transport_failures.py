@@ -3,7 +3,6 @@ imported up front (esbench.driver.transport.failures, issue 25)."""
 
 from __future__ import annotations
 
-import os
 import pickle
 import subprocess
 import sys
@@ -12,6 +11,7 @@ from pathlib import Path
 import elastic_transport
 import pytest
 from elastic_transport.client_utils import DEFAULT as ET_DEFAULT
+from harness import core_env
 from scripted_http import ok
 
 from esbench.driver.transport import connectioncore, failures
@@ -53,7 +53,7 @@ async def test_a_prepared_request_takes_either_default_as_the_transports_timeout
 def test_the_python_core_takes_either_default_the_same_way():
     if not connectioncore.COMPILED:
         pytest.skip("the C extensions are not built here: the session already ran the Python core")
-    env = {**os.environ, "ESBENCH_PURE_PYTHON": "1"}
+    env = core_env(pure=True)
     env.pop("COV_CORE_SOURCE", None)
     out = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--no-cov", "-k", "prepared",
@@ -107,7 +107,7 @@ asyncio.run(main())
 @pytest.mark.parametrize("pure", ["0", "1"])
 @pytest.mark.parametrize("failure", ["lost", "refused"])
 def test_the_first_failed_connection_of_a_worker_does_not_time_the_import_of_elastic_transport(pure, failure):
-    env = {**os.environ, "ESBENCH_PURE_PYTHON": pure}
+    env = core_env(pure)
     out = subprocess.run(
         [sys.executable, "-c", _FIRST_LOSS, failure],
         env=env, capture_output=True, text=True, check=True, timeout=60,

@@ -10,13 +10,13 @@ failures with and without an error type, enough distinct values to flush the pen
 
 from __future__ import annotations
 
-import os
 import pickle
 import subprocess
 import sys
 import textwrap
 
 import pytest
+from harness import core_env
 
 from esbench.metrics import accumulator
 from esbench.metrics.state import UNKNOWN_ERROR
@@ -87,7 +87,7 @@ _SCRIPT = textwrap.dedent(
 
 
 def _run(pure: bool) -> tuple[bool, object, tuple[int, int, float], list[str]]:
-    env = {**os.environ, "ESBENCH_PURE_PYTHON": "1" if pure else "0"}
+    env = core_env(pure)
     out = subprocess.run([sys.executable, "-c", _SCRIPT], env=env, capture_output=True, check=False)
     assert out.returncode == 0, out.stderr.decode()[-3000:]
     return pickle.loads(out.stdout)
