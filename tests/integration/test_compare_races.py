@@ -18,6 +18,9 @@ import harness
 import pytest
 from harness import esbench
 
+#: Left out of the fast loop (tests/run fast): four throttled races and the compare gate, about 30 s.
+pytestmark = pytest.mark.slow
+
 TRACK = Path(__file__).resolve().parents[1] / "resources" / "tracks" / "compare-tiny"
 
 

@@ -28,6 +28,9 @@ from esbench.planning.measure import point_from_race
 from esbench.planning.slo import parse_slo
 from esbench.results.store import ResultsStore
 
+#: Left out of the fast loop (tests/run fast): capacity planning: each test saturates both cores for 15-60 s.
+pytestmark = pytest.mark.slow
+
 TRACK = Path(__file__).resolve().parents[1] / "resources" / "tracks" / "planning-search"
 SLO = "p50 latency < 100ms, error rate < 1%"
 
