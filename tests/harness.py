@@ -111,7 +111,12 @@ def esbench_popen(
     new_session: bool = False,
 ) -> subprocess.Popen[str]:
     """Start ``python -m esbench *args`` with piped text stdout/stderr; with ``new_session`` in a process
-    group of its own (so a test can signal or kill the whole race). The caller waits for it."""
+    group of its own (so a test can signal or kill the whole race). The caller waits for it.
+
+    The child starts with SIGINT and SIGQUIT at their default dispositions: a suite started in the
+    background by a shell without job control (``nohup bash .ci/run &``) inherits them ignored, and
+    a Python that starts with SIGINT ignored never raises KeyboardInterrupt, so the Ctrl-C tests
+    would wait for nothing."""
     return subprocess.Popen(
         [sys.executable, "-m", "esbench", *args],
         stdout=subprocess.PIPE,
@@ -119,7 +124,13 @@ def esbench_popen(
         text=True,
         env=esbench_env(env, home),
         start_new_session=new_session,
+        preexec_fn=_default_interrupt_signals,
     )
+
+
+def _default_interrupt_signals() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 
 def race(

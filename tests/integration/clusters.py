@@ -18,7 +18,7 @@ password file. ``ESBENCH_TEST_ES_VERSION`` picks the Elasticsearch version of al
 
 With pytest-xdist every worker is a test process of its own: the single node is started once per
 worker (tests read node-wide statistics, so two workers never share one), and the other clusters
-once in all, because their tests are one xdist group each (``tests/integration/conftest.py``).
+once in all, because their tests are one xdist group each (``GROUPS`` in ``tests/conftest.py``).
 Each cluster lives in an esbench home of its own, never a test's isolated ``ESBENCH_HOME``.
 """
 
