@@ -15,14 +15,14 @@ The rules follow Rally's ``TrackSpecificationReader`` (``esrally/track/loader.py
 * ``parallel`` gives its ``warmup-iterations``, ``iterations``, ``warmup-time-period``,
   ``time-period`` and ``ramp-up-time-period`` to its tasks as defaults; ``completed-by`` names one
   task or ``any``; ``ramp-up-time-period`` only on the ``parallel`` element;
-* mixing iterations with time periods is an error; ``ramp-up-time-period`` needs a
-  ``warmup-time-period`` at least as long;
+* warmup iterations with a time period, or a warmup time period with iterations, is an error
+  (Rally's two rules; iterations with a time period load, and the task runs time-based);
+  ``ramp-up-time-period`` needs a ``warmup-time-period`` at least as long;
 * ``include-in-reporting`` defaults to False for administrative operation types
   (:mod:`esbench.track.optypes`).
 
 esbench additionally rejects a bare operation name that is neither defined in ``operations`` nor a
-built-in operation type (unless the track has a ``track.py`` plugin, which may register it), and a
-task that gives both ``iterations`` and ``time-period``.
+built-in operation type (unless the track has a ``track.py`` plugin, which may register it).
 """
 
 from __future__ import annotations
@@ -328,17 +328,25 @@ class TrackReader(CorporaReader, ScheduleReader):
         time_period: float | None,
         ramp_up: float | None,
     ) -> None:
-        """Rally's rules for a task's iterations, time periods and ramp-up (one kind of limit;
-        ramp-up only with a warmup time period at least as long)."""
-        if (warmup_iterations is not None or iterations is not None) and (
-            warmup_time is not None or time_period is not None
-        ):
+        """Rally 2.13's rules for a task's iterations, time periods and ramp-up
+        (``esrally/track/loader.py``, ``TaskSpecificationParser.parse_task``): warmup iterations with a
+        time period, or a warmup time period with iterations, is an error; iterations with a time
+        period (or warmup iterations with a warmup time period) load, and the task is time-based, as
+        Rally runs it (:mod:`esbench.driver.worker.looplimits`); ramp-up only without iterations and
+        with a warmup time period at least as long."""
+        if warmup_iterations is not None and time_period is not None:
             raise self._error(
                 path,
-                f"{where} mixes iterations (warmup-iterations={warmup_iterations}, iterations={iterations}) "
-                "with "
-                f"time periods (warmup-time-period={warmup_time}, time-period={time_period})",
-                "Use either iterations or time periods for a task, not both.",
+                f"{where} defines {warmup_iterations} warmup iterations and a time period of "
+                f"{time_period} s, and Rally does not mix time periods and iterations",
+                "Use warmup-time-period with time-period, or warmup-iterations with iterations.",
+            )
+        if warmup_time is not None and iterations is not None:
+            raise self._error(
+                path,
+                f"{where} defines a warmup time period of {warmup_time} s and {iterations} iterations, "
+                "and Rally does not mix time periods and iterations",
+                "Use warmup-time-period with time-period, or warmup-iterations with iterations.",
             )
         if ramp_up is not None:
             if warmup_iterations is not None or iterations is not None:

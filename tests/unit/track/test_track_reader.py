@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from track_test_helpers import simple_track
 
+from esbench.driver.worker.looplimits import loop_limits
 from esbench.exceptions import NotFound, TrackValidationError
 from esbench.track import load_track
 from esbench.track.model import Parallel, Throughput
@@ -219,9 +220,11 @@ def test_task_scheduling_fields(make_track) -> None:
 @pytest.mark.parametrize(
     ("task", "match"),
     [
-        ({"warmup-iterations": 1, "time-period": 10}, "mixes iterations"),
-        ({"warmup-time-period": 1, "iterations": 10}, "mixes iterations"),
-        ({"iterations": 1, "time-period": 10}, "mixes iterations"),
+        ({"warmup-iterations": 1, "time-period": 10}, "defines 1 warmup iterations and a time period of 10"),
+        (
+            {"warmup-time-period": 1, "iterations": 10},
+            "defines a warmup time period of 1 s and 10 iterations",
+        ),
         ({"ramp-up-time-period": 10}, "no warmup-time-period"),
         ({"ramp-up-time-period": 10, "warmup-time-period": 5}, "shorter than its ramp-up-time-period"),
         ({"ramp-up-time-period": 10, "iterations": 5}, "ramp-up-time-period with iterations"),
@@ -232,6 +235,22 @@ def test_task_scheduling_fields(make_track) -> None:
 def test_task_errors(make_track, task: dict[str, Any], match: str) -> None:
     with pytest.raises(TrackValidationError, match=match):
         _load(make_track, _schedule_track({"operation": "search", **task}))
+
+
+@pytest.mark.parametrize(
+    "task", [{"iterations": 100, "time-period": 10}, {"warmup-iterations": 5, "warmup-time-period": 2}]
+)
+def test_iterations_beside_time_periods_load_as_in_rally(make_track, task: dict[str, Any]) -> None:
+    """Rally refuses only warmup iterations with a time period and a warmup time period with
+    iterations (rally-tracks' tsdb_k8s_queries gives iterations and a time period); the task is
+    time-based, as Rally's schedule_for runs it."""
+    loaded = _load(make_track, _schedule_track({"operation": "search", **task})).default_challenge.tasks()[0]
+    assert (loaded.warmup_iterations, loaded.iterations) == (
+        task.get("warmup-iterations"),
+        task.get("iterations"),
+    )
+    # The time-based branch decides before it looks at the runner or the param source.
+    assert loop_limits(loaded, None, None) == (True, None, 0)  # type: ignore[arg-type]
 
 
 def test_ramp_up_with_enough_warmup(make_track) -> None:
