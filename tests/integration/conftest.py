@@ -49,10 +49,18 @@ def index(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def metrics_store_prefix() -> str:
-    """A fresh metrics-store index prefix (the indices and index templates an export makes with it on
-    the session node go with the node's clean-up after the test)."""
-    return f"esbench-test-{uuid.uuid4().hex[:8]}"
+def metrics_store_prefix(request: pytest.FixtureRequest) -> Iterator[str]:
+    """A fresh metrics-store index prefix; its indices and index templates are deleted afterwards,
+    also on an ``ESBENCH_TEST_HOSTS`` node, which the clean-up below leaves alone."""
+    from esbench.results.es_export import index_templates
+
+    name = f"esbench-test-{uuid.uuid4().hex[:8]}"
+    yield name
+    host = request.getfixturevalue("es_hosts")[0]
+    for index in _names(host, f"/_cat/indices/{name}-*?format=json&h=index&expand_wildcards=all", None):
+        _call(host, "DELETE", f"/{index}")
+    for template in index_templates(name):
+        _call(host, "DELETE", f"/_index_template/{template}")
 
 
 # ---------------------------------------------------------------------------- the node left clean
