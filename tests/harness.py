@@ -159,6 +159,22 @@ def long_race(hosts: Sequence[str], *args: str) -> subprocess.Popen[str]:
     )
 
 
+def wait_for_task(proc: subprocess.Popen[str], task: str) -> str:
+    """Read the race's stderr until its progress line of ``task`` (``Running TASK``); returns what
+    was read.
+
+    Raises:
+        AssertionError: the race ended before ``task`` (with what it printed).
+    """
+    seen: list[str] = []
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        seen.append(line)
+        if f"Running {task}" in line:
+            return "".join(seen)
+    raise AssertionError(f"the race ended before task {task}:\n{''.join(seen)}")
+
+
 def interrupt_at_task(proc: subprocess.Popen[str], task: str, *, timeout: float = 60.0) -> float:
     """Read the race's stderr until its progress line of ``task`` (``Running TASK``), send it SIGINT
     (Ctrl-C) and wait up to ``timeout`` s for it to end; a race still running then is killed.
@@ -167,15 +183,8 @@ def interrupt_at_task(proc: subprocess.Popen[str], task: str, *, timeout: float 
     Raises:
         AssertionError: the race ended before ``task`` (with what it printed).
     """
-    seen: list[str] = []
     try:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            seen.append(line)
-            if f"Running {task}" in line:
-                break
-        else:
-            raise AssertionError(f"the race ended before task {task}:\n{''.join(seen)}")
+        wait_for_task(proc, task)
         signalled_at = time.time()
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=timeout)

@@ -11,12 +11,12 @@ import tarfile
 import uuid
 from pathlib import Path
 
-from harness import esbench
+from harness import TRACKS, esbench
 from loopback_http import directory_handler, serving
 
 from esbench.results.store import ResultsStore
 
-TINY = Path(__file__).resolve().parents[1] / "resources" / "tracks" / "compare-tiny"
+TINY = TRACKS / "compare-tiny"
 
 
 def make_download_track(base: Path, url: str, index: str) -> Path:

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import harness
 import pytest
-from harness import esbench
+from harness import TRACKS, esbench
 
 #: Left out of the fast loop (tests/run fast): four throttled races and the compare gate, about 30 s.
 pytestmark = pytest.mark.slow
 
-TRACK = Path(__file__).resolve().parents[1] / "resources" / "tracks" / "compare-tiny"
+TRACK = TRACKS / "compare-tiny"
 
 
 def race(hosts: list[str], index: str, run: str, tag: str, *, target_throughput: int) -> None:

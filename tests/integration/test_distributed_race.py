@@ -10,10 +10,10 @@ from __future__ import annotations
 import io
 import json
 import uuid
-from pathlib import Path
 
 import pytest
 from elasticsearch import Elasticsearch
+from harness import TRACKS
 from ray_cluster import HEAD_IP, SECOND_IP
 
 from esbench.console import Console
@@ -23,7 +23,7 @@ from esbench.racecontrol import run_race
 from esbench.results.store import ResultsStore
 from esbench.settings import RaceSettings
 
-TRACK = Path(__file__).resolve().parents[1] / "resources" / "tracks" / "compare-tiny"
+TRACK = TRACKS / "compare-tiny"
 
 pytestmark = pytest.mark.timeout(240)
 

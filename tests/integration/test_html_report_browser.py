@@ -20,13 +20,13 @@ from pathlib import Path
 import harness
 import pytest
 from browser import ChartProbe, boxes_intersect, drawn_lines, dump_dom, png_colored_pixels, probe_charts
-from harness import esbench
+from harness import TRACKS, esbench
 from telemetry_race import TelemetryRace
 
 from esbench.reporting.numbers import shown
 from esbench.results.store import ResultsStore
 
-TRACK = Path(__file__).resolve().parents[1] / "resources" / "tracks" / "compare-tiny"
+TRACK = TRACKS / "compare-tiny"
 
 
 def run_race(hosts: list[str], index: str, tag: str, *extra: str) -> str:

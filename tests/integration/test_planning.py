@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from elasticsearch import Elasticsearch
-from harness import esbench
+from harness import TRACKS, esbench
 
 from esbench.planning.findmax import slo_verdict
 from esbench.planning.measure import point_from_race
@@ -31,7 +31,7 @@ from esbench.results.store import ResultsStore
 #: Left out of the fast loop (tests/run fast): capacity planning: each test saturates both cores for 15-60 s.
 pytestmark = pytest.mark.slow
 
-TRACK = Path(__file__).resolve().parents[1] / "resources" / "tracks" / "planning-search"
+TRACK = TRACKS / "planning-search"
 SLO = "p50 latency < 100ms, error rate < 1%"
 
 

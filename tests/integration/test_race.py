@@ -8,13 +8,11 @@ import socket
 from pathlib import Path
 
 import pytest
-from harness import TRACKS, esbench, interrupt_at_task, long_race, no_traceback, provision
+from harness import esbench, interrupt_at_task, long_race, no_traceback, provision, wait_for_task
 from loopback_http import QuietHandler, serving
 from telemetry_race import TelemetryRace
 
 from esbench.results.store import ResultsStore
-
-RESOURCES = TRACKS
 
 
 def test_eventdata_test_mode_race_indexes_reports_and_stores(es_hosts, es, tmp_path):
@@ -166,8 +164,7 @@ def test_node_going_away_keeps_results(tmp_path):
     try:
         proc = long_race(list(cluster.hosts), "--user-tag=case:node-gone", "--on-error=abort")
         try:
-            assert proc.stderr is not None
-            next(line for line in proc.stderr if "Running term-query" in line)
+            wait_for_task(proc, "term-query")
             cluster.stop()
             proc.wait(timeout=120)
         finally:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import io
 import json
 import uuid
-from pathlib import Path
 
 import pytest
+from harness import TRACKS
 
 from esbench.console import Console
 from esbench.home import home_subdir
@@ -21,7 +21,7 @@ from esbench.racecontrol import run_race
 from esbench.results.store import ResultsStore
 from esbench.settings import RaceSettings, ReportSettings
 
-TRACK = Path(__file__).resolve().parents[1] / "resources" / "tracks" / "compare-tiny"
+TRACK = TRACKS / "compare-tiny"
 
 
 def test_full_race_cluster_rows_match_the_node_and_are_stored_and_reported(es_hosts, es, tmp_path):

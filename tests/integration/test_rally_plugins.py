@@ -18,7 +18,7 @@ import harness
 import pytest
 from elasticsearch import Elasticsearch
 
-RESOURCES = Path(__file__).resolve().parent.parent / "resources" / "tracks"
+RESOURCES = harness.TRACKS
 PLUGINS = RESOURCES / "rallyplugins"
 ERRORS = RESOURCES / "rallyplugins-errors"
 
