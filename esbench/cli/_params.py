@@ -248,6 +248,36 @@ def _race_id(text: str) -> None:
     check_race_id(text)
 
 
+def _installation_id(text: str) -> None:
+    from esbench.settings import check_race_id
+
+    check_race_id(text, option="--installation-id")
+
+
+def _build_type(text: str) -> None:
+    if text == "docker":
+        raise ValueError(
+            "esbench does not run Elasticsearch in Docker; it installs the distribution archive (tar). "
+            "Leave --build-type out, or start the container yourself and race it with "
+            "--pipeline=benchmark-only."
+        )
+    if text != "tar":
+        raise ValueError(f"'{text}' is not a build type; Rally's are tar and docker (esbench: tar).")
+
+
+def _target_os(text: str) -> None:
+    if text not in ("linux", "darwin"):
+        raise ValueError(
+            f"'{text}': esbench downloads the .tar.gz archives of Elastic's download server, which exist for "
+            "linux and darwin (Windows' is a .zip: download it yourself and use --distribution-path)."
+        )
+
+
+def _target_arch(text: str) -> None:
+    if text not in ("x86_64", "aarch64"):
+        raise ValueError(f"'{text}' is not an architecture of Elastic's archives; use x86_64 or aarch64.")
+
+
 #: Text that must not be empty (names, ids, versions) and has no other rule the CLI can check.
 NAME = ValidatedText("text")
 #: ``HOST:PORT[,HOST:PORT...]`` or URLs.
@@ -265,6 +295,13 @@ DISTRIBUTION_REPOSITORY = ValidatedText("repository", _distribution_repository, 
 RUNTIME_JDK = ValidatedText("jdk", _runtime_jdk, wrong_example="seventeen")
 #: ``--race-id``: the id of a new race (a directory name under <esbench home>/races).
 RACE_ID = ValidatedText("id", _race_id, wrong_example="../escape")
+#: ``install --installation-id``: the id of a new installation (a directory name).
+INSTALLATION_ID = ValidatedText("id", _installation_id, wrong_example="../escape")
+#: ``install --build-type``: Rally's ``tar`` (``docker`` is refused).
+BUILD_TYPE = ValidatedText("type", _build_type, wrong_example="rpm")
+#: ``download --target-os`` / ``--target-arch``: Elastic's archive names.
+TARGET_OS = ValidatedText("os", _target_os, wrong_example="plan9")
+TARGET_ARCH = ValidatedText("arch", _target_arch, wrong_example="sparc")
 #: ``--load-driver-hosts``: host names or IPs (Rally's default ``localhost``).
 DRIVER_HOSTS = ValidatedText("hosts", empty_ok=True)
 CLIENT_OPTIONS = ValidatedText(
@@ -314,7 +351,11 @@ def option_types() -> dict[str, click.ParamType[Any]]:
     """:data:`OPTION_TYPES` and the validated-text types of the option table, by parameter name."""
     from esbench.cli.options import OPTIONS
 
-    table = {e.name: t for e in OPTIONS if isinstance(t := e.param_type(), ValidatedText)}
+    table: dict[str, click.ParamType[Any]] = {}
+    for entry in OPTIONS:
+        # An option name declared for several commands keeps its first (the race's) type.
+        if isinstance(t := entry.param_type(), ValidatedText):
+            table.setdefault(entry.name, t)
     return {**table, **OPTION_TYPES}
 
 

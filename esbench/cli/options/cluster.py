@@ -22,7 +22,7 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="target_hosts",
         flags=("--target-hosts",),
-        commands=RACING_ANY,
+        commands=(*RACING_ANY, "info"),
         type=_params.HOSTS,
         help="HOST:PORT[,HOST:PORT...] of an existing cluster.",
         field="RaceSettings.target_hosts",
@@ -120,7 +120,7 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="preserve_install",
         flags=("--preserve-install",),
-        commands=PROVISIONING,
+        commands=(*PROVISIONING, "stop"),
         kind=Kind.FLAG,
         help="Keep the installation (config, data, logs) after the nodes stop.",
         field="ProvisionSettings.preserve_install",
@@ -148,7 +148,7 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="client_options",
         flags=("--client-options",),
-        commands=RACING_ANY,
+        commands=(*RACING_ANY, "info"),
         default="",
         type=_params.CLIENT_OPTIONS,
         help="Client options: timeout:60,use_ssl:true,verify_certs:true,ca_certs:'/path',http_compress:true,"
