@@ -31,7 +31,7 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
         name="pipeline",
         flags=("--pipeline",),
         commands=RACING_ANY,
-        type=_params.PIPELINE,
+        type=_params.pipeline_type,
         help="benchmark-only (needs --target-hosts) or from-distribution (default without --target-hosts); "
         "Rally's from-sources and docker are refused with their reason.",
         field="RaceSettings.pipeline",
@@ -48,7 +48,7 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
         name="distribution_repository",
         flags=("--distribution-repository",),
         commands=PROVISIONING,
-        type=_params.DISTRIBUTION_REPOSITORY,
+        type=_params.distribution_repository_type,
         default="auto",
         show_default=True,
         help="release (Rally's name): the full tar.gz from Elastic's download server, as 'elastic'; "

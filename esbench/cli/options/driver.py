@@ -11,8 +11,6 @@ from esbench.cli.options.entry import CliOption, Kind
 from esbench.cli.options.track import RACING
 from esbench.driver.settings import LoadDriver, OnError
 
-_NOT_YET = "not yet supported by esbench (issue 38 adds it next); leave it out: the race runs without it."
-
 DRIVER_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="race_id",
@@ -89,11 +87,10 @@ DRIVER_OPTIONS: tuple[CliOption, ...] = (
         flags=("--kill-running-processes",),
         commands=RACING,
         kind=Kind.FLAG,
-        help="Before the race, stop every other esbench race of your user on this machine (SIGTERM, then "
-        "SIGKILL) and the nodes of the installations that esbench started for races; another user's "
-        "processes are never touched.",
+        help="Before the race, stop every other esbench process of your user on this machine that runs "
+        "races (SIGTERM, then SIGKILL after 10 s) and the nodes of installations races provisioned; "
+        "another user's processes and installations from 'esbench install/start' are never touched.",
         field="RaceSettings.kill_running_processes",
-        refused=_NOT_YET,
     ),
     CliOption(
         name="enable_driver_profiling",
@@ -104,6 +101,5 @@ DRIVER_OPTIONS: tuple[CliOption, ...] = (
         help="Profile each worker with cProfile and keep the profiles with the race "
         "(<esbench home>/races/<race id>/profiles/worker-<n>.pstats and .txt).",
         field="RaceSettings.driver.profiling",
-        refused=_NOT_YET,
     ),
 )

@@ -25,6 +25,7 @@ from esbench.cli.options.coverage import (
     command_at,
     coverage,
     read_rally_parser,
+    render_markdown,
 )
 
 TRACK = Path(__file__).resolve().parents[2] / "resources" / "tracks" / "planning-search"
@@ -166,3 +167,10 @@ def test_every_kind_of_list_delete_and_add_is_a_command(rows: list[Coverage]) ->
     for row in positional:
         assert row.status is Status.TAKEN, row
         assert set(row.paths) == {f"{row.rally.command} {kind}" for kind in row.rally.choices or ()}
+
+
+def test_the_committed_doc_is_current(rally: tuple[str, list[RallyArgument]], rows: list[Coverage]) -> None:
+    doc = Path(__file__).resolve().parents[3] / "docs" / "rally-options.md"
+    assert doc.read_text(encoding="utf-8") == render_markdown(rally[0], rows), (
+        "docs/rally-options.md is out of date: run python3 tools/rally_options_doc.py"
+    )
