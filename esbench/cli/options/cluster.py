@@ -22,7 +22,7 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="target_hosts",
         flags=("--target-hosts",),
-        commands=(*RACING_ANY, "info"),
+        commands=(*RACING_ANY, "info", *PLANNING),
         type=_params.HOSTS,
         help="HOST:PORT[,HOST:PORT...] of an existing cluster.",
         field="RaceSettings.target_hosts",
@@ -30,7 +30,7 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="pipeline",
         flags=("--pipeline",),
-        commands=RACING_ANY,
+        commands=(*RACING_ANY, *PLANNING),
         type=_params.pipeline_type,
         help="benchmark-only (needs --target-hosts) or from-distribution (default without --target-hosts); "
         "Rally's from-sources and docker are refused with their reason.",
@@ -148,7 +148,7 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="client_options",
         flags=("--client-options",),
-        commands=(*RACING_ANY, "info"),
+        commands=(*RACING_ANY, "info", *PLANNING),
         default="",
         type=_params.CLIENT_OPTIONS,
         help="Client options: timeout:60,use_ssl:true,verify_certs:true,ca_certs:'/path',http_compress:true,"

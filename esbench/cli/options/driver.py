@@ -8,7 +8,7 @@ import click
 from esbench.cli import _params
 from esbench.cli.options.cluster import RACING_ANY
 from esbench.cli.options.entry import CliOption, Kind
-from esbench.cli.options.track import RACING
+from esbench.cli.options.track import PLANNING, RACING
 from esbench.driver.settings import LoadDriver, OnError
 
 DRIVER_OPTIONS: tuple[CliOption, ...] = (
@@ -47,7 +47,7 @@ DRIVER_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="load_driver_workers",
         flags=("--load-driver-workers",),
-        commands=RACING_ANY,
+        commands=(*RACING_ANY, *PLANNING),
         rally=False,
         type=click.IntRange(min=1),
         help="Worker processes of the load driver (default: one per core).",

@@ -6,12 +6,12 @@ from __future__ import annotations
 from esbench.cli.options.cluster import RACING_ANY
 from esbench.cli.options.commands import EVERY_RALLY_COMMAND
 from esbench.cli.options.entry import CliOption, Kind
-from esbench.cli.options.track import RACING
+from esbench.cli.options.track import PLANNING, RACING
 
 #: Where ``--quiet`` means "no progress output" (render-track has its own, quiet by default).
-_QUIET = tuple(p for p in (*RACING_ANY, *EVERY_RALLY_COMMAND, "bundle") if p != "render-track")
+_QUIET = tuple(p for p in (*RACING_ANY, *EVERY_RALLY_COMMAND, "bundle", *PLANNING) if p != "render-track")
 #: Every command of Rally's and the ad-hoc ones: ``--offline``.
-_OFFLINE = (*RACING_ANY, *(p for p in EVERY_RALLY_COMMAND if p not in RACING), "bundle")
+_OFFLINE = (*RACING_ANY, *(p for p in EVERY_RALLY_COMMAND if p not in RACING), "bundle", *PLANNING)
 
 GENERAL_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
