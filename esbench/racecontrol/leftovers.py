@@ -6,10 +6,13 @@ Rally's option (``esrally/rally.py`` ``race``, ``esrally/utils/process.py``
 be alone on a machine. esbench races need no such singleton, so the option means the clean-up a user
 wants after a crashed or abandoned race:
 
-- every other process of **the same user** whose command line is an esbench command that runs races
-  (``esbench race``, ``sweep``, ``optimize``, ``find-max``, ``size``, ``query``, ``load``): SIGTERM,
-  then SIGKILL after :data:`GRACE_S`; its load-driver workers exit when it does. This process and its
-  ancestors are never touched, nor any process of another user.
+- every other process of **the same user and the same esbench home** (its ``ESBENCH_HOME``, else
+  its ``~/.esbench``, is this process's home) whose command line is an esbench command that runs
+  races (``esbench race``, ``sweep``, ``optimize``, ``find-max``, ``size``, ``query``, ``load``):
+  SIGTERM, then SIGKILL after :data:`GRACE_S`; its load-driver workers exit when it does. This
+  process and its ancestors are never touched, nor a process of another user, nor an esbench of
+  another home: on a machine where several people (or test sessions) run as the same account, each
+  with its own home, one's clean-up leaves the others' races alone.
 - then the nodes of installations in this esbench home that a race provisioned (an installation
   made by ``esbench install``/``start`` is the user's own and is left alone).
 """
@@ -19,8 +22,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import psutil
+
+from esbench.home import esbench_home
 
 #: Seconds between SIGTERM and SIGKILL.
 GRACE_S = 10.0
@@ -47,20 +53,31 @@ def is_esbench_race(cmdline: Sequence[str]) -> bool:
     return False
 
 
+def home_of(environ: dict[str, str]) -> Path:
+    """The esbench home of a process with environment ``environ`` (:func:`esbench.home.esbench_home`'s
+    rule: ``ESBENCH_HOME``, else ``$HOME/.esbench``), resolved."""
+    raw = environ.get("ESBENCH_HOME")
+    if raw:
+        return Path(raw).expanduser().resolve()
+    return (Path(environ.get("HOME") or Path.home()) / ".esbench").resolve()
+
+
 def _protected() -> set[int]:
     me = psutil.Process()
     return {me.pid, *(p.pid for p in me.parents())}
 
 
 def leftover_races() -> list[psutil.Process]:
-    """The other processes of this user that run esbench races (never this process or its ancestors)."""
+    """The other processes of this user and this esbench home that run esbench races (never this
+    process or its ancestors)."""
     uid, protected, found = os.getuid(), _protected(), []
+    home = esbench_home().resolve()
     for proc in psutil.process_iter(["pid", "uids", "cmdline"]):
         try:
             info = proc.info
             if info["pid"] in protected or info["uids"] is None or info["uids"].real != uid:
                 continue
-            if is_esbench_race(info["cmdline"] or ()):
+            if is_esbench_race(info["cmdline"] or ()) and home_of(proc.environ()) == home:
                 found.append(proc)
         except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
             continue

@@ -87,9 +87,10 @@ DRIVER_OPTIONS: tuple[CliOption, ...] = (
         flags=("--kill-running-processes",),
         commands=RACING,
         kind=Kind.FLAG,
-        help="Before the race, stop every other esbench process of your user on this machine that runs "
-        "races (SIGTERM, then SIGKILL after 10 s) and the nodes of installations races provisioned; "
-        "another user's processes and installations from 'esbench install/start' are never touched.",
+        help="Before the race, stop every other esbench process of your user and your esbench home on this "
+        "machine that runs races (SIGTERM, then SIGKILL after 10 s) and the nodes of installations races "
+        "provisioned; other users' processes, other homes' and installations from 'esbench install/start' "
+        "are never touched.",
         field="RaceSettings.kill_running_processes",
     ),
     CliOption(

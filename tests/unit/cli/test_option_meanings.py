@@ -238,25 +238,35 @@ def test_which_command_lines_are_esbench_races(cmdline: list[str], race: bool) -
     assert is_esbench_race(cmdline) is race
 
 
-def _spawn(*words: str) -> subprocess.Popen[bytes]:
-    # A process whose command line reads like an esbench command (python -c ... esbench <words>).
-    return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", "esbench", *words])
+def _spawn(home: Path, *words: str) -> subprocess.Popen[bytes]:
+    # A process whose command line reads like an esbench command (python -c ... esbench <words>),
+    # with ``home`` as its esbench home.
+    env = {**os.environ, "ESBENCH_HOME": str(home)}
+    return subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(120)", "esbench", *words], env=env
+    )
 
 
-def test_kill_running_processes_stops_the_users_other_races_only(isolated_home: Path) -> None:
-    racing, listing = _spawn("race", "--track=geonames"), _spawn("list", "races")
+def test_kill_running_processes_stops_this_homes_other_races_only(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    # Only processes of this test's own (temporary) esbench home can match: the races of every other
+    # home on the machine (other people's, other test sessions') are out of reach by construction.
+    racing = _spawn(isolated_home, "race", "--track=geonames")
+    listing = _spawn(isolated_home, "list", "races")
+    elsewhere = _spawn(tmp_path / "another-home", "race", "--track=geonames")
     try:
         deadline = time.monotonic() + 10
         while racing.pid not in {p.pid for p in leftover_races()} and time.monotonic() < deadline:
             time.sleep(0.05)  # until the child's command line is readable
         lines: list[str] = []
         stopped = stop_leftovers(lines.append, grace_s=5)
-        assert racing.pid in {pid for pid, _ in stopped.processes}
+        assert {pid for pid, _ in stopped.processes} == {racing.pid}
         assert racing.wait(timeout=10) is not None
-        assert listing.poll() is None and os.getpid() not in {pid for pid, _ in stopped.processes}
+        assert listing.poll() is None and elsewhere.poll() is None
         assert any(str(racing.pid) in line for line in lines)
     finally:
-        for proc in (racing, listing):
+        for proc in (racing, listing, elsewhere):
             proc.kill()
             proc.wait()
 
