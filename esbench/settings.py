@@ -54,17 +54,18 @@ class ReportSettings:
 _RACE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
-def check_race_id(race_id: str) -> str:
-    """``race_id`` if it can name a new race: 1 to 128 letters, digits, ``.``, ``_`` or ``-``,
-    starting with a letter or digit (it names the race's directory under <esbench home>/races and
-    its documents in a metrics store; Rally's ``--race-id`` takes any text, esbench needs a file name).
+def check_race_id(race_id: str, *, option: str = "--race-id") -> str:
+    """``race_id`` if it can name a new race (or installation, ``option``): 1 to 128 letters,
+    digits, ``.``, ``_`` or ``-``, starting with a letter or digit (it names the race's directory
+    under <esbench home>/races and its documents in a metrics store; Rally's ``--race-id`` takes any
+    text, esbench needs a file name).
 
     Raises:
         UserError: any other text.
     """
     if not _RACE_ID.fullmatch(race_id):
         raise UserError(
-            f"--race-id {race_id!r} cannot name a race: use 1 to 128 letters, digits, '.', '_' or '-', "
+            f"{option} {race_id!r} is not a usable id: use 1 to 128 letters, digits, '.', '_' or '-', "
             "starting with a letter or digit (a UUID such as 0e5b6c9a-... is fine)."
         )
     return race_id

@@ -89,5 +89,8 @@ def _register_subcommands() -> None:
 _register_subcommands()
 
 from esbench.cli._params import apply_option_types  # noqa: E402  (after the commands exist)
+from esbench.cli._unserved import register_unserved  # noqa: E402  (after the commands that exist)
+
+register_unserved()
 
 apply_option_types(main)

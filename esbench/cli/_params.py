@@ -202,36 +202,6 @@ def _list_type(convert: Callable[[str], float], option: str) -> ValidatedText:
     return ValidatedText("list", number_list(convert, option), wrong_example="1,two", numbers=True)
 
 
-def _pipeline(text: str) -> None:
-    from esbench.settings import PIPELINES
-
-    refused = {
-        "from-sources": "esbench does not build Elasticsearch from sources: it provisions released "
-        "distributions. Use --pipeline=from-distribution with --distribution-version=X, or "
-        "--distribution-path=FILE with an archive you built (./gradlew localDistro), or "
-        "--pipeline=benchmark-only against a cluster you started.",
-        "docker": "esbench does not run Elasticsearch in Docker. Start the container yourself "
-        "(docker run -p 9200:9200 docker.elastic.co/elasticsearch/elasticsearch:X) and race it with "
-        "--pipeline=benchmark-only --target-hosts=127.0.0.1:9200, or use --pipeline=from-distribution.",
-    }
-    if text in refused:
-        raise ValueError(f"'{text}' is Rally's pipeline, refused: {refused[text]}")
-    if text not in PIPELINES:
-        raise ValueError(f"'{text}' is not a pipeline; use one of: {', '.join(PIPELINES)}.")
-
-
-def _distribution_repository(text: str) -> None:
-    from esbench.provision.settings import REPOSITORIES
-
-    if text != "release" and text not in REPOSITORIES:
-        raise ValueError(
-            f"'{text}' is not a distribution repository esbench knows. In Rally it would name a "
-            "[distributions] entry of rally.ini, which esbench does not read. Use release or elastic "
-            "(Elastic's download server; $ESBENCH_DISTRIBUTION_URL sets another URL template with "
-            "{version}, {os} and {arch}), maven, auto, or give an archive with --distribution-path=FILE."
-        )
-
-
 def _runtime_jdk(text: str) -> None:
     if text == "bundled":
         return
@@ -248,6 +218,36 @@ def _race_id(text: str) -> None:
     check_race_id(text)
 
 
+def _installation_id(text: str) -> None:
+    from esbench.settings import check_race_id
+
+    check_race_id(text, option="--installation-id")
+
+
+def _build_type(text: str) -> None:
+    if text == "docker":
+        raise ValueError(
+            "esbench does not run Elasticsearch in Docker; it installs the distribution archive (tar). "
+            "Leave --build-type out, or start the container yourself and race it with "
+            "--pipeline=benchmark-only."
+        )
+    if text != "tar":
+        raise ValueError(f"'{text}' is not a build type; Rally's are tar and docker (esbench: tar).")
+
+
+def _target_os(text: str) -> None:
+    if text not in ("linux", "darwin"):
+        raise ValueError(
+            f"'{text}': esbench downloads the .tar.gz archives of Elastic's download server, which exist for "
+            "linux and darwin (Windows' is a .zip: download it yourself and use --distribution-path)."
+        )
+
+
+def _target_arch(text: str) -> None:
+    if text not in ("x86_64", "aarch64"):
+        raise ValueError(f"'{text}' is not an architecture of Elastic's archives; use x86_64 or aarch64.")
+
+
 #: Text that must not be empty (names, ids, versions) and has no other rule the CLI can check.
 NAME = ValidatedText("text")
 #: ``HOST:PORT[,HOST:PORT...]`` or URLs.
@@ -257,14 +257,17 @@ HOSTS = ValidatedText("hosts", _hosts, wrong_example="127.0.0.1:notaport", conne
 URL = ValidatedText("url", _metrics_store, wrong_example="ftp://127.0.0.1:9200", connects=True)
 #: ``HOST:PORT`` of a Ray head.
 RAY_ADDRESS = ValidatedText("address", _ray_address, wrong_example="ray://127.0.0.1:10001", connects=True)
-#: ``--pipeline``: esbench's pipelines; Rally's others are refused with their reason.
-PIPELINE = ValidatedText("pipeline", _pipeline, wrong_example="no-such-pipeline")
-#: ``--distribution-repository``: esbench's repositories and Rally's ``release``.
-DISTRIBUTION_REPOSITORY = ValidatedText("repository", _distribution_repository, wrong_example="snapshots")
 #: ``--runtime-jdk``: a JDK major version or ``bundled``.
 RUNTIME_JDK = ValidatedText("jdk", _runtime_jdk, wrong_example="seventeen")
 #: ``--race-id``: the id of a new race (a directory name under <esbench home>/races).
 RACE_ID = ValidatedText("id", _race_id, wrong_example="../escape")
+#: ``install --installation-id``: the id of a new installation (a directory name).
+INSTALLATION_ID = ValidatedText("id", _installation_id, wrong_example="../escape")
+#: ``install --build-type``: Rally's ``tar`` (``docker`` is refused).
+BUILD_TYPE = ValidatedText("type", _build_type, wrong_example="rpm")
+#: ``download --target-os`` / ``--target-arch``: Elastic's archive names.
+TARGET_OS = ValidatedText("os", _target_os, wrong_example="plan9")
+TARGET_ARCH = ValidatedText("arch", _target_arch, wrong_example="sparc")
 #: ``--load-driver-hosts``: host names or IPs (Rally's default ``localhost``).
 DRIVER_HOSTS = ValidatedText("hosts", empty_ok=True)
 CLIENT_OPTIONS = ValidatedText(
@@ -314,8 +317,78 @@ def option_types() -> dict[str, click.ParamType[Any]]:
     """:data:`OPTION_TYPES` and the validated-text types of the option table, by parameter name."""
     from esbench.cli.options import OPTIONS
 
-    table = {e.name: t for e in OPTIONS if isinstance(t := e.param_type(), ValidatedText)}
+    table: dict[str, click.ParamType[Any]] = {}
+    for entry in OPTIONS:
+        # An option name declared for several commands keeps its first (the race's) type.
+        if isinstance(t := entry.param_type(), ValidatedText):
+            table.setdefault(entry.name, t)
     return {**table, **OPTION_TYPES}
+
+
+class RallyChoice(click.Choice):  # type: ignore[type-arg]
+    """A :class:`click.Choice` of esbench's values that also knows Rally's: ``aliases`` are taken
+    as the value they name (Rally's ``release`` is esbench's ``elastic``), ``refused`` values fail
+    with their reason, and any other value with ``otherwise`` (when given) instead of click's list.
+
+    The value the command gets is one of ``choices``.
+    """
+
+    def __init__(
+        self,
+        choices: list[str],
+        *,
+        aliases: dict[str, str] | None = None,
+        refused: dict[str, str] | None = None,
+        otherwise: str | None = None,
+    ) -> None:
+        super().__init__(choices)
+        self.aliases = dict(aliases or {})
+        self.refused = dict(refused or {})
+        self.otherwise = otherwise
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            if value in self.aliases:
+                return self.aliases[value]
+            if value in self.refused:
+                self.fail(f"'{value}' is Rally's, refused: {self.refused[value]}", param, ctx)
+            if value not in self.choices and self.otherwise is not None:
+                self.fail(f"'{value}' {self.otherwise}", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+def pipeline_type() -> RallyChoice:
+    """``--pipeline``: esbench's pipelines; Rally's ``from-sources`` and ``docker`` are refused
+    with their reason (Rally's pipelines: ``esrally/racecontrol.py``)."""
+    from esbench.settings import PIPELINES
+
+    return RallyChoice(
+        list(PIPELINES),
+        refused={
+            "from-sources": "esbench does not build Elasticsearch from sources: it provisions released "
+            "distributions. Use --pipeline=from-distribution with --distribution-version=X, or "
+            "--distribution-path=FILE with an archive you built (./gradlew localDistro), or "
+            "--pipeline=benchmark-only against a cluster you started.",
+            "docker": "esbench does not run Elasticsearch in Docker. Start the container yourself "
+            "(docker run -p 9200:9200 docker.elastic.co/elasticsearch/elasticsearch:X) and race it with "
+            "--pipeline=benchmark-only --target-hosts=127.0.0.1:9200, or use --pipeline=from-distribution.",
+        },
+    )
+
+
+def distribution_repository_type() -> RallyChoice:
+    """``--distribution-repository``: esbench's repositories; Rally's ``release`` (its default, Elastic's
+    download server) is ``elastic``; other names would be [distributions] entries of Rally's rally.ini."""
+    from esbench.provision.settings import REPOSITORIES
+
+    return RallyChoice(
+        list(REPOSITORIES),
+        aliases={"release": "elastic"},
+        otherwise="is not a distribution repository esbench knows. In Rally it would name a [distributions] "
+        "entry of rally.ini, which esbench does not read. Use release or elastic (Elastic's download "
+        "server; $ESBENCH_DISTRIBUTION_URL sets another URL template with {version}, {os} and {arch}), "
+        "maven, auto, or give an archive with --distribution-path=FILE.",
+    )
 
 
 class CheckedPath(click.Path):

@@ -9,18 +9,16 @@ or reuses each point's race (see docs/planning.md).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from esbench.cli._provision_options import provision_options
 from esbench.cli._race_settings import race_settings, track_source_from_options
-from esbench.cli._track_source import track_source_options
 from esbench.console import Console
 from esbench.exceptions import UserError
 from esbench.planning.dimensions import Dimension, sweep_id
-from esbench.settings import PIPELINES, RaceSettings
+from esbench.settings import RaceSettings
 from esbench.track.overrides import TaskOverride
 
 if TYPE_CHECKING:
@@ -28,14 +26,29 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-_RACE_OPTIONS = (
-    click.option("--track", "track_name", help="Name of a built-in or user track."),
-    click.option("--track-path", type=click.Path(exists=True, path_type=Path), help="Directory of a track."),
-    click.option("--challenge", default=None, help="Challenge (default: the track's default challenge)."),
+#: The option-table entries (:mod:`esbench.cli.options`) a planning command takes, by name.
+TABLE_OPTION_NAMES = (
+    "track_name",
+    "track_path",
+    "track_repository",
+    "track_revision",
+    "track_branch",
+    "challenge",
+    "target_hosts",
+    "pipeline",
+    "client_options",
+    "include_tasks",
+    "exclude_tasks",
+    "load_driver_workers",
+    "test_mode",
+    "user_tag",
+    "offline",
+    "quiet",
+)
+
+#: The planning commands' own options.
+_OWN_OPTIONS = (
     click.option("--task", "task", default=None, help="The task to measure (a task of the challenge)."),
-    click.option("--target-hosts", default=None, help="HOST:PORT[,HOST:PORT...] of an existing cluster."),
-    click.option("--pipeline", type=click.Choice(PIPELINES), default=None, help="As for 'esbench race'."),
-    click.option("--client-options", default="", help="Client options, as for 'esbench race'."),
     click.option(
         "--time-period",
         type=click.FloatRange(min=0),
@@ -48,24 +61,23 @@ _RACE_OPTIONS = (
         default=None,
         help="Override the task's warmup-time-period (s).",
     ),
-    click.option("--include-tasks", default="", help="Only these tasks: NAME, type:OPTYPE or tag:TAG, ..."),
-    click.option("--exclude-tasks", default="", help="Skip these tasks: NAME, type:OPTYPE or tag:TAG, ..."),
-    click.option("--load-driver-workers", type=click.IntRange(min=1), default=None, help="Worker processes."),
-    click.option(
-        "--test-mode", is_flag=True, help="Smoke test: -1k corpora, capped iterations/time periods."
-    ),
-    click.option("--user-tag", default="", help="key:value,... tags added to every race."),
-    click.option("--offline", is_flag=True, help="Never download anything."),
     click.option("--fresh", is_flag=True, help="Run every point again instead of reusing stored races."),
-    click.option("--quiet", "-q", is_flag=True, help="No progress output."),
 )
 
 
 def race_options(f: F) -> F:
-    """Add the race options (track, cluster, provisioning, filters, --task, --fresh...) to a command."""
-    for option in reversed(_RACE_OPTIONS):
+    """Add the race options (track, cluster, provisioning, filters from the option table; --task,
+    --fresh...) to a command."""
+    from esbench.cli.options import OPTIONS, CliOption, add_option
+
+    for option in reversed(_OWN_OPTIONS):
         f = option(f)
-    return track_source_options(provision_options(f))
+    first: dict[str, CliOption] = {}
+    for entry in OPTIONS:  # a name declared for several commands: the race's entry comes first
+        first.setdefault(entry.name, entry)
+    for name in reversed(TABLE_OPTION_NAMES):
+        add_option(f, first[name].click_option())
+    return provision_options(f)
 
 
 def base_settings(

@@ -8,17 +8,17 @@ from typing import Any
 import click
 
 from esbench.cli import main
-from esbench.cli.tracks import resolve_source, track_options
+from esbench.cli.options import table_options
+from esbench.cli.tracks import resolve_source
 from esbench.console import Console
 from esbench.track.params import parse_track_params
 
 
 @main.command("bundle")
-@track_options
+@table_options("bundle")
 @click.option(
     "--output", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The .tar file to write."
 )
-@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def bundle_command(
     track_name: str | None,
     track_path: Path | None,

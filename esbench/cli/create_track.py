@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from esbench.cli import main
+from esbench.cli.options import table_options
 from esbench.console import Console
 
 
@@ -15,20 +16,7 @@ def _names(text: str | None) -> tuple[str, ...]:
 
 
 @main.command("create-track")
-@click.option("--track", "track_name", required=True, help="Name of the new track (its directory's name).")
-@click.option("--target-hosts", required=True, help="HOST:PORT[,HOST:PORT...] of the cluster to read.")
-@click.option("--indices", default=None, help="Indices (names or patterns, comma-separated).")
-@click.option("--data-streams", default=None, help="Data streams (names or patterns) to turn into a track.")
-@click.option(
-    "--output-path",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="The track is written to OUTPUT_PATH/TRACK.",
-)
-@click.option("--client-options", default="", help="Client options, as for `esbench race`.")
-@click.option("--batch-size", type=click.IntRange(min=1), default=1000, help="Scroll page size (1000).")
-@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+@table_options("create-track")
 def create_track_command(
     track_name: str,
     target_hosts: str,
@@ -38,8 +26,11 @@ def create_track_command(
     client_options: str,
     batch_size: int,
     quiet: bool,
+    offline: bool,
 ) -> None:
-    """Write a track (index bodies, corpora with -1k test-mode files, a default challenge) from a cluster."""
+    """Write a track (index bodies, corpora with -1k test-mode files, a default challenge) from a cluster.
+
+    It reads the cluster only, so --offline (nothing is downloaded) holds whether given or not."""
     from esbench.driver.transport.client import parse_client_options
     from esbench.tracker import create_track
 

@@ -7,48 +7,78 @@ starts in one go. Machine-readable results go to stdout, progress to stderr.
 
 from __future__ import annotations
 
+import os
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import click
 
 from esbench.cli import list_group, main
-from esbench.cli._provision_options import provision_options, provision_settings
-from esbench.cli._track_source import pop_track_source, track_source_options
+from esbench.cli._provision_options import PROVISION_OPTION_NAMES, provision_settings
+from esbench.cli._track_source import pop_track_source
+from esbench.cli.options import table_options
 from esbench.console import tabulate
-from esbench.exceptions import NotFound
+from esbench.exceptions import NotFound, UserError
 from esbench.provision import installation
 from esbench.provision.flavors import download_archive, get_flavor
 from esbench.provision.repositories import pin_repository
-from esbench.provision.settings import ProvisionSettings
-
-_offline = click.option(
-    "--offline", is_flag=True, default=False, help="Never download; use only cached/local artifacts."
-)
-_installation_id = click.option(
-    "--installation-id", default=None, help="The id printed by 'esbench install' or 'esbench start'."
-)
+from esbench.provision.settings import DEFAULT_ELASTIC_URL_TEMPLATE, DistributionRepository, ProvisionSettings
 
 
-def _err(message: str) -> None:
-    click.echo(message, err=True)
+def _err(message: str, quiet: bool = False) -> None:
+    if not quiet:
+        click.echo(message, err=True)
 
 
-def _pin(settings: ProvisionSettings) -> ProvisionSettings:
+def _settings(options: dict[str, Any], offline: bool) -> ProvisionSettings:
+    """The provisioning settings of a command's options (each provisioning option is popped)."""
+    return provision_settings(
+        **{k: options.pop(k) for k in PROVISION_OPTION_NAMES if k in options}, offline=offline
+    )
+
+
+def _pin(settings: ProvisionSettings, quiet: bool = False) -> ProvisionSettings:
     # Resolve --distribution-repository=auto here so a fallback is one clean line on stderr.
-    return pin_repository(settings, notify=lambda line: _err(f"[WARNING] {line}"))[0]
+    return pin_repository(settings, notify=lambda line: _err(f"[WARNING] {line}", quiet))[0]
+
+
+def for_target(
+    settings: ProvisionSettings, target_os: str | None, target_arch: str | None
+) -> ProvisionSettings:
+    """``settings`` fetching Elastic's archive for ``target_os``/``target_arch`` (Rally's ``download
+    --target-os/--target-arch``): the URL template with ``{os}``/``{arch}`` filled in.
+
+    Raises:
+        UserError: the Maven repository (its integ-test archive is the same for every platform) or
+            OpenSearch (esbench takes its Maven archive).
+    """
+    if (
+        settings.distribution_repository is DistributionRepository.MAVEN
+        or settings.distribution_flavor != "elasticsearch"
+    ):
+        raise UserError(
+            "--target-os/--target-arch pick one of Elastic's platform archives, but the Maven integ-test "
+            "archive (--distribution-repository=maven, and every OpenSearch download) is the same on every "
+            "platform: drop them, or use --distribution-repository=release."
+        )
+    template = (
+        settings.elastic_url_template
+        or os.environ.get("ESBENCH_DISTRIBUTION_URL")
+        or DEFAULT_ELASTIC_URL_TEMPLATE
+    )
+    if target_os:
+        template = template.replace("{os}", target_os)
+    if target_arch:
+        template = template.replace("{arch}", target_arch)
+    return replace(
+        settings, elastic_url_template=template, distribution_repository=DistributionRepository.ELASTIC
+    )
 
 
 @main.command()
-@provision_options
-@_offline
-@click.option("--track", "track_name", default=None, help="Fetch this track's corpora, not a distribution.")
-@click.option("--track-path", type=click.Path(exists=True, path_type=Path), default=None, help="...or these.")
-@click.option("--track-params", default="", help="Track params (k:v list, inline JSON or a .json file).")
-@click.option("--challenge", default=None, help="Only the corpora this challenge's tasks use (default: all).")
-@click.option("--test-mode", is_flag=True, help="The -1k test-mode files instead of the full corpora.")
-@track_source_options
+@table_options("download")
 def download(
     offline: bool,
     track_name: str | None,
@@ -56,20 +86,26 @@ def download(
     track_params: str,
     challenge: str | None,
     test_mode: bool,
+    quiet: bool,
+    target_os: str | None,
+    target_arch: str | None,
     **options: Any,
 ) -> None:
-    """Fetch an Elasticsearch (or OpenSearch) distribution into the cache and print the archive's path;
-    with --track or --track-path, fetch (download, decompress, index) its corpora and print their files."""
+    """Fetch an Elasticsearch (or OpenSearch) distribution into the cache and print the archive's path
+    (--target-os/--target-arch: Elastic's archive for another machine); with --track or --track-path,
+    fetch (download, decompress, index) its corpora and print their files."""
     source = pop_track_source(options)
+    version = options.get("distribution_version")
+    settings = _settings(options, offline)
     if not (track_name or track_path):
-        settings = _pin(provision_settings(**options, offline=offline))
-        click.echo(str(download_archive(settings)))
+        if target_os or target_arch:
+            settings = for_target(settings, target_os, target_arch)
+        click.echo(str(download_archive(_pin(settings, quiet))))
         return
     from esbench.corpus import corpora_read, prepare_corpora
     from esbench.track.loader import load_track
     from esbench.track.params import parse_track_params
 
-    version = options.get("distribution_version")
     track_dir = None
     if track_name:
         track_dir, _ = source.resolve(track_name, offline=offline, distribution_version=lambda: version)
@@ -80,49 +116,57 @@ def download(
         test_mode=test_mode,
     )
     names = None if challenge is None else corpora_read(track, track.find_challenge(challenge).tasks())
-    prepared = prepare_corpora(track, corpus_names=names, offline=offline, progress=_err)
+    prepared = prepare_corpora(
+        track, corpus_names=names, offline=offline, progress=lambda line: _err(line, quiet)
+    )
     for ready in prepared.all():
         click.echo(f"{ready.corpus}\t{ready.document_count}\t{ready.path}")
 
 
 @main.command()
-@provision_options
-@_offline
-def install(offline: bool, **options: Any) -> None:
+@table_options("install")
+def install(
+    offline: bool,
+    quiet: bool,
+    installation_id: str | None,
+    node_name: str | None,
+    build_type: str | None,
+    **options: Any,
+) -> None:
     """Install Elasticsearch or OpenSearch (no node is started) and print the installation id."""
     from esbench.provision import cluster
 
-    settings = _pin(provision_settings(**options, offline=offline))
-    inst = cluster.install(settings)
+    settings = replace(_settings(options, offline), installation_id=installation_id, node_name=node_name)
+    inst = cluster.install(_pin(settings, quiet))
     _err(
         f"Installed {get_flavor(inst.distribution_flavor).product} {inst.version} "
         f"(car {inst.car['name']}, {len(inst.nodes)} node(s)) "
-        f"in {inst.root}."
+        f"in {inst.root}.",
+        quiet,
     )
     click.echo(inst.id)
 
 
 @main.command()
-@_installation_id
-@provision_options
-@_offline
-def start(installation_id: str | None, offline: bool, **options: Any) -> None:
+@table_options("start")
+def start(installation_id: str | None, offline: bool, quiet: bool, **options: Any) -> None:
     """Start an installation (or install and start one) and print its endpoints and installation id."""
     from esbench.provision import cluster
     from esbench.provision.security import SecurityMaterial
 
-    settings = provision_settings(**options, offline=offline)
+    settings = _settings(options, offline)
     began = time.monotonic()
     if installation_id:
         inst = installation.load(installation_id)
         started = cluster.start(inst, timeout=settings.start_timeout, stop_timeout=settings.stop_timeout)
     else:
-        pc = cluster.provision_cluster(_pin(settings), race_dir=None)
+        pc = cluster.provision_cluster(_pin(settings, quiet), race_dir=None)
         started = pc.installation
     _err(
         f"Started {get_flavor(started.distribution_flavor).product} {started.version} "
         f"(car {started.car['name']}, {len(started.nodes)} node(s)) "
-        f"in {time.monotonic() - began:.1f} s; the cluster is green."
+        f"in {time.monotonic() - began:.1f} s; the cluster is green.",
+        quiet,
     )
     click.echo(f"installation-id: {started.id}")
     click.echo(f"hosts: {','.join(started.hosts)}")
@@ -137,19 +181,16 @@ def start(installation_id: str | None, offline: bool, **options: Any) -> None:
             f"ESBENCH_USERNAME={security.user} "
             f'ESBENCH_PASSWORD="$(cat {security.password_file})" esbench race '
             f"--target-hosts={','.join(started.hosts)} "
-            f"--client-options=\"use_ssl:true,ca_certs:'{security.ca_cert}'\""
+            f"--client-options=\"use_ssl:true,ca_certs:'{security.ca_cert}'\"",
+            quiet,
         )
 
 
 @main.command()
-@_installation_id
-@click.option(
-    "--preserve-install",
-    is_flag=True,
-    default=False,
-    help="Keep the installation (config, data, logs) after the nodes stop.",
-)
-def stop(installation_id: str | None, preserve_install: bool) -> None:
+@table_options("stop")
+def stop(
+    installation_id: str | None, preserve_install: bool, skip_telemetry: bool, quiet: bool, offline: bool
+) -> None:
     """Stop an installation's nodes (default: the most recently started running one) and delete it.
 
     The installation is kept with --preserve-install (here or when it was installed/started).
@@ -169,12 +210,13 @@ def stop(installation_id: str | None, preserve_install: bool) -> None:
     preserve_install = preserve_install or bool(inst.extra.get("preserve_install"))
     pids = cluster.stop(inst, preserve_install=preserve_install)
     kept = f"kept in {inst.root}" if preserve_install else "deleted"
-    _err(f"Stopped installation {inst.id} ({len(pids)} process(es)); installation {kept}.")
+    _err(f"Stopped installation {inst.id} ({len(pids)} process(es)); installation {kept}.", quiet)
     click.echo(inst.id)
 
 
 @list_group.command(name="cars")
-def list_cars_command() -> None:
+@table_options("list cars")
+def list_cars_command(quiet: bool, offline: bool) -> None:
     """List the cars and mixins usable with --car."""
     from esbench.provision.cars import list_cars
 

@@ -18,19 +18,18 @@ from typing import Any, TypeVar
 import click
 
 from esbench.cli import list_group, main
-from esbench.cli._params import TAG_FILTER
 from esbench.cli._tags import parse_tag_filter
+from esbench.cli.options import table_options
 from esbench.console import tabulate
 from esbench.exceptions import UserError
 from esbench.records import RaceResult, RaceStatus
 from esbench.reporting.compare import DEFAULT_ALPHA, Side, all_warnings, compare_races
 from esbench.reporting.compare_render import TABLES, CompareTable, gate_lines, render_comparison
-from esbench.reporting.formats import GRAPHIC_FORMATS, REPORT_FORMATS, ReportFormat
+from esbench.reporting.formats import GRAPHIC_FORMATS, REPORT_FORMATS, NumbersAlign
 from esbench.reporting.gate import default_rules, evaluate_gate, load_thresholds
 from esbench.results.metrics_store import DEFAULT_PREFIX, MetricsStoreSettings
 from esbench.results.store import ResultsStore, parse_tag_ref
 
-DEFAULT_LIST_LIMIT = 10
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -49,7 +48,7 @@ store_option = click.option(
 
 
 def _report_options(func: F) -> F:
-    """``--report-format`` and ``--report-file`` of ``compare`` and ``report``."""
+    """``--report-format`` and ``--report-file`` of ``report`` (compare takes them from the option table)."""
     func = click.option(
         "--report-file",
         type=click.Path(dir_okay=False, path_type=Path),
@@ -95,33 +94,12 @@ def _kv(d: dict[str, Any]) -> str:
 
 
 @list_group.command("races")
-@click.option(
-    "--user-tag",
-    "user_tag",
-    type=TAG_FILTER,
-    multiple=True,
-    help="Only races with this user tag KEY:VALUE (repeatable; the same key twice means either value).",
-)
-@click.option("--track", default=None, help="Only races of this track.")
+@table_options("list races")
 @click.option(
     "--status",
     type=click.Choice([s.value for s in RaceStatus]),
     default=None,
     help="Only races with this status.",
-)
-@click.option(
-    "--limit",
-    type=click.IntRange(min=0),
-    default=DEFAULT_LIST_LIMIT,
-    show_default=True,
-    help="Show at most N races, newest first (0: all).",
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice([ReportFormat.TEXT.value, ReportFormat.JSON.value]),
-    default=ReportFormat.TEXT.value,
-    show_default=True,
 )
 @store_option
 def list_races(
@@ -131,6 +109,8 @@ def list_races(
     limit: int,
     fmt: str,
     results_db: Path | None,
+    quiet: bool,
+    offline: bool,
 ) -> None:
     """List stored races, newest first.
 
@@ -200,21 +180,7 @@ def _write_report(text: str, report_file: Path | None, *, color: bool) -> None:
 
 
 @main.command("compare")
-@click.option(
-    "--baseline",
-    required=True,
-    metavar="RACE",
-    help="Race id, unique id prefix, or tag:KEY:VALUE (all races with that user tag).",
-)
-@click.option(
-    "--contender",
-    "contenders",
-    required=True,
-    multiple=True,
-    metavar="RACE",
-    help="Like --baseline; repeat to compare several contenders with the baseline.",
-)
-@_report_options
+@table_options("compare")
 @click.option(
     "--table",
     type=click.Choice(TABLES),
@@ -271,6 +237,9 @@ def compare_command(
     alpha: float,
     show_processing_time: bool,
     results_db: Path | None,
+    report_numbers_align: str | None,
+    quiet: bool,
+    offline: bool,
 ) -> None:
     """Compare a baseline with one or more contenders (races or tagged groups of races)."""
     thresholds = load_thresholds(thresholds_file) if thresholds_file is not None else ()
@@ -307,7 +276,14 @@ def compare_command(
         click.echo(f"Wrote the report to {path}.", err=True)
     else:
         use_color = (sys.stdout.isatty() if color is None else color) and report_file is None
-        text = render_comparison(comparison, fmt=fmt, table=table, color=use_color, gate=gate)
+        text = render_comparison(
+            comparison,
+            fmt=fmt,
+            table=table,
+            color=use_color,
+            gate=gate,
+            numbers_align=NumbersAlign(report_numbers_align) if report_numbers_align else None,
+        )
         _write_report(text, report_file, color=use_color)
     if fmt in ("csv", *GRAPHIC_FORMATS) or report_file is not None:
         # The report does not carry these (csv) or is not on screen: keep them visible.
@@ -362,12 +338,30 @@ def _delete_group() -> click.Group:
 
 
 @_delete_group().command("race")
-@click.argument("race_ids", nargs=-1, required=True, metavar="RACE...")
+@click.argument("race_ids", nargs=-1, metavar="[RACE...]")
+@table_options("delete race")
 @store_option
-def delete_race(race_ids: tuple[str, ...], results_db: Path | None) -> None:
-    """Delete races from the results store by race id (or unique id prefix)."""
+def delete_race(
+    race_ids: tuple[str, ...],
+    ids: str | None,
+    dry_run: bool,
+    results_db: Path | None,
+    quiet: bool,
+    offline: bool,
+) -> None:
+    """Delete races from the results store by race id (or unique id prefix): as arguments, or Rally's
+    --id=ID,ID; --dry-run only says which races would be deleted."""
+    refs = [*race_ids, *(r.strip() for r in (ids or "").split(",") if r.strip())]
+    if not refs:
+        raise UserError(
+            "Give the races to delete: esbench delete race --id=RACE[,RACE...] (or RACE as arguments)."
+        )
     with _open_store(results_db) as store:
-        for ref in race_ids:
+        for ref in refs:
+            if dry_run:
+                race = store.get(ref)
+                click.echo(f"Would delete race {race.race_id} ({race.track}, {race.timestamp}).")
+                continue
             race = store.delete(ref)
             click.echo(f"Deleted race {race.race_id} ({race.track}, {race.timestamp}).")
 

@@ -8,45 +8,23 @@ from typing import Any
 import click
 
 from esbench.cli import list_group, main
-from esbench.cli._track_source import F, pop_track_source, track_source_options
+from esbench.cli._track_source import pop_track_source
+from esbench.cli.options import table_options
 from esbench.console import tabulate
-from esbench.exceptions import EsbenchError, UserError
+from esbench.exceptions import ConfigError, EsbenchError, UserError
 from esbench.home import builtin_tracks_dir
-from esbench.track.model import BuildFlavor, Challenge, Parallel, Task, Track
+from esbench.track.model import Challenge, Parallel, Task, Track
 from esbench.track.params import parse_track_params
 from esbench.track.repository import DEFAULT_REPOSITORY, TrackRepository, check_out, open_repository
 from esbench.tracksource import TRACK_FILE_RULE, TrackByName, choose_track_source
-
-
-def track_options(f: F) -> F:
-    """--track, --track-path, --track-params and where a named track comes from."""
-    f = click.option(
-        "--track-params",
-        default="",
-        help="Track params: k1:v1,k2:v2, inline JSON, or a .json file.",
-    )(f)
-    f = click.option(
-        "--track-path",
-        type=click.Path(exists=True, path_type=Path),
-        help="A track directory (with track.json) or a track JSON file.",
-    )(f)
-    f = click.option("--offline", is_flag=True, help="Use the local clone of the track repository as is.")(f)
-    f = click.option(
-        "--distribution-version",
-        default=None,
-        help="Elasticsearch version that picks the track repository's branch (Rally's rule; else master).",
-    )(f)
-    f = track_source_options(f)
-    return click.option(
-        "--track", "track_name", help="Name of a built-in or user track (see `esbench list tracks`)."
-    )(f)
 
 
 def resolve_source(
     track_name: str | None, track_path: Path | None, options: dict[str, Any]
 ) -> tuple[dict[str, Any], TrackRepository | None]:
     """``name``/``path`` keywords for the loader and the track repository they came from (if any);
-    pops the options added by :func:`track_options`. A repository track is checked out first."""
+    pops the track options of the option table (``--track-repository``, ``--offline``...). A
+    repository track is checked out first."""
     source = choose_track_source(
         name=track_name, path=track_path, repository=pop_track_source(options), rule=TRACK_FILE_RULE
     )
@@ -214,21 +192,40 @@ def track_info_text(track: Track, *, challenge: str | None = None, exposed: list
     return "\n".join(lines).rstrip() + "\n"
 
 
+def filtered_track(
+    track: Track, include_tasks: str, exclude_tasks: str, challenge: str | None = None
+) -> Track:
+    """``track`` with the schedule of each challenge (only ``challenge``'s, when given) filtered as
+    ``--include-tasks``/``--exclude-tasks`` filter a race's (Rally's ``info`` filters the track the same
+    way). A challenge none of whose tasks the include filters match is shown with an empty schedule.
+
+    Raises:
+        ConfigError: bad filters, or include filters that match no task of any challenge shown.
+    """
+    from dataclasses import replace
+
+    from esbench.driver.coordinator.filters import filter_schedule
+
+    include, exclude = (
+        tuple(s.strip() for s in text.split(",") if s.strip()) for text in (include_tasks, exclude_tasks)
+    )
+    if not include and not exclude:
+        return track
+    shown = [c for c in track.challenges if challenge is None or c.name == challenge]
+    filtered, first_error = {}, None
+    for c in shown:
+        try:
+            filtered[c.name] = filter_schedule(c, include=include, exclude=exclude)
+        except ConfigError as e:
+            first_error = first_error or e
+            filtered[c.name] = replace(c, schedule=())
+    if first_error is not None and all(not f.schedule for f in filtered.values()):
+        raise first_error
+    return replace(track, challenges=tuple(filtered.get(c.name, c) for c in track.challenges))
+
+
 @main.command("render-track")
-@track_options
-@click.option(
-    "--output-path", type=click.Path(path_type=Path), help="Write the rendered track here instead of stdout."
-)
-@click.option(
-    "--build-flavor",
-    type=click.Choice([f.value for f in BuildFlavor]),
-    default=BuildFlavor.DEFAULT.value,
-    show_default=True,
-    help="Value of the template global build_flavor.",
-)
-@click.option(
-    "--serverless-operator", is_flag=True, help="Set the template global serverless_operator to true."
-)
+@table_options("render-track")
 def render_track_command(
     track_name: str | None,
     track_path: Path | None,
@@ -236,6 +233,7 @@ def render_track_command(
     output_path: Path | None,
     build_flavor: str,
     serverless_operator: bool,
+    quiet: bool,
     **source_options: Any,
 ) -> None:
     """Print a track's rendered track.json (Jinja templates and collected parts resolved), like Rally."""
@@ -256,21 +254,12 @@ def render_track_command(
         raise UserError(
             f"Cannot write the rendered track to '{output_path}': {e.strerror}. Check --output-path."
         ) from e
-    click.echo(f"Rendered track has been written to [{output_path}].", err=True)
+    if not quiet:
+        click.echo(f"Rendered track has been written to [{output_path}].", err=True)
 
 
 @main.command("info")
-@track_options
-@click.option("--challenge", help="Show only this challenge (default: all).")
-@click.option("--test-mode", is_flag=True, help="Show the track as --test-mode would run it.")
-@click.option(
-    "--target-hosts",
-    default=None,
-    help="HOST:PORT[,...] of a cluster to check for the modules the track needs.",
-)
-@click.option(
-    "--client-options", default="", help="Client options for --target-hosts (as for 'esbench race')."
-)
+@table_options("info")
 def info_command(
     track_name: str | None,
     track_path: Path | None,
@@ -279,14 +268,20 @@ def info_command(
     test_mode: bool,
     target_hosts: str | None,
     client_options: str,
+    include_tasks: str,
+    exclude_tasks: str,
+    quiet: bool,
     **source_options: Any,
 ) -> None:
-    """Show a track's description, corpora, challenges, schedules and the modules it needs."""
+    """Show a track's description, corpora, challenges, schedules and the modules it needs
+    (--include-tasks/--exclude-tasks: only the tasks a race with them would run)."""
     from esbench.track.loader import load_track, track_parameter_names
 
     source = _source(track_name, track_path, source_options)
     params = parse_track_params(track_params)
-    track = load_track(**source, params=params, test_mode=test_mode)
+    track = filtered_track(
+        load_track(**source, params=params, test_mode=test_mode), include_tasks, exclude_tasks, challenge
+    )
     exposed = track_parameter_names(**source, params=params)
     click.echo(track_info_text(track, challenge=challenge, exposed=exposed), nl=False)
     click.echo("")
@@ -310,9 +305,7 @@ def _requirements_section(
 
 
 @list_group.command("tracks")
-@track_source_options
-@click.option("--offline", is_flag=True, help="Use the local clone of the track repository as it is.")
-@click.option("--distribution-version", default=None, help="Elasticsearch version that picks the branch.")
+@table_options("list tracks")
 def list_tracks_command(**options: Any) -> None:
     """List the built-in tracks, the tracks in <esbench home>/tracks and, with --track-repository
     (or --track-revision/--track-branch), the tracks of a track repository."""
@@ -325,7 +318,13 @@ def list_tracks_command(**options: Any) -> None:
         for location in available_tracks()
     ]
     settings = pop_track_source(options)
-    if settings.repository or settings.revision or settings.branch:
+    track_path = options.pop("track_path", None)
+    if track_path is not None:
+        # Rally's list tracks --track-path lists the one track there.
+        root = track_path if track_path.is_dir() else track_path.parent
+        track_file = root / "track.json" if track_path.is_dir() else track_path
+        locations = [(TrackLocation(name=root.name, root=root, track_file=track_file), "path")]
+    elif settings.repository or settings.revision or settings.branch:
         repo = check_out(
             open_repository(settings.repository or DEFAULT_REPOSITORY, offline=options["offline"]),
             revision=settings.revision,

@@ -119,6 +119,9 @@ class DriverSettings:
         plugins: loads the track's plugins when :func:`run_challenge` builds the registry (none is
             given), e.g. :class:`esbench.compat.RallyPluginHost` (race control builds the registry
             itself with the same host, ``prepare_race``). None: a track with a plugin is refused.
+        profiling: profile each worker process with :mod:`cProfile` (Rally's
+            ``--enable-driver-profiling``); the profiles go beside the race log
+            (:func:`esbench.driver.worker.process.worker_main`).
     """
 
     on_error: OnError = OnError.CONTINUE
@@ -132,6 +135,7 @@ class DriverSettings:
     ray_address: str | None = None
     load_driver_hosts: tuple[str, ...] = ()
     plugins: PluginHost | None = None
+    profiling: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -69,6 +69,13 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
     car = resolve_car(settings.car, settings.car_params)
     flavor = get_flavor(settings.distribution_flavor)
     user = resolve_run_as(settings.run_as_user)
+    inst_id = settings.installation_id or inst_mod.new_installation_id()
+    root = inst_mod.install_root(user) / inst_id
+    if settings.installation_id and (root.exists() or inst_mod.state_file(inst_id).exists()):
+        raise UserError(
+            f"--installation-id {inst_id}: an installation with this id exists already ({root}). Give a new "
+            "id, or stop and delete that one first (esbench stop --installation-id=...)."
+        )
     began = time.monotonic()
     dist = obtain(settings)
     if car.security and not (dist.home / "modules" / "x-pack-security").is_dir():
@@ -84,8 +91,6 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
         product=flavor.product,
     )
     logger.info("Distribution %s, Java %s: ready in %.1f s", dist.home, java.major, time.monotonic() - began)
-    inst_id = inst_mod.new_installation_id()
-    root = inst_mod.install_root(user) / inst_id
     es_home = root / f"{flavor.executable}-{dist.version}"
     security: SecurityMaterial | None = None
     try:
@@ -94,7 +99,7 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
         inst_mod.link_tree(dist.home, es_home, skip=frozenset({COMPLETE_MARKER, "logs", "data"}))
         nodes = []
         for i in range(settings.nodes):
-            node = NodeState(name=f"node-{i}", dir=str(root / "nodes" / f"node-{i}"))
+            node = NodeState(name=_node_name(settings, i), dir=str(root / "nodes" / f"node-{i}"))
             for d in (node.data_dir, node.logs_dir, node.tmp_dir):
                 d.mkdir(parents=True)
             nodes.append(node)
@@ -444,3 +449,10 @@ def provision_cluster(settings: ProvisionSettings, *, race_dir: Path | None) -> 
         distribution_flavor=started.distribution_flavor,
         security=SecurityMaterial.from_dict(started.security),
     )
+
+
+def _node_name(settings: ProvisionSettings, i: int) -> str:
+    """``node.name`` of the ``i``-th node (Rally's ``--node-name`` names a single node)."""
+    if settings.node_name is None:
+        return f"node-{i}"
+    return settings.node_name if settings.nodes == 1 else f"{settings.node_name}-{i}"

@@ -65,6 +65,10 @@ class ProvisionSettings:
         runtime_jdk: the JDK major version that runs the nodes (Rally's ``--runtime-jdk``), or
             ``"bundled"`` for the distribution's own ``jdk/``; None: the first suitable JDK
             (:func:`esbench.provision.java.find_java`).
+        installation_id: the id of the new installation (Rally's ``install --installation-id``); None:
+            a new UUID.
+        node_name: ``node.name`` of the node (Rally's ``--node-name``); with several nodes,
+            ``NAME-0`` ... ; None: ``node-0`` ...
     """
 
     distribution_version: str = DEFAULT_DISTRIBUTION_VERSION
@@ -82,3 +86,5 @@ class ProvisionSettings:
     distribution_flavor: str = "elasticsearch"
     cluster_name: str | None = None
     runtime_jdk: str | None = None
+    installation_id: str | None = None
+    node_name: str | None = None

@@ -73,6 +73,10 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
             with ``interrupted``. Both still store and report what was measured.
     """
     console = console or Console()
+    if settings.kill_running_processes:
+        from esbench.racecontrol.leftovers import stop_leftovers
+
+        stop_leftovers(console.info)
     pipeline = _check_before_start(settings)
     prepared = prepare_track(settings, pipeline, console)
     race = _start(prepared, settings, pipeline, console)

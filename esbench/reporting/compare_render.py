@@ -25,7 +25,7 @@ from esbench.reporting.compare import (
     all_warnings,
     format_value,
 )
-from esbench.reporting.formats import check_format, csv_table, dump_json
+from esbench.reporting.formats import NumbersAlign, check_format, csv_table, dump_json, is_number_text
 from esbench.reporting.gate import GateResult, Violation
 
 
@@ -106,14 +106,21 @@ def _headers(comparison: Comparison) -> list[str]:
     return [*HEADERS, *(STAT_HEADERS if comparison.has_statistics else ())]
 
 
-def _pipe(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+def _pipe(headers: Sequence[str], rows: Sequence[Sequence[str]], numalign: NumbersAlign | None = None) -> str:
     # Numbers are pre-formatted strings; numparse stays off so signs ("+1.20") and colours survive.
+    # Rally's --report-numbers-align aligns the columns whose cells are all numbers.
+    colalign = None
+    if numalign is not None and rows:
+        colalign = [
+            str(numalign) if all(is_number_text(r[i]) for r in rows) else "right" for i in range(len(headers))
+        ]
     return tabulate(
         [list(r) for r in rows],
         headers=list(headers),
         tablefmt="pipe",
         stralign="right",
         disable_numparse=True,
+        colalign=colalign,
     )
 
 
@@ -397,6 +404,7 @@ def render_comparison(
     table: str = "rally",
     color: bool = False,
     gate: GateResult | None = None,
+    numbers_align: NumbersAlign | None = None,
 ) -> str:
     """Render ``comparison`` (and the gate outcome, if given) as text.
 
@@ -407,6 +415,8 @@ def render_comparison(
             or ``json`` (:func:`comparison_json`; ``table`` is ignored).
         table: ``rally`` (Rally's compare columns) or ``seed`` (compact: :func:`seed_rows`).
         color: colour Diff and Diff % green/red by improvement (text only; use on a TTY).
+        numbers_align: alignment of the number columns of the text and markdown tables (Rally's
+            ``--report-numbers-align``; tabulate's alignments); None: right-aligned like the text.
 
     Raises:
         ConfigError: unknown ``fmt`` or ``table``.
@@ -446,7 +456,7 @@ def render_comparison(
         for title, rows in blocks:
             if title:
                 parts.append(f"### {title}")
-            parts.append(_pipe(headers, rows))
+            parts.append(_pipe(headers, rows, numbers_align))
         if comparison.has_statistics:
             parts.append(_stats_note(comparison, table))
         if warnings:
@@ -458,7 +468,7 @@ def render_comparison(
     if table == "seed":
         parts += [f"Contender: {_side_description(c.contender)}" for c in comparison.contenders]
     for title, rows in blocks:
-        parts.append((title + "\n\n" if title else "") + _pipe(headers, rows))
+        parts.append((title + "\n\n" if title else "") + _pipe(headers, rows, numbers_align))
     if comparison.has_statistics:
         parts.append(_stats_note(comparison, table))
     if warnings:

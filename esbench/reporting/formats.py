@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Sequence
 from enum import StrEnum
 
@@ -96,6 +97,21 @@ def pipe_table(headers: Sequence[str], rows: Sequence[Sequence[Cell]], *, numali
     return tabulate(
         [list(r) for r in rows], headers=list(headers), tablefmt="pipe", numalign=numalign, stralign="right"
     )
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def is_number_text(cell: str) -> bool:
+    """Whether a pre-formatted cell is a number (``"+1.20"``, ``"-3.5%"``, coloured or not) or empty."""
+    text = _ANSI.sub("", cell).strip().rstrip("%")
+    if not text:
+        return True
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def csv_table(headers: Sequence[str], rows: Sequence[Sequence[Cell]]) -> str:

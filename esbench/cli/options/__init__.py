@@ -18,18 +18,24 @@ from esbench.cli.options.cluster import CLUSTER_OPTIONS
 from esbench.cli.options.driver import DRIVER_OPTIONS
 from esbench.cli.options.entry import CliOption, Kind
 from esbench.cli.options.general import GENERAL_OPTIONS
+from esbench.cli.options.provisioning import PROVISIONING_OPTIONS
 from esbench.cli.options.refused import REFUSED_OPTIONS
 from esbench.cli.options.report import REPORT_OPTIONS
+from esbench.cli.options.stored import STORED_OPTIONS
 from esbench.cli.options.track import TRACK_OPTIONS
+from esbench.cli.options.tracktools import TRACK_TOOL_OPTIONS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: Every option of the table, in the order commands list them in ``--help``.
 OPTIONS: tuple[CliOption, ...] = (
     *TRACK_OPTIONS,
+    *TRACK_TOOL_OPTIONS,
     *CLUSTER_OPTIONS,
     *DRIVER_OPTIONS,
     *REPORT_OPTIONS,
+    *PROVISIONING_OPTIONS,
+    *STORED_OPTIONS,
     *GENERAL_OPTIONS,
     *REFUSED_OPTIONS,
 )

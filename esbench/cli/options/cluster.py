@@ -22,7 +22,7 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="target_hosts",
         flags=("--target-hosts",),
-        commands=RACING_ANY,
+        commands=(*RACING_ANY, "info", *PLANNING),
         type=_params.HOSTS,
         help="HOST:PORT[,HOST:PORT...] of an existing cluster.",
         field="RaceSettings.target_hosts",
@@ -30,8 +30,8 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="pipeline",
         flags=("--pipeline",),
-        commands=RACING_ANY,
-        type=_params.PIPELINE,
+        commands=(*RACING_ANY, *PLANNING),
+        type=_params.pipeline_type,
         help="benchmark-only (needs --target-hosts) or from-distribution (default without --target-hosts); "
         "Rally's from-sources and docker are refused with their reason.",
         field="RaceSettings.pipeline",
@@ -48,7 +48,7 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
         name="distribution_repository",
         flags=("--distribution-repository",),
         commands=PROVISIONING,
-        type=_params.DISTRIBUTION_REPOSITORY,
+        type=_params.distribution_repository_type,
         default="auto",
         show_default=True,
         help="release (Rally's name): the full tar.gz from Elastic's download server, as 'elastic'; "
@@ -120,7 +120,7 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="preserve_install",
         flags=("--preserve-install",),
-        commands=PROVISIONING,
+        commands=(*PROVISIONING, "stop"),
         kind=Kind.FLAG,
         help="Keep the installation (config, data, logs) after the nodes stop.",
         field="ProvisionSettings.preserve_install",
@@ -148,7 +148,7 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="client_options",
         flags=("--client-options",),
-        commands=RACING_ANY,
+        commands=(*RACING_ANY, "info", *PLANNING),
         default="",
         type=_params.CLIENT_OPTIONS,
         help="Client options: timeout:60,use_ssl:true,verify_certs:true,ca_certs:'/path',http_compress:true,"

@@ -8,10 +8,8 @@ import click
 from esbench.cli import _params
 from esbench.cli.options.cluster import RACING_ANY
 from esbench.cli.options.entry import CliOption, Kind
-from esbench.cli.options.track import RACING
+from esbench.cli.options.track import PLANNING, RACING
 from esbench.driver.settings import LoadDriver, OnError
-
-_NOT_YET = "not yet supported by esbench (issue 38 adds it next); leave it out: the race runs without it."
 
 DRIVER_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
@@ -49,7 +47,7 @@ DRIVER_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="load_driver_workers",
         flags=("--load-driver-workers",),
-        commands=RACING_ANY,
+        commands=(*RACING_ANY, *PLANNING),
         rally=False,
         type=click.IntRange(min=1),
         help="Worker processes of the load driver (default: one per core).",
@@ -89,11 +87,11 @@ DRIVER_OPTIONS: tuple[CliOption, ...] = (
         flags=("--kill-running-processes",),
         commands=RACING,
         kind=Kind.FLAG,
-        help="Before the race, stop every other esbench race of your user on this machine (SIGTERM, then "
-        "SIGKILL) and the nodes of the installations that esbench started for races; another user's "
-        "processes are never touched.",
+        help="Before the race, stop every other esbench process of your user and your esbench home on this "
+        "machine that runs races (SIGTERM, then SIGKILL after 10 s) and the nodes of installations races "
+        "provisioned; other users' processes, other homes' and installations from 'esbench install/start' "
+        "are never touched.",
         field="RaceSettings.kill_running_processes",
-        refused=_NOT_YET,
     ),
     CliOption(
         name="enable_driver_profiling",
@@ -104,6 +102,5 @@ DRIVER_OPTIONS: tuple[CliOption, ...] = (
         help="Profile each worker with cProfile and keep the profiles with the race "
         "(<esbench home>/races/<race id>/profiles/worker-<n>.pstats and .txt).",
         field="RaceSettings.driver.profiling",
-        refused=_NOT_YET,
     ),
 )

@@ -84,6 +84,8 @@ class CliOption:
         show_default: click's ``show_default``.
         metavar: click's ``metavar``.
         envvar: an environment variable that gives the value (``ESBENCH_METRICS_STORE``).
+        multiple: the option may be repeated (click's ``multiple``).
+        required: the option must be given.
     """
 
     name: str
@@ -100,6 +102,8 @@ class CliOption:
     show_default: bool = False
     metavar: str | None = None
     envvar: str | None = None
+    multiple: bool = False
+    required: bool = False
 
     @property
     def long(self) -> str:
@@ -129,6 +133,10 @@ class CliOption:
         if self.refused is not None:
             return _refused_option(self, names)
         kwargs: dict[str, Any] = {"help": self.help, "show_default": self.show_default}
+        if self.required:
+            kwargs["required"] = True
+        if self.multiple:
+            kwargs["multiple"] = True
         if self.envvar:
             kwargs["envvar"] = self.envvar
         if self.metavar:

@@ -4,30 +4,38 @@
 from __future__ import annotations
 
 from esbench.cli.options.cluster import RACING_ANY
+from esbench.cli.options.commands import EVERY_RALLY_COMMAND
 from esbench.cli.options.entry import CliOption, Kind
-from esbench.cli.options.track import RACING
+from esbench.cli.options.track import PLANNING, RACING
+
+#: Where ``--quiet`` means "no progress output" (render-track has its own, quiet by default).
+_QUIET = tuple(p for p in (*RACING_ANY, *EVERY_RALLY_COMMAND, "bundle", *PLANNING) if p != "render-track")
+#: Every command of Rally's and the ad-hoc ones: ``--offline``.
+_OFFLINE = (*RACING_ANY, *(p for p in EVERY_RALLY_COMMAND if p not in RACING), "bundle", *PLANNING)
 
 GENERAL_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="quiet",
         flags=("--quiet", "-q"),
-        commands=RACING_ANY,
+        commands=_QUIET,
         kind=Kind.SWITCH,
-        help="No progress output (--no-quiet: the default).",
+        help="No progress output (--no-quiet: the default); a command that prints only its result "
+        "prints the same either way.",
         field="Console(quiet=...)",
     ),
     CliOption(
         name="offline",
         flags=("--offline",),
-        commands=RACING_ANY,
+        commands=_OFFLINE,
         kind=Kind.FLAG,
-        help="Never download anything (corpora, distributions, track repositories).",
+        help="Never download anything (corpora, distributions, track repositories); commands that "
+        "download nothing (list races, compare, stop...) hold to it anyway.",
         field="RaceSettings.offline",
     ),
     CliOption(
         name="configuration_name",
         flags=("--configuration-name",),
-        commands=RACING,
+        commands=EVERY_RALLY_COMMAND,
         help="Rally's hidden option naming ~/.rally/rally-NAME.ini.",
         field="none (refused)",
         refused="esbench reads no rally.ini, so there is no configuration to name: its settings live in "

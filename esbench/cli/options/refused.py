@@ -8,15 +8,10 @@ annotations: "not yet supported").
 
 from __future__ import annotations
 
+from esbench.cli.options.commands import NO_SOURCE_BUILD
 from esbench.cli.options.entry import CliOption, Kind
 
-_NO_SOURCE_BUILD = (
-    "esbench does not build Elasticsearch from sources: it provisions released distributions "
-    "(--distribution-version=X from Elastic's download server or Maven) or an archive you give it. "
-    "Build the distribution yourself (./gradlew localDistro in an Elasticsearch checkout) and pass "
-    "the archive with --distribution-path=FILE, or race a cluster you started with "
-    "--pipeline=benchmark-only --target-hosts=HOST:PORT."
-)
+_NO_SOURCE_BUILD = NO_SOURCE_BUILD
 _TEAMS = (
     "Rally teams (car and plugin definitions from a team repository or directory) are not yet supported "
     "by esbench (another change adds them). Until then cars come from esbench's built-in cars and "
@@ -28,14 +23,14 @@ _PLUGINS = (
     "--pipeline=benchmark-only --target-hosts=HOST:PORT."
 )
 
-_RACE_INSTALL_BUILD = ("race",)
-_TEAM_COMMANDS = ("race",)
+_RACE_INSTALL = ("race", "install")
+_TEAM_COMMANDS = ("race", "list cars", "download", "install")
 
 REFUSED_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="revision",
         flags=("--revision",),
-        commands=_RACE_INSTALL_BUILD,
+        commands=_RACE_INSTALL,
         help="Rally's source revision to build Elasticsearch from.",
         field="none (refused)",
         refused=_NO_SOURCE_BUILD,
@@ -43,7 +38,7 @@ REFUSED_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="source_build_method",
         flags=("--source-build-method",),
-        commands=_RACE_INSTALL_BUILD,
+        commands=_RACE_INSTALL,
         help="Rally's way of building Elasticsearch from sources (default or docker).",
         field="none (refused)",
         refused=_NO_SOURCE_BUILD,
@@ -51,25 +46,9 @@ REFUSED_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="source_build_release",
         flags=("--source-build-release",),
-        commands=(),
+        commands=("install",),
         kind=Kind.FLAG,
         help="Rally's release build of Elasticsearch from sources.",
-        field="none (refused)",
-        refused=_NO_SOURCE_BUILD,
-    ),
-    CliOption(
-        name="target_os",
-        flags=("--target-os",),
-        commands=(),
-        help="Rally's target operating system of a source build.",
-        field="none (refused)",
-        refused=_NO_SOURCE_BUILD,
-    ),
-    CliOption(
-        name="target_arch",
-        flags=("--target-arch",),
-        commands=(),
-        help="Rally's target CPU architecture of a source build.",
         field="none (refused)",
         refused=_NO_SOURCE_BUILD,
     ),
@@ -104,7 +83,7 @@ REFUSED_OPTIONS: tuple[CliOption, ...] = (
         name="elasticsearch_plugins",
         flags=("--elasticsearch-plugins",),
         osb=("--opensearch-plugins",),
-        commands=_RACE_INSTALL_BUILD,
+        commands=_RACE_INSTALL,
         help="Rally's plugins to install on the provisioned nodes.",
         field="none (refused)",
         refused=_PLUGINS,
@@ -112,7 +91,7 @@ REFUSED_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="plugin_params",
         flags=("--plugin-params",),
-        commands=_RACE_INSTALL_BUILD,
+        commands=_RACE_INSTALL,
         help="Rally's variables of the plugins to install.",
         field="none (refused)",
         refused=_PLUGINS,

@@ -10,14 +10,14 @@ import click
 from esbench.cli import _params
 from esbench.cli.options.cluster import RACING_ANY
 from esbench.cli.options.entry import CliOption, Kind
-from esbench.cli.options.track import RACING
+from esbench.cli.options.track import PLANNING, RACING
 from esbench.reporting.formats import NumbersAlign, ReportFormat, ShowInReport
 
 REPORT_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="user_tag",
         flags=("--user-tags", "--user-tag"),
-        commands=RACING_ANY,
+        commands=(*RACING_ANY, *PLANNING),
         default="",
         type=_params.USER_TAGS,
         help="key:value,... tags stored with the race (Rally spells it --user-tags or --user-tag).",

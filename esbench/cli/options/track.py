@@ -14,6 +14,8 @@ from esbench.cli.options.entry import CliOption, Kind
 RACING = ("race",)
 #: esbench's ad-hoc commands: they race a track they build in memory (:mod:`esbench.cli.adhoc`).
 AD_HOC = ("query", "load")
+#: Commands that load a track by name or path (Rally's ``track`` parent parser).
+LOADING = (*RACING, "info", "render-track", "download", "bundle")
 #: esbench's planning commands: they race a track several times (:mod:`esbench.cli.planning`).
 PLANNING = ("sweep", "optimize bulk-size", "optimize clients", "find-max", "size")
 
@@ -22,7 +24,7 @@ TRACK_OPTIONS: tuple[CliOption, ...] = (
         name="track_name",
         flags=("--track",),
         osb=("--workload",),
-        commands=RACING,
+        commands=(*LOADING, *PLANNING),
         help="Name of a built-in or user track (see 'esbench list tracks').",
         field="RaceSettings.track_name",
     ),
@@ -30,7 +32,7 @@ TRACK_OPTIONS: tuple[CliOption, ...] = (
         name="track_path",
         flags=("--track-path",),
         osb=("--workload-path",),
-        commands=RACING,
+        commands=(*LOADING, "list tracks", *PLANNING),
         type=click.Path(exists=True, path_type=Path),
         help="Directory of a Rally-format track (or its track.json).",
         field="RaceSettings.track_path",
@@ -39,7 +41,7 @@ TRACK_OPTIONS: tuple[CliOption, ...] = (
         name="track_repository",
         flags=("--track-repository",),
         osb=("--workload-repository",),
-        commands=RACING,
+        commands=(*LOADING, "list tracks", *PLANNING),
         help="Named track repository (URLs in <esbench home>/esbench.ini [tracks]; default: rally-tracks). "
         "Tracks not built in or under <esbench home>/tracks come from the 'default' repository.",
         field="RaceSettings.track_source.repository",
@@ -48,14 +50,14 @@ TRACK_OPTIONS: tuple[CliOption, ...] = (
         name="track_revision",
         flags=("--track-revision",),
         osb=("--workload-revision",),
-        commands=RACING,
+        commands=(*LOADING, "list tracks", *PLANNING),
         help="Commit, tag or branch of the track repository to use.",
         field="RaceSettings.track_source.revision",
     ),
     CliOption(
         name="track_branch",
         flags=("--track-branch",),
-        commands=RACING,
+        commands=(*LOADING, "list tracks", *PLANNING),
         rally=False,
         help="Branch of the track repository (default: chosen from the Elasticsearch version, like Rally).",
         field="RaceSettings.track_source.branch",
@@ -73,7 +75,7 @@ TRACK_OPTIONS: tuple[CliOption, ...] = (
         name="track_params",
         flags=("--track-params",),
         osb=("--workload-params",),
-        commands=RACING,
+        commands=LOADING,
         default="",
         type=lambda: _params.params_type("--track-params"),
         help="k:v list, inline JSON or a .json file.",
@@ -83,14 +85,14 @@ TRACK_OPTIONS: tuple[CliOption, ...] = (
         name="challenge",
         flags=("--challenge",),
         osb=("--test-procedure",),
-        commands=RACING,
+        commands=(*RACING, "info", "download", *PLANNING),
         help="Challenge to run (default: the track's default challenge); OSB's --test-procedure is the same.",
         field="RaceSettings.challenge",
     ),
     CliOption(
         name="include_tasks",
         flags=("--include-tasks",),
-        commands=RACING,
+        commands=(*RACING, "info", *PLANNING),
         default="",
         type=lambda: _params.filters_type("--include-tasks"),
         help="Only these tasks: NAME, type:OPTYPE or tag:TAG, ...",
@@ -99,7 +101,7 @@ TRACK_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="exclude_tasks",
         flags=("--exclude-tasks",),
-        commands=RACING,
+        commands=(*RACING, "info", *PLANNING),
         default="",
         type=lambda: _params.filters_type("--exclude-tasks"),
         help="Skip these tasks: NAME, type:OPTYPE or tag:TAG, ...",
@@ -108,7 +110,7 @@ TRACK_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="test_mode",
         flags=("--test-mode",),
-        commands=RACING,
+        commands=(*RACING, "info", "download", *PLANNING),
         kind=Kind.FLAG,
         help="Smoke test: -1k corpora, capped iterations/time periods.",
         field="RaceSettings.test_mode",

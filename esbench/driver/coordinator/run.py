@@ -196,6 +196,7 @@ class _Coordinator:
                 progress_interval=self.settings.progress_interval_s,
                 seed=self.seed,
                 log_file=active_log_file(),
+                profile=self.settings.profiling,
             )
 
         self.handles = self.pool.start(self.pool_size, init_for)

@@ -34,6 +34,7 @@ from esbench.driver.worker.clock import Clock, SystemClock
 from esbench.driver.worker.context import RaceContext
 from esbench.driver.worker.executor import ClientExecutor, StepControl, TaskRun
 from esbench.driver.worker.loop import new_loop, watch_pipe
+from esbench.driver.worker.profiling import worker_profile
 from esbench.driver.worker.taskruns import build_registry, build_task_runs
 from esbench.exceptions import EsbenchError
 from esbench.metrics.recorder import RecorderState
@@ -69,6 +70,8 @@ class InitWorker:
     seed: int = 0
     #: The race log to append to (``esbench.racelog``), None for no log file.
     log_file: str | None = None
+    #: Profile the worker with cProfile (``--enable-driver-profiling``); written beside ``log_file``.
+    profile: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -474,7 +477,8 @@ def worker_main(conn: Connection, *, in_thread: bool = False) -> None:
         with contextlib.suppress(BrokenPipeError, OSError):
             conn.send(Ready(worker_id=getattr(init, "worker_id", -1), step=-1, error=as_worker_error(exc)))
         return
-    with asyncio.Runner(loop_factory=new_loop) as runner:
+    profiled = worker_profile(init.worker_id, init.log_file if init.profile else None)
+    with profiled, asyncio.Runner(loop_factory=new_loop) as runner:
         runner.run(runtime.serve())
 
 
@@ -487,5 +491,6 @@ def run_in_thread(
     except Exception as exc:
         conn.send(Ready(worker_id=init.worker_id, step=-1, error=as_worker_error(exc)))
         return
-    with asyncio.Runner(loop_factory=new_loop) as runner:
+    profiled = worker_profile(init.worker_id, init.log_file if init.profile else None)
+    with profiled, asyncio.Runner(loop_factory=new_loop) as runner:
         runner.run(runtime.serve())

@@ -29,6 +29,7 @@ from click.testing import CliRunner
 
 from esbench.cli import main
 from esbench.cli._params import ValidatedText
+from esbench.cli.options.commands import REFUSED_COMMANDS
 
 MISSING = "/nonexistent/esbench-option-sweep/file.json"
 
@@ -36,11 +37,13 @@ MISSING = "/nonexistent/esbench-option-sweep/file.json"
 def commands(
     group: click.Group = main, path: tuple[str, ...] = ()
 ) -> Iterator[tuple[tuple[str, ...], click.Command]]:
-    """Every leaf command with its path of names (``("optimize", "bulk-size")``)."""
+    """Every leaf command with its path of names (``("optimize", "bulk-size")``), except Rally's
+    commands that esbench refuses as a whole (they take any argument and fail with their reason,
+    tests/unit/cli/test_rally_options.py)."""
     for name, command in sorted(group.commands.items()):
         if isinstance(command, click.Group):
             yield from commands(command, (*path, name))
-        else:
+        elif " ".join((*path, name)) not in REFUSED_COMMANDS:
             yield (*path, name), command
 
 

@@ -169,7 +169,7 @@ def test_race_id_and_provisioning_options_reach_the_settings() -> None:
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["--race-id=../x"], "cannot name a race"),
+        (["--race-id=../x"], "is not a usable id"),
         (["--runtime-jdk=seventeen"], "not a JDK major version"),
         (["--pipeline=from-sources"], "does not build Elasticsearch from sources"),
         (["--pipeline=docker"], "does not run Elasticsearch in Docker"),

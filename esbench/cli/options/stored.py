@@ -1,0 +1,172 @@
+"""Options of the commands on stored races: ``compare``, ``list races``, ``delete race``, and the
+annotation commands (Rally's ``compare``, ``list``, ``delete`` and ``add`` parsers in
+``esrally/rally.py``).
+
+``list races``' filters and columns belong to the Rally-layout metrics store (issue 40): the
+filters it has not built yet are declared here, refused as "not yet supported", so that they parse
+and say so. The annotation commands are refused as a whole (:mod:`esbench.cli.options.commands`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from esbench.cli import _params
+from esbench.cli.options.entry import CliOption, Kind
+from esbench.reporting.formats import REPORT_FORMATS, NumbersAlign, ReportFormat
+
+#: Rally's default ``list races --limit``.
+DEFAULT_LIST_LIMIT = 10
+
+_ISSUE_40 = (
+    "not yet supported by esbench; see issue 40 (the Rally-layout metrics store, which adds the race "
+    "filters, annotations and --source=metrics-store). Until then leave it out: 'esbench list races' "
+    "filters by --track, --user-tags, --status and --limit."
+)
+
+STORED_OPTIONS: tuple[CliOption, ...] = (
+    CliOption(
+        name="baseline",
+        flags=("--baseline",),
+        commands=("compare",),
+        required=True,
+        metavar="RACE",
+        help="Race id, unique id prefix, or tag:KEY:VALUE (all races with that user tag).",
+        field="the baseline side of the comparison",
+    ),
+    CliOption(
+        name="contenders",
+        flags=("--contender",),
+        commands=("compare",),
+        required=True,
+        multiple=True,
+        metavar="RACE",
+        help="Like --baseline; repeat to compare several contenders with the baseline.",
+        field="the contender sides of the comparison",
+    ),
+    CliOption(
+        name="fmt",
+        flags=("--report-format",),
+        osb=("--results-format",),
+        commands=("compare",),
+        type=click.Choice(REPORT_FORMATS),
+        default=ReportFormat.TEXT.value,
+        show_default=True,
+        help="html: one self-contained page of charts and the table; png: one chart (see docs/reporting.md).",
+        field="the comparison's format",
+    ),
+    CliOption(
+        name="report_file",
+        flags=("--report-file",),
+        osb=("--results-file",),
+        commands=("compare",),
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Write the report here.",
+        field="the comparison's file",
+    ),
+    CliOption(
+        name="report_numbers_align",
+        flags=("--report-numbers-align",),
+        osb=("--results-numbers-align",),
+        commands=("compare",),
+        type=click.Choice([a.value for a in NumbersAlign]),
+        help="Alignment of the number columns of the text and markdown comparison (right, center, left, "
+        "decimal) [default: right-aligned text, as esbench always printed it].",
+        field="render_comparison(numbers_align=...)",
+    ),
+    CliOption(
+        name="show_in_report",
+        flags=("--show-in-report",),
+        osb=("--show-in-results",),
+        commands=("compare",),
+        help="Rally's compare option 'whether to include the comparison in the results file'.",
+        field="none (refused)",
+        refused="Rally's compare accepts --show-in-report but never reads it (its ComparisonReporter has "
+        "no such setting, esrally/reporter.py), so there is no behaviour to match; esbench's compare "
+        "shows every metric either race has. Leave the option out; to choose what is written where, use "
+        "--report-format and --report-file.",
+    ),
+    CliOption(
+        name="user_tag",
+        flags=("--user-tags", "--user-tag"),
+        commands=("list races",),
+        type=_params.TAG_FILTER,
+        multiple=True,
+        help="Only races with this user tag KEY:VALUE (KEY:VALUE,KEY:VALUE or repeated; the same key twice "
+        "means either value).",
+        field="the race filter of list races",
+    ),
+    CliOption(
+        name="track",
+        flags=("--track",),
+        commands=("list races",),
+        help="Only races of this track.",
+        field="the race filter of list races",
+    ),
+    CliOption(
+        name="limit",
+        flags=("--limit",),
+        commands=("list races",),
+        type=click.IntRange(min=0),
+        default=DEFAULT_LIST_LIMIT,
+        show_default=True,
+        help="Show at most N races, newest first (0: all).",
+        field="the number of races list races shows",
+    ),
+    CliOption(
+        name="fmt",
+        flags=("--format",),
+        commands=("list races",),
+        type=click.Choice([ReportFormat.TEXT.value, ReportFormat.JSON.value]),
+        default=ReportFormat.TEXT.value,
+        show_default=True,
+        help="text (a table) or json.",
+        field="the output of list races",
+    ),
+    *(
+        CliOption(
+            name=flag[2:].replace("-", "_"),
+            flags=(flag,),
+            commands=("list races",),
+            help=text,
+            field="none (refused)",
+            refused=_ISSUE_40,
+        )
+        for flag, text in (
+            ("--benchmark-name", "Rally's filter by the race's 'name' or 'benchmark-name' user tag."),
+            ("--from-date", "Rally's filter: races on or after this date (yyyyMMdd)."),
+            ("--to-date", "Rally's filter: races on or before this date (yyyyMMdd)."),
+            ("--challenge", "Rally's filter: races of this challenge."),
+        )
+    ),
+    CliOption(
+        name="ids",
+        flags=("--id",),
+        commands=("delete race",),
+        help="Ids (or unique id prefixes) of the races to delete, comma-separated (Rally's spelling; "
+        "they may also be given as arguments).",
+        field="the races delete race deletes",
+    ),
+    CliOption(
+        name="dry_run",
+        flags=("--dry-run",),
+        commands=("delete race",),
+        kind=Kind.FLAG,
+        help="Only say which races would be deleted.",
+        field="delete race deletes nothing",
+    ),
+    *(
+        CliOption(
+            name=flag[2:].replace("-", "_"),
+            flags=(flag,),
+            commands=("delete race",),
+            help=f"Rally's delete takes {flag} (from its track parser) and never uses it.",
+            field="none (refused)",
+            refused="Rally's delete accepts the track repository options but does not use them: deleting a "
+            "race needs no track. Leave the option out: esbench delete race --id=RACE[,RACE...].",
+        )
+        for flag in ("--track-repository", "--track-path", "--track-revision")
+    ),
+)
