@@ -40,8 +40,9 @@ from esbench.compat import shim
 from esbench.driver.pluginhost import PluginRegistry
 from esbench.driver.worker.pluginerrors import add_plugin_root, plugin_failure, plugin_location
 from esbench.exceptions import TrackError
+from esbench.track.dialect import Dialect, dialect_of_directory
 from esbench.track.model import Track
-from esbench.track.pluginfile import plugin_entry
+from esbench.track.pluginfile import plugin_entry, plugin_module_name
 
 logger = logging.getLogger(__name__)
 
@@ -90,7 +91,7 @@ def import_plugin(root: Path) -> ModuleType | None:
     add_plugin_root(root)
     with _running_plugin_code(root, entry, where=f"the import of '{entry}'"):
         _package(root, name)
-        return importlib.import_module(f"{name}.track")
+        return importlib.import_module(f"{name}.{plugin_module_name(root)}")
 
 
 @contextlib.contextmanager
@@ -167,7 +168,14 @@ def register_plugins(root: Path, registry: PluginRegistry) -> None:
             f"Track plugin '{entry}' has no register(registry) function. Add one that registers the plugin's "
             f"runners, param sources and schedulers."
         )
+    if dialect_of_directory(root).dialect is Dialect.OSB:
+        from esbench.compat.osbregistry import WorkloadRegistry
+
+        # OSB's plugins call OSB's names (register_workload_processor...).
+        plugin_registry: object = WorkloadRegistry(registry)
+    else:
+        plugin_registry = registry
     # Plugins may import further modules lazily inside register().
     with _running_plugin_code(root, entry, where=f"register() of '{entry}'"):
-        register(registry)
+        register(plugin_registry)
     logger.debug("Registered track plugin %s as %s", entry, module.__name__)

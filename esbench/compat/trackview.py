@@ -230,6 +230,37 @@ class Track(RallyRepr):
                 return challenge
         raise InvalidName(f"Unknown challenge [{name}] for track [{self.name}]")
 
+    # OpenSearch Benchmark's words for the same things (``osbenchmark/workload/workload.py``
+    # ``Workload``): a workload processor reads ``test_procedures``.
+
+    @property
+    def test_procedures(self) -> list[Challenge]:
+        """OSB's name of :attr:`challenges` (the same list)."""
+        return self.challenges
+
+    @test_procedures.setter
+    def test_procedures(self, value: list[Challenge]) -> None:
+        self.challenges = value
+
+    @property
+    def default_test_procedure(self) -> Challenge | None:
+        """OSB's name of :attr:`default_challenge`."""
+        return self.default_challenge
+
+    @property
+    def selected_test_procedure(self) -> Challenge | None:
+        """OSB's name of :attr:`selected_challenge`."""
+        return self.selected_challenge
+
+    @property
+    def selected_test_procedure_or_default(self) -> Challenge | None:
+        """OSB's name of :attr:`selected_challenge_or_default`."""
+        return self.selected_challenge_or_default
+
+    def find_test_procedure_or_default(self, name: str | None) -> Challenge | None:
+        """OSB's name of :meth:`find_challenge_or_default`."""
+        return self.find_challenge_or_default(name)
+
     @property
     def number_of_documents(self) -> int:
         return sum(c.number_of_documents(source_format=Documents.SOURCE_FORMAT_BULK) for c in self.corpora)

@@ -13,6 +13,7 @@ it came from, so that Jinja errors can name the part file and line.
 
 from __future__ import annotations
 
+import functools
 import glob as globlib
 import os
 import re
@@ -21,8 +22,16 @@ from pathlib import Path
 
 from esbench.exceptions import TrackSyntaxError
 
-# The same textual form Rally recognises (one or more spaces after ``{{`` and before ``}}``).
-COLLECT_RE = re.compile(r'{{ +?rally\.collect\(parts="(.+?(?="))"\) +?}}')
+
+@functools.cache
+def collect_pattern(namespace: str) -> re.Pattern[str]:
+    """The textual form Rally (``rally.collect``) and OSB (``benchmark.collect``, ``namespace`` =
+    ``"benchmark"``) recognise: one or more spaces after ``{{`` and before ``}}``, a double-quoted glob."""
+    return re.compile(r"{{ +?" + re.escape(namespace) + r'\.collect\(parts="(.+?(?="))"\) +?}}')
+
+
+#: Rally's form (:func:`collect_pattern` of ``rally``).
+COLLECT_RE = collect_pattern("rally")
 _JOIN = ",\n"
 
 
@@ -62,13 +71,13 @@ def _read(path: Path) -> str:
 
 
 def _segments(
-    text: str, file: Path | None, base_dir: str, files: list[Path]
+    text: str, file: Path | None, base_dir: str, files: list[Path], pattern_re: re.Pattern[str]
 ) -> list[tuple[str, Path | None, int]]:
     """Split ``text`` into ``(piece, file, first line of piece in file)`` with collects expanded."""
     out: list[tuple[str, Path | None, int]] = []
     pos = 0
     line = 1
-    for match in COLLECT_RE.finditer(text):
+    for match in pattern_re.finditer(text):
         before = text[pos : match.start()]
         out.append((before, file, line))
         line += before.count("\n") + match.group(0).count("\n")
@@ -80,20 +89,21 @@ def _segments(
                 out.append((_JOIN, None, 0))
             part = Path(name)
             files.append(part)
-            out.extend(_segments(_read(part), part, sub_base, files))
+            out.extend(_segments(_read(part), part, sub_base, files, pattern_re))
         pos = match.end()
     out.append((text[pos:], file, line))
     return out
 
 
-def assemble(text: str, *, file: Path | None, base_dir: Path) -> AssembledSource:
-    """Expand every textual ``rally.collect`` in ``text`` (read from ``file``) relative to ``base_dir``.
+def assemble(text: str, *, file: Path | None, base_dir: Path, namespace: str = "rally") -> AssembledSource:
+    """Expand every textual ``rally.collect`` (``benchmark.collect`` with ``namespace="benchmark"``,
+    OpenSearch Benchmark's spelling) in ``text`` (read from ``file``) relative to ``base_dir``.
 
     Raises:
         TrackSyntaxError: a collected part cannot be read or is not UTF-8.
     """
     files: list[Path] = [file] if file is not None else []
-    segments = _segments(text, file, str(base_dir), files)
+    segments = _segments(text, file, str(base_dir), files, collect_pattern(namespace))
     pieces: list[str] = []
     origins: list[tuple[Path, int] | None] = [None]
     # Whether the current assembled line already has an origin from non-blank text.
@@ -114,6 +124,12 @@ def assemble(text: str, *, file: Path | None, base_dir: Path) -> AssembledSource
     return AssembledSource(text="".join(pieces), origins=tuple(origins), files=tuple(files))
 
 
-def assemble_file(path: Path, *, base_dir: Path | None = None) -> AssembledSource:
-    """Read ``path`` and expand its collects relative to ``base_dir`` (default: ``path``'s directory)."""
-    return assemble(_read(path), file=path, base_dir=base_dir if base_dir is not None else path.parent)
+def assemble_file(path: Path, *, base_dir: Path | None = None, namespace: str = "rally") -> AssembledSource:
+    """Read ``path`` and expand its collects (see :func:`assemble`) relative to ``base_dir``
+    (default: ``path``'s directory)."""
+    return assemble(
+        _read(path),
+        file=path,
+        base_dir=base_dir if base_dir is not None else path.parent,
+        namespace=namespace,
+    )

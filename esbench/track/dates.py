@@ -1,4 +1,5 @@
-"""Date filters of the track Jinja environment: ``days_ago``, ``get_start_date``, ``get_end_date``.
+"""Filters of the track Jinja environment: the date filters ``days_ago``, ``get_start_date``,
+``get_end_date``, and OpenSearch Benchmark's ``version_between``.
 
 Semantics follow Rally's ``esrally/time.py`` (the functions behind the filters of the same name):
 a value is a :class:`datetime.datetime` (used as is), a unix timestamp in seconds (interpreted in
@@ -46,3 +47,19 @@ def get_start_date(the_date: object, date_format: str = "%Y-%m-%d") -> str:
 def get_end_date(start_date: object, duration_days: float = 1, date_format: str = "%Y-%m-%d") -> str:
     """``start_date`` plus ``duration_days`` days, formatted with ``date_format``."""
     return (_to_datetime(start_date, None) + timedelta(days=duration_days)).strftime(date_format)
+
+
+def version_between(version: str, frm: str, to: str) -> bool:
+    """OpenSearch Benchmark's ``version_between`` filter: ``frm <= version <= to``, comparing the
+    dot-separated numbers as lists of ints (``"2.11.0" | version_between("2.0.0", "2.99.0")``).
+
+    Source: OSB 2.4.0 ``osbenchmark/workload/loader.py`` ``version_between``.
+
+    Raises:
+        ValueError: a part that is not an integer (as in OSB).
+    """
+
+    def parts(text: str) -> list[int]:
+        return [int(p) for p in text.split(".")]
+
+    return parts(frm) <= parts(version) <= parts(to)

@@ -19,6 +19,15 @@ from esbench.exceptions import NotFound, TrackSyntaxError, TrackValidationError,
 from esbench.home import builtin_tracks_dir, esbench_home
 from esbench.track import render
 from esbench.track.assemble import AssembledSource, assemble, assemble_file
+from esbench.track.dialect import (
+    OSB,
+    RALLY,
+    DialectSpec,
+    dialect_of_directory,
+    dialect_of_file,
+    in_own_words,
+    to_rally_words,
+)
 from esbench.track.fingerprint import track_fingerprint
 from esbench.track.model import Track
 from esbench.track.params import check_track_params, exposed_params
@@ -37,12 +46,15 @@ class TrackLocation:
     Attributes:
         name: the track name (directory name, or the file name without ``.json``).
         root: the track directory.
-        track_file: the track's JSON file (usually ``root/"track.json"``).
+        track_file: the track's JSON file (usually ``root/"track.json"``, or ``root/"workload.json"``
+            for an OpenSearch Benchmark workload).
+        dialect: whose words the track is written in (:mod:`esbench.track.dialect`).
     """
 
     name: str
     root: Path
     track_file: Path
+    dialect: DialectSpec = RALLY
 
 
 def track_search_dirs() -> tuple[Path, ...]:
@@ -51,7 +63,8 @@ def track_search_dirs() -> tuple[Path, ...]:
 
 
 def available_tracks() -> list[TrackLocation]:
-    """Every track found by name (a directory with a ``track.json``), built-in ones first.
+    """Every track found by name (a directory with a ``track.json``, or an OpenSearch Benchmark
+    workload: a directory with a ``workload.json``), built-in ones first.
 
     A user track with the same name as a built-in one is hidden by it (like ``--track`` resolves).
     """
@@ -59,10 +72,14 @@ def available_tracks() -> list[TrackLocation]:
     for base in track_search_dirs():
         if not base.is_dir():
             continue
-        for track_file in sorted(base.rglob("track.json")):
+        definitions = sorted(p for d in (RALLY, OSB) for p in base.rglob(d.definition_file))
+        for track_file in definitions:
             name = track_file.parent.relative_to(base).as_posix()
-            if name != "." and name not in found:
-                found[name] = TrackLocation(name=name, root=track_file.parent, track_file=track_file)
+            dialect = dialect_of_directory(track_file.parent)
+            if name != "." and name not in found and track_file.name == dialect.definition_file:
+                found[name] = TrackLocation(
+                    name=name, root=track_file.parent, track_file=track_file, dialect=dialect
+                )
     return list(found.values())
 
 
@@ -79,25 +96,32 @@ def locate_track(*, name: str | None = None, path: Path | str | None = None) -> 
     if path is not None:
         p = Path(path).expanduser().resolve()
         if p.is_dir():
-            track_file = p / "track.json"
+            dialect = dialect_of_directory(p)
+            track_file = p / dialect.definition_file
             if not track_file.is_file():
                 raise UserError(
-                    f"Track directory '{p}' has no track.json. Point --track-path at a directory containing "
-                    f"track.json, or at the track's JSON file."
+                    f"Track directory '{p}' has no track.json (nor an OpenSearch Benchmark workload.json). "
+                    "Point --track-path at a directory containing track.json or workload.json, or at the "
+                    "track's JSON file."
                 )
-            return TrackLocation(name=p.name, root=p, track_file=track_file)
+            return TrackLocation(name=p.name, root=p, track_file=track_file, dialect=dialect)
         if p.is_file():
             if p.suffix != ".json":
                 raise UserError(f"Track file '{p}' must be a .json file (or give the track's directory).")
+            dialect = dialect_of_file(p)
             # ``dir/track.json`` is the track of ``dir``, named after it as --track-path=dir would be.
-            name = p.parent.name if p.name == "track.json" else p.stem
-            return TrackLocation(name=name, root=p.parent, track_file=p)
+            name = p.parent.name if p.name == dialect.definition_file else p.stem
+            return TrackLocation(name=name, root=p.parent, track_file=p, dialect=dialect)
         raise UserError(f"Track path '{p}' does not exist. Check --track-path.")
     assert name is not None
     for base in track_search_dirs():
-        track_file = base / name / "track.json"
-        if track_file.is_file():
-            return TrackLocation(name=name, root=track_file.parent, track_file=track_file)
+        if (base / name).is_dir():
+            dialect = dialect_of_directory(base / name)
+            track_file = base / name / dialect.definition_file
+            if track_file.is_file():
+                return TrackLocation(
+                    name=name, root=track_file.parent, track_file=track_file, dialect=dialect
+                )
     known = [t.name for t in available_tracks()]
     names = ", ".join(known) or "(none)"
     from esbench.track.repository import close_track_names
@@ -191,16 +215,20 @@ class _Renderer:
         self.referenced: set[str] = set()
 
     def render_main(self) -> tuple[str, AssembledSource]:
-        source = assemble_file(self.location.track_file, base_dir=self.location.root)
+        dialect = self.location.dialect
+        source = assemble_file(
+            self.location.track_file, base_dir=self.location.root, namespace=dialect.namespace
+        )
         env = render.track_environment(
             self.location.root,
             self.params,
             clock=self.clock,
             build_flavor=self.build_flavor,
             serverless_operator=self.serverless_operator,
+            dialect=dialect,
         )
         # Render first: its syntax errors carry the part file and line.
-        text = render.render_assembled(env, source, description=f"track '{self.location.name}'")
+        text = render.render_assembled(env, source, description=f"{dialect.noun} '{self.location.name}'")
         self.referenced |= render.referenced_variables(source.text, include_root=self.location.root)
         return text, source
 
@@ -214,7 +242,9 @@ class _Renderer:
             )
         # Rally resolves collects in these files relative to the track directory, not the file's.
         text = path.read_text(encoding="utf-8")
-        return assemble(text, file=path, base_dir=self.location.root)
+        return assemble(
+            text, file=path, base_dir=self.location.root, namespace=self.location.dialect.namespace
+        )
 
     def fragment_variables(self, relative: str) -> set[str]:
         """Names an index body / template file reads (for the unused-param check without rendering)."""
@@ -226,7 +256,10 @@ class _Renderer:
     def load_fragment(self, relative: str, description: str) -> Any:
         source = self._fragment_source(relative)
         env = render.fragment_environment(
-            self.params, build_flavor=self.build_flavor, serverless_operator=self.serverless_operator
+            self.params,
+            build_flavor=self.build_flavor,
+            serverless_operator=self.serverless_operator,
+            dialect=self.location.dialect,
         )
         text = render.render_assembled(env, source, description=description)
         self.referenced |= render.referenced_variables(source.text)
@@ -406,6 +439,7 @@ def load_track(
         location, params, clock=clock, build_flavor=build_flavor, serverless_operator=serverless_operator
     )
     _check_version(spec, location)
+    spec = to_rally_words(spec, location.dialect)
     reader = TrackReader(
         name=location.name,
         root=location.root,
@@ -413,10 +447,16 @@ def load_track(
         load_fragment=renderer.load_fragment,
         has_plugins=has_plugins(location.root),
         params=params,
+        source_formats=location.dialect.source_formats,
     )
-    reader.precheck(spec)
-    validate_track(spec, file=location.track_file)
-    track = reader.read(spec)
+    try:
+        reader.precheck(spec)
+        validate_track(spec, file=location.track_file)
+        track = reader.read(spec)
+    except TrackValidationError as e:
+        if location.dialect is RALLY:
+            raise
+        raise TrackValidationError(in_own_words(str(e), location.dialect), e) from e
     check_track_params(params, renderer.referenced, track_name=location.name)
     track = replace(
         track, fingerprint=track_fingerprint(spec, location.root, params, track_file=location.track_file)

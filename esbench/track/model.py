@@ -68,7 +68,9 @@ class Documents:
     Attributes:
         source_file: file name as written in the track (may be compressed: ``.bz2``, ``.gz``, ``.zst``...).
         base_url: where to download ``source_file`` from, if not present locally.
-        source_format: always ``"bulk"`` (NDJSON).
+        source_format: ``"bulk"`` (NDJSON bulk documents); in an OpenSearch Benchmark workload also
+            ``"hdf5"`` or ``"big-ann"`` (vector data sets, read only by OSB's vector operations; the
+            corpus stage prepares bulk files only).
         document_count: number of documents in the file (not lines: with action-and-meta-data lines
             the file has twice as many lines).
         compressed_bytes: size of the compressed file in bytes, if known.

@@ -66,6 +66,8 @@ class TrackReader(CorporaReader, ScheduleReader):
             to the track directory and a description for messages.
         has_plugins: the track has a ``track.py`` plugin (bare operation names may be plugin types).
         params: the effective track params (stored on the model).
+        source_formats: the corpus ``source-format`` values accepted (the dialect's,
+            :attr:`esbench.track.dialect.DialectSpec.source_formats`).
     """
 
     def __init__(
@@ -77,6 +79,7 @@ class TrackReader(CorporaReader, ScheduleReader):
         load_fragment: FragmentLoader,
         has_plugins: bool = False,
         params: Mapping[str, Any] | None = None,
+        source_formats: tuple[str, ...] = ("bulk",),
     ) -> None:
         self.name = name
         self.root = root
@@ -84,6 +87,7 @@ class TrackReader(CorporaReader, ScheduleReader):
         self.load_fragment = load_fragment
         self.has_plugins = has_plugins
         self.params = dict(params or {})
+        self.source_formats = source_formats
 
     # -- errors ---------------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ class CorporaReader:
     """The corpora part of :class:`TrackReader` (a mixin; see its docstring)."""
 
     root: Path  # provided by TrackReader
+    source_formats: tuple[str, ...]  # provided by TrackReader
 
     if TYPE_CHECKING:  # provided by TrackReader
 
@@ -73,11 +74,12 @@ class CorporaReader:
             for di, doc in enumerate(corpus_spec["documents"]):
                 path: list[str | int] = ["corpora", ci, "documents", di]
                 fmt = doc.get("source-format", source_format)
-                if fmt != "bulk":
+                if fmt not in self.source_formats:
                     raise self._error(
                         [*path, "source-format"],
                         f"unknown source-format '{fmt}' in corpus '{name}'",
-                        "The only supported source-format is 'bulk'.",
+                        "The supported source-formats are "
+                        f"{', '.join(repr(f) for f in self.source_formats)}.",
                     )
                 documents.append(
                     self._documents(
@@ -91,6 +93,7 @@ class CorporaReader:
                         target_type=target_type,
                         indices=indices,
                         data_streams=data_streams,
+                        source_format=fmt,
                     )
                 )
             corpora.append(
@@ -116,6 +119,7 @@ class CorporaReader:
         target_type: str | None,
         indices: tuple[Index, ...],
         data_streams: tuple[DataStream, ...],
+        source_format: str = "bulk",
     ) -> Documents:
         source_file = doc["source-file"]
         idx: str | None = None
@@ -169,7 +173,7 @@ class CorporaReader:
             source_file=source_file,
             document_count=doc["document-count"],
             base_url=base_url,
-            source_format="bulk",
+            source_format=source_format,
             compressed_bytes=doc.get("compressed-bytes"),
             uncompressed_bytes=doc.get("uncompressed-bytes"),
             includes_action_and_meta_data=bool(action_and_meta),

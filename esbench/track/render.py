@@ -31,6 +31,7 @@ from jinja2 import meta, nodes
 from esbench.exceptions import TrackSyntaxError
 from esbench.track import dates
 from esbench.track.assemble import AssembledSource
+from esbench.track.dialect import RALLY, Dialect, DialectSpec
 
 # Names esbench (like Rally) defines itself; a track param of the same name is rejected.
 RESERVED_NAMES: frozenset[str] = frozenset({"now", "glob", "build_flavor", "serverless_operator"})
@@ -62,14 +63,33 @@ _FILTERS: dict[str, Callable[..., object]] = {
     "get_end_date": dates.get_end_date,
 }
 
+# OSB 2.4.0 (``osbenchmark/workload/loader.py``: ``default_internal_template_vars``,
+# ``render_template``) has ``days_ago`` and ``version_between`` only.
+_OSB_FILTERS: dict[str, Callable[..., object]] = {
+    "days_ago": dates.days_ago,
+    "version_between": dates.version_between,
+}
+
 
 def _environment(
-    loader: jinja2.BaseLoader | None, params: Mapping[str, object], internal: Mapping[str, object]
+    loader: jinja2.BaseLoader | None,
+    params: Mapping[str, object],
+    internal: Mapping[str, object],
+    dialect: DialectSpec = RALLY,
 ) -> jinja2.Environment:
-    loaders: list[jinja2.BaseLoader] = [jinja2.DictLoader({HELPERS_NAME: HELPERS_SOURCE})]
+    loaders: list[jinja2.BaseLoader] = [jinja2.DictLoader({dialect.helpers_name: HELPERS_SOURCE})]
     if loader is not None:
         loaders.append(loader)
-    env = jinja2.Environment(loader=jinja2.ChoiceLoader(loaders))
+    if dialect.dialect is Dialect.OSB:
+        # OSB renders with select_autoescape(["html", "xml"]), which escapes text rendered from a
+        # string (the workload itself) and not included .json files; the output differs from
+        # Rally's where a value holds <, >, &, ' or ".
+        env = jinja2.Environment(
+            loader=jinja2.ChoiceLoader(loaders), autoescape=jinja2.select_autoescape(["html", "xml"])
+        )
+        env.filters.update(_OSB_FILTERS)
+    else:
+        env = jinja2.Environment(loader=jinja2.ChoiceLoader(loaders))
     env.globals.update(params)
     # Internal names are applied after the params so a track param can never override them.
     env.globals.update(internal)
@@ -83,6 +103,7 @@ def track_environment(
     clock: Callable[[], float] = time.time,
     build_flavor: str | None = "default",
     serverless_operator: bool = False,
+    dialect: DialectSpec = RALLY,
 ) -> jinja2.Environment:
     """The environment ``track.json`` is rendered in (see module docstring).
 
@@ -92,6 +113,8 @@ def track_environment(
         clock: returns epoch seconds for ``now`` (injectable for tests).
         build_flavor: ``"default"`` or ``"serverless"``.
         serverless_operator: whether the target is operated serverless.
+        dialect: OSB's workloads get ``benchmark.helpers``, OSB's filters and autoescaping, and
+            neither ``build_flavor`` nor ``serverless_operator`` (OSB has no such globals).
     """
     root = str(track_dir)
 
@@ -99,24 +122,26 @@ def track_environment(
         # Rally returns the matches in file-system order; sorted is the same set, deterministically.
         return sorted(os.path.relpath(p, root) for p in globlib.glob(os.path.join(root, pattern)))
 
-    env = _environment(
-        jinja2.FileSystemLoader(root),
-        params,
-        {
-            "build_flavor": build_flavor,
-            "serverless_operator": serverless_operator,
-            "now": clock(),
-            "glob": relative_glob,
-        },
-    )
-    env.filters.update(_FILTERS)
+    internal: dict[str, object] = {"now": clock(), "glob": relative_glob}
+    if dialect.dialect is Dialect.RALLY:
+        internal = {"build_flavor": build_flavor, "serverless_operator": serverless_operator, **internal}
+    env = _environment(jinja2.FileSystemLoader(root), params, internal, dialect)
+    if dialect.dialect is Dialect.RALLY:
+        env.filters.update(_FILTERS)
     return env
 
 
 def fragment_environment(
-    params: Mapping[str, object], *, build_flavor: str | None = "default", serverless_operator: bool = False
+    params: Mapping[str, object],
+    *,
+    build_flavor: str | None = "default",
+    serverless_operator: bool = False,
+    dialect: DialectSpec = RALLY,
 ) -> jinja2.Environment:
-    """The environment index bodies and template files are rendered in (see module docstring)."""
+    """The environment index bodies and template files are rendered in (see module docstring;
+    OSB's ``_load_template`` renders them with the params and its filters only)."""
+    if dialect.dialect is Dialect.OSB:
+        return _environment(None, params, {}, dialect)
     return _environment(
         None, params, {"build_flavor": build_flavor, "serverless_operator": serverless_operator}
     )
@@ -201,6 +226,7 @@ def render_assembled(env: jinja2.Environment, source: AssembledSource, *, descri
 def _parse_env() -> jinja2.Environment:
     env = jinja2.Environment()
     env.filters.update(_FILTERS)
+    env.filters.update(_OSB_FILTERS)
     return env
 
 
@@ -247,7 +273,7 @@ def referenced_variables(source: str, *, include_root: Path | None = None) -> se
                         )
         for name in names:
             path = include_root / name
-            if name in seen or name == HELPERS_NAME or not path.is_file():
+            if name in seen or name.endswith(".helpers") or not path.is_file():
                 continue
             seen.add(name)
             try:
