@@ -26,7 +26,7 @@ EXIT_RACE_FAILED = 1
 @main.command()
 @table_options("race")
 def race(track_params: str, quiet: bool, fail_on_error_rate: float | None, **opts: Any) -> None:
-    """Run a benchmark (a race) with a Rally-format track and print its report."""
+    """Run a benchmark (a race) with a Rally track or an OpenSearch Benchmark workload and print its report."""
     # The driver, the load-driver backends and telemetry are imported when a race runs, not for --help.
     from esbench.racecontrol import run_race
     from esbench.racelog import existing_race_log
@@ -59,3 +59,10 @@ def check_error_rate(result: RaceResult, limit: float | None) -> None:
             err=True,
         )
         raise SystemExit(EXIT_RACE_FAILED)
+
+
+# OpenSearch Benchmark's names of the same command (``run`` since OSB 2.0, ``execute-test`` before):
+# an OSB user's ``opensearch-benchmark run --workload-path=DIR --test-procedure=...`` runs unchanged
+# where its options have Rally's meaning (the option table gives OSB's spellings).
+main.add_command(race, name="run")
+main.add_command(race, name="execute-test")

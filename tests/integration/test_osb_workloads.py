@@ -47,13 +47,15 @@ def test_osb_workload_races_with_its_plugin_and_test_procedure(es_hosts):
         client.close()
 
 
-def test_test_procedure_chosen_by_name_and_workload_params(es_hosts):
-    proc = harness.race(
-        WORKLOAD,
-        es_hosts,
+def test_osb_command_line_runs_unchanged(es_hosts):
+    # OSB 2.x's spelling of the same race: run, --workload-path, --test-procedure, --workload-params.
+    proc = harness.esbench(
+        "run",
+        f"--workload-path={WORKLOAD}",
+        f"--target-hosts={','.join(es_hosts)}",
         "--pipeline=benchmark-only",
-        "--challenge=index-only",
-        "--track-params=index_name:'osb-fares-2',bulk_size:60",
+        "--test-procedure=index-only",
+        "--workload-params=index_name:'osb-fares-2',bulk_size:60",
     )
     harness.ok(proc)
     result = harness.results(proc)
@@ -67,6 +69,6 @@ def test_test_procedure_chosen_by_name_and_workload_params(es_hosts):
 
 
 def test_info_lists_test_procedures_of_a_workload(tmp_path):
-    proc = harness.esbench("info", f"--track-path={WORKLOAD}")
+    proc = harness.esbench("info", f"--workload-path={WORKLOAD}")
     harness.ok(proc)
     assert "index-and-query" in proc.stdout and "index-only" in proc.stdout

@@ -34,7 +34,8 @@ TRACK_OPTIONS: tuple[CliOption, ...] = (
         osb=("--workload-path",),
         commands=(*LOADING, "list tracks", *PLANNING),
         type=click.Path(exists=True, path_type=Path),
-        help="Directory of a Rally-format track (or its track.json).",
+        help="Directory of a Rally-format track (or its track.json), or of an OpenSearch Benchmark workload "
+        "(workload.json).",
         field="RaceSettings.track_path",
     ),
     CliOption(
