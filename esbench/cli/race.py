@@ -26,7 +26,7 @@ EXIT_RACE_FAILED = 1
 @main.command()
 @table_options("race")
 def race(track_params: str, quiet: bool, fail_on_error_rate: float | None, **opts: Any) -> None:
-    """Run a benchmark (a race) with a Rally track or an OpenSearch Benchmark workload and print its report."""
+    """Run a benchmark (a race) with a Rally track or an OSB workload and print its report."""
     # The driver, the load-driver backends and telemetry are imported when a race runs, not for --help.
     from esbench.racecontrol import run_race
     from esbench.racelog import existing_race_log
