@@ -13,7 +13,10 @@ from esbench.exceptions import EsbenchError
 from esbench.records import RaceStatus, TaskResult
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from esbench.driver.pluginhost import PluginHost
+    from esbench.records.samples import RequestSamples
 
 
 class LoadDriver(StrEnum):
@@ -119,6 +122,8 @@ class DriverSettings:
         plugins: loads the track's plugins when :func:`run_challenge` builds the registry (none is
             given), e.g. :class:`esbench.compat.RallyPluginHost` (race control builds the registry
             itself with the same host, ``prepare_race``). None: a track with a plugin is refused.
+        sample_sink: with a metrics store, called once per task at its join point with the
+            task's per-request samples (the workers keep them only then); it must not raise.
     """
 
     on_error: OnError = OnError.CONTINUE
@@ -132,6 +137,7 @@ class DriverSettings:
     ray_address: str | None = None
     load_driver_hosts: tuple[str, ...] = ()
     plugins: PluginHost | None = None
+    sample_sink: Callable[[RequestSamples], None] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -60,6 +60,7 @@ from esbench.driver.worker.runners.base import Runner, RunnerResult
 from esbench.driver.worker.scheduler import Scheduler
 from esbench.driver.worker.waits import WaitNote, current_wait
 from esbench.metrics.recorder import TaskRecorder
+from esbench.metrics.samples import SampleBuffer
 from esbench.track.model import Task
 
 #: Default throughput unit per operation type until a response reports one.
@@ -126,6 +127,7 @@ class TaskRun:
         first_start / last_end: ``perf_counter`` seconds when the first of this worker's
             allocations of the task started and the last one ended (None before any); the
             coordinator takes the task's start and end from them.
+        samples: the per-request sample buffer, only with a metrics store (``keep_samples``).
     """
 
     def __init__(
@@ -137,6 +139,7 @@ class TaskRun:
         schedulers: Mapping[str, Any],
         on_error: str = OnError.CONTINUE,
         seed: int = 0,
+        keep_samples: bool = False,
     ) -> None:
         self.task = task
         self.runner = runner
@@ -144,6 +147,8 @@ class TaskRun:
         self.schedulers = schedulers
         self.seed = seed
         self.recorder = self._new_recorder(None)
+        self.keep_samples = keep_samples
+        self.samples = self._new_samples()
         self.item_errors: dict[str, int] = {}
         self.abort_on_error = (
             on_error == OnError.ABORT and task.params.get("ignore-response-error-level") != "non-fatal"
@@ -165,6 +170,18 @@ class TaskRun:
             origin=origin,
         )
 
+    def _new_samples(self) -> SampleBuffer | None:
+        op = self.task.operation
+        return SampleBuffer(self.task.name, op.name, op.operation_type) if self.keep_samples else None
+
+    @property
+    def record(self) -> Callable[..., None]:
+        """The recorder's ``record``, behind the sample buffer's when there is one (take it once
+        per allocation: a new one each time with a buffer)."""
+        if self.samples is None:
+            return self.recorder.record
+        return self.samples.wrap(self.recorder.record)
+
     def start(self, origin: float) -> None:
         """Start recording with throughput windows counted from ``origin`` (the step start, the
         same in every worker so that the windows merge exactly)."""
@@ -174,6 +191,7 @@ class TaskRun:
             # The recorder's histograms are large (~1.4 MB): reuse the unused one.
             self.recorder.set_origin(origin)
             self.recorder.throughput_unit = self._default_unit()
+        self.samples = self._new_samples()
         self.item_errors = {}
         self.first_start = None
         self.last_end = None
@@ -337,7 +355,8 @@ class ClientExecutor:
         control = self.control
         # The connection may record and resend this allocation's request itself (issue 25):
         # the requests it accounted show in repeat.iterations when the runner returns.
-        repeat = repeat_for(setup, runner, run.recorder.record, control, self.clock)
+        record = run.record
+        repeat = repeat_for(setup, runner, record, control, self.clock)
         current_repeat.set(repeat)
         if repeat is None:
             self._track_progress(setup, runner, lambda: iterations)
@@ -348,7 +367,6 @@ class ClientExecutor:
         if not await self._wait_until(origin):
             return False
         timing = self.timing
-        record = run.recorder.record
         es = self.es
         get_params = source.params
         next_due = 0.0

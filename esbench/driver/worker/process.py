@@ -38,6 +38,7 @@ from esbench.driver.worker.taskruns import build_registry, build_task_runs
 from esbench.exceptions import EsbenchError
 from esbench.metrics.recorder import RecorderState
 from esbench.racelog import attach_worker_log
+from esbench.records.samples import RequestSamples
 from esbench.track.model import Task, Track
 
 if TYPE_CHECKING:
@@ -69,6 +70,8 @@ class InitWorker:
     seed: int = 0
     #: The race log to append to (``esbench.racelog``), None for no log file.
     log_file: str | None = None
+    #: Keep every request's sample for the metrics store (``esbench.metrics.samples``).
+    keep_samples: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +160,8 @@ class StepDone:
     #: task name -> (start of its first allocation, end of its last one) in this worker,
     #: perf_counter seconds; tasks that no client of this worker started are missing.
     spans: dict[str, tuple[float, float]] = field(default_factory=dict)
+    #: task name -> its requests in this worker, only with ``InitWorker.keep_samples``.
+    samples: dict[str, RequestSamples] = field(default_factory=dict)
 
 
 #: What the coordinator sends to a worker (after :class:`InitWorker`).
@@ -301,6 +306,7 @@ class WorkerRuntime:
                 corpora=self.init.corpora,
                 on_error=self.init.on_error,
                 seed=self.init.seed,
+                keep_samples=self.init.keep_samples,
             )
             for plan in message.clients:
                 self._client(plan.client_id)
@@ -393,6 +399,7 @@ class WorkerRuntime:
                 for name, run in runs.items()
                 if run.first_start is not None
             },
+            samples={n: r.samples.samples(r.first_start) for n, r in runs.items() if r.samples is not None},
         )
 
     def _counters(self, step: _StepExecution) -> dict[str, TaskCounters]:
