@@ -361,7 +361,7 @@ def _metric(
     ctx: RaceContext,
     name: str,
     value: float,
-    unit: str,
+    unit: str | None,
     at_s: float,
     relative_s: float,
     sample_type: str,
@@ -458,24 +458,25 @@ def cluster_documents(ctx: RaceContext, race: RaceResult, end_s: float) -> Itera
     """The end-of-race values Rally's ``GlobalStatsCalculator`` reads from the metrics store
     (``indexing_total_time``, ``segments_count``, ``store_size_in_bytes``...), one document each,
     in Rally's units."""
-    names = {
+    # Counts have no unit (None), as in Rally's documents.
+    names: dict[str, tuple[str, str | None]] = {
         "total_time": ("indexing_total_time", "ms"),
         "indexing_throttle_time": ("indexing_throttle_time", "ms"),
         "merge_time": ("merges_total_time", "ms"),
-        "merge_count": ("merges_total_count", ""),
+        "merge_count": ("merges_total_count", None),
         "merge_throttle_time": ("merges_total_throttled_time", "ms"),
         "refresh_time": ("refresh_total_time", "ms"),
-        "refresh_count": ("refresh_total_count", ""),
+        "refresh_count": ("refresh_total_count", None),
         "flush_time": ("flush_total_time", "ms"),
-        "flush_count": ("flush_total_count", ""),
+        "flush_count": ("flush_total_count", None),
         "young_gc_time": ("node_total_young_gen_gc_time", "ms"),
-        "young_gc_count": ("node_total_young_gen_gc_count", ""),
+        "young_gc_count": ("node_total_young_gen_gc_count", None),
         "old_gc_time": ("node_total_old_gen_gc_time", "ms"),
-        "old_gc_count": ("node_total_old_gen_gc_count", ""),
+        "old_gc_count": ("node_total_old_gen_gc_count", None),
         "dataset_size": ("dataset_size_in_bytes", "byte"),
         "store_size": ("store_size_in_bytes", "byte"),
         "translog_size": ("translog_size_in_bytes", "byte"),
-        "segment_count": ("segments_count", ""),
+        "segment_count": ("segments_count", None),
     }
     stats = global_stats(race)
     relative = end_s - race_timestamp(race).timestamp()
