@@ -24,7 +24,7 @@ _REQUESTS = [
         "weight": 500.0,
         "sent": 100,
         "received": 20,
-    },  # fmt: skip
+    },
     {
         "warmup": False,
         "end": 11.100,
@@ -33,7 +33,7 @@ _REQUESTS = [
         "processing_time": 0.0205,
         "success": False,
         "error_type": "429",
-    },  # fmt: skip
+    },
 ]
 
 
@@ -73,11 +73,17 @@ def test_samples_keep_each_request_in_ms_with_wall_clock_starts() -> None:
 def test_merge_concatenates_workers_and_shifts_error_positions() -> None:
     def part(start: float, n: int, errors: dict[int, str]) -> RequestSamples:
         return RequestSamples(
-            task="t", operation="op", operation_type="search", task_start_epoch=start,
-            start_epoch=array("d", [start + i for i in range(n)]), latency_ms=array("d", [1.0] * n),
-            service_time_ms=array("d", [1.0] * n), processing_time_ms=array("d", [1.0] * n),
-            flags=array("B", [FAILED if i in errors else 0 for i in range(n)]), error_types=errors,
-        )  # fmt: skip
+            task="t",
+            operation="op",
+            operation_type="search",
+            task_start_epoch=start,
+            start_epoch=array("d", [start + i for i in range(n)]),
+            latency_ms=array("d", [1.0] * n),
+            service_time_ms=array("d", [1.0] * n),
+            processing_time_ms=array("d", [1.0] * n),
+            flags=array("B", [FAILED if i in errors else 0 for i in range(n)]),
+            error_types=errors,
+        )
 
     merged = RequestSamples.merge([part(5.0, 2, {1: "500"}), part(4.0, 3, {0: "timeout"})])
     assert len(merged) == 5 and merged.task_start_epoch == 4.0

@@ -27,9 +27,15 @@ datastore.password = s3cr%t
 
 @pytest.fixture(autouse=True)
 def _no_store_variables(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("ESBENCH_METRICS_STORE", "ESBENCH_METRICS_STORE_USER", "ESBENCH_METRICS_STORE_PASSWORD",
-                 "ESBENCH_METRICS_STORE_API_KEY", "RALLY_REPORTING_DATASTORE_USER",
-                 "RALLY_REPORTING_DATASTORE_PASSWORD", "RALLY_REPORTING_DATASTORE_API_KEY"):  # fmt: skip
+    for name in (
+        "ESBENCH_METRICS_STORE",
+        "ESBENCH_METRICS_STORE_USER",
+        "ESBENCH_METRICS_STORE_PASSWORD",
+        "ESBENCH_METRICS_STORE_API_KEY",
+        "RALLY_REPORTING_DATASTORE_USER",
+        "RALLY_REPORTING_DATASTORE_PASSWORD",
+        "RALLY_REPORTING_DATASTORE_API_KEY",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 

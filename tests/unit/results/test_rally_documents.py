@@ -33,8 +33,16 @@ def test_race_document_has_rallys_keys_and_timestamp_format() -> None:
     assert doc["user-tags"] == {"setup": "one"}
     assert doc["track-params"] == race.track_params
     # GlobalStats.__init__ reads every one of these keys.
-    for key in ("op_metrics", "total_time", "total_time_per_shard", "young_gc_time", "segment_count",
-                "ml_processing_time", "disk_usage_total", "ingest_pipeline_cluster_count"):  # fmt: skip
+    for key in (
+        "op_metrics",
+        "total_time",
+        "total_time_per_shard",
+        "young_gc_time",
+        "segment_count",
+        "ml_processing_time",
+        "disk_usage_total",
+        "ingest_pipeline_cluster_count",
+    ):
         assert key in doc["results"]
 
 
@@ -152,7 +160,7 @@ def test_telemetry_documents_group_a_nodes_sample_like_rallys_node_stats() -> No
                 node="n0",
                 timestamps=(10.0, 11.0),
                 values=(40.0, 41.0),
-            ),  # fmt: skip
+            ),
             TelemetrySeries(
                 device="node-stats",
                 metric="process.cpu.percent",
@@ -160,7 +168,7 @@ def test_telemetry_documents_group_a_nodes_sample_like_rallys_node_stats() -> No
                 node="n0",
                 timestamps=(10.0,),
                 values=(7.0,),
-            ),  # fmt: skip
+            ),
         ),
     )
     ctx = docs.context(race, "local")
