@@ -127,7 +127,12 @@ def test_export_command_exports_stored_races_by_tag(
     from esbench.cli import main
     from esbench.results.store import ResultsStore
 
-    races = [racefactory.make_race(seed=10 + i, tags={"setup": "x"}) for i in range(2)]
+    # Scalar track params: Elasticsearch's dynamic mapping of Rally's track-params refuses arrays
+    # of mixed types.
+    races = [
+        dataclasses.replace(racefactory.make_race(seed=10 + i, tags={"setup": "x"}), track_params={"n": i})
+        for i in range(2)
+    ]
     with ResultsStore.open() as store:
         for race in races:
             store.save(race)
@@ -154,4 +159,7 @@ def test_export_command_exports_stored_races_by_tag(
         assert {h["_id"] for h in hits} == {r.race_id for r in races}
         assert {h["_source"]["environment"] for h in hits} == {"local"}
     finally:
+        # Also on an ESBENCH_TEST_HOSTS node, which the per-test clean-up leaves alone.
+        for index in es.indices.get(index="rally-*", expand_wildcards="all"):
+            es.indices.delete(index=index)
         es.close()

@@ -4,6 +4,7 @@ test_rally_store.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 from collections import Counter
@@ -43,8 +44,17 @@ def store(es_hosts: list[str]) -> Iterator[Elasticsearch]:
 def test_export_writes_rallys_indices_templates_and_overwrites(
     es_hosts: list[str], store: Elasticsearch
 ) -> None:
-    march = racefactory.make_race(seed=1, tags={"setup": "a"}, timestamp="2026-03-04T05:06:07Z")
-    april = racefactory.make_race(seed=2, tags={"setup": "b"}, timestamp="2026-04-01T00:00:00Z")
+    # Scalar track params: Elasticsearch's dynamic mapping refuses an array of mixed types (in
+    # Rally's store as in esbench's, both map track-params dynamically).
+    params = {"bulk_size": 500, "search_clients": 2}
+    march = dataclasses.replace(
+        racefactory.make_race(seed=1, tags={"setup": "a"}, timestamp="2026-03-04T05:06:07Z"),
+        track_params=params,
+    )
+    april = dataclasses.replace(
+        racefactory.make_race(seed=2, tags={"setup": "b"}, timestamp="2026-04-01T00:00:00Z"),
+        track_params=params,
+    )
     settings = MetricsStoreSettings.from_url(f"http://{es_hosts[0]}")
     counts = export_races([march, april], settings, refresh=True)
     assert counts.races == 2
