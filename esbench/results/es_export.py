@@ -2,11 +2,9 @@
 
 :func:`export_races` (``esbench export``, ``race --metrics-store``) writes Rally's layout
 (:mod:`esbench.results.rally_store`). The rest of this module is esbench's former own layout,
-which the readers still read and :func:`export_races_esbench_layout` still writes:
-
-The local SQLite store stays the source for ``list`` and ``compare``; the export is a copy. Three
-kinds of documents go into monthly indices (like Rally's ``rally-*-YYYY-MM``), named after the
-race timestamp, each covered by a composable index template installed on first use:
+which the readers still read and :func:`export_races_esbench_layout` still writes (the readers'
+tests build such stores with it). Three kinds of documents go into monthly indices, named after
+the race timestamp, each covered by a composable index template installed on first use:
 
 - ``<prefix>-races-YYYY-MM``: one document per race (``_id`` = race id);
 - ``<prefix>-results-YYYY-MM``: one document per reported task (``kind: task``: throughput

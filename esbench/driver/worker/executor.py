@@ -60,7 +60,8 @@ from esbench.driver.worker.runners.base import Runner, RunnerResult
 from esbench.driver.worker.scheduler import Scheduler
 from esbench.driver.worker.waits import WaitNote, current_wait
 from esbench.metrics.recorder import TaskRecorder
-from esbench.metrics.samples import SampleBuffer
+from esbench.metrics.samples import keep_samples, request_samples
+from esbench.records.samples import RequestSamples
 from esbench.track.model import Task
 
 #: Default throughput unit per operation type until a response reports one.
@@ -127,7 +128,8 @@ class TaskRun:
         first_start / last_end: ``perf_counter`` seconds when the first of this worker's
             allocations of the task started and the last one ended (None before any); the
             coordinator takes the task's start and end from them.
-        samples: the per-request sample buffer, only with a metrics store (``keep_samples``).
+        keep_samples: the recorder keeps every request for the metrics store
+            (:func:`esbench.metrics.samples.keep_samples`).
     """
 
     def __init__(
@@ -146,9 +148,8 @@ class TaskRun:
         self.source = source
         self.schedulers = schedulers
         self.seed = seed
-        self.recorder = self._new_recorder(None)
         self.keep_samples = keep_samples
-        self.samples = self._new_samples()
+        self.recorder = self._new_recorder(None)
         self.item_errors: dict[str, int] = {}
         self.abort_on_error = (
             on_error == OnError.ABORT and task.params.get("ignore-response-error-level") != "non-fatal"
@@ -162,25 +163,16 @@ class TaskRun:
 
     def _new_recorder(self, origin: float | None) -> TaskRecorder:
         op = self.task.operation
-        return TaskRecorder(
+        recorder = TaskRecorder(
             task=self.task.name,
             operation=op.name,
             operation_type=op.operation_type,
             throughput_unit=self._default_unit(),
             origin=origin,
         )
-
-    def _new_samples(self) -> SampleBuffer | None:
-        op = self.task.operation
-        return SampleBuffer(self.task.name, op.name, op.operation_type) if self.keep_samples else None
-
-    @property
-    def record(self) -> Callable[..., None]:
-        """The recorder's ``record``, behind the sample buffer's when there is one (take it once
-        per allocation: a new one each time with a buffer)."""
-        if self.samples is None:
-            return self.recorder.record
-        return self.samples.wrap(self.recorder.record)
+        if self.keep_samples:
+            keep_samples(recorder)
+        return recorder
 
     def start(self, origin: float) -> None:
         """Start recording with throughput windows counted from ``origin`` (the step start, the
@@ -191,7 +183,6 @@ class TaskRun:
             # The recorder's histograms are large (~1.4 MB): reuse the unused one.
             self.recorder.set_origin(origin)
             self.recorder.throughput_unit = self._default_unit()
-        self.samples = self._new_samples()
         self.item_errors = {}
         self.first_start = None
         self.last_end = None
@@ -212,6 +203,13 @@ class TaskRun:
         if self.unit_pending:
             self.unit_pending = False
             self.recorder.throughput_unit = f"{unit}/s"
+
+
+def kept_samples(runs: Mapping[str, TaskRun]) -> dict[str, RequestSamples]:
+    """Task name -> the requests its recorder kept in this worker (tasks that keep none are left out)."""
+    return {
+        name: request_samples(run.recorder, run.first_start) for name, run in runs.items() if run.keep_samples
+    }
 
 
 class ClientExecutor:
@@ -355,8 +353,7 @@ class ClientExecutor:
         control = self.control
         # The connection may record and resend this allocation's request itself (issue 25):
         # the requests it accounted show in repeat.iterations when the runner returns.
-        record = run.record
-        repeat = repeat_for(setup, runner, record, control, self.clock)
+        repeat = repeat_for(setup, runner, run.recorder.record, control, self.clock)
         current_repeat.set(repeat)
         if repeat is None:
             self._track_progress(setup, runner, lambda: iterations)
@@ -367,6 +364,7 @@ class ClientExecutor:
         if not await self._wait_until(origin):
             return False
         timing = self.timing
+        record = run.recorder.record
         es = self.es
         get_params = source.params
         next_due = 0.0

@@ -32,7 +32,7 @@ from esbench.driver.transport.http import HttpTransport
 from esbench.driver.transport.lazyclient import LazyClient
 from esbench.driver.worker.clock import Clock, SystemClock
 from esbench.driver.worker.context import RaceContext
-from esbench.driver.worker.executor import ClientExecutor, StepControl, TaskRun
+from esbench.driver.worker.executor import ClientExecutor, StepControl, TaskRun, kept_samples
 from esbench.driver.worker.loop import new_loop, watch_pipe
 from esbench.driver.worker.taskruns import build_registry, build_task_runs
 from esbench.exceptions import EsbenchError
@@ -399,7 +399,7 @@ class WorkerRuntime:
                 for name, run in runs.items()
                 if run.first_start is not None
             },
-            samples={n: r.samples.samples(r.first_start) for n, r in runs.items() if r.samples is not None},
+            samples=kept_samples(runs),
         )
 
     def _counters(self, step: _StepExecution) -> dict[str, TaskCounters]:

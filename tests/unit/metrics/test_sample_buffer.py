@@ -1,6 +1,6 @@
-"""The per-request sample buffer (on only with a metrics store): it records exactly what the
-recorder records and keeps every request's times for Rally's ``latency``/``service_time``/
-``processing_time`` documents."""
+"""Per-request samples for the metrics store (on only with one): the recorder keeps exactly what it
+was given, records the same state as without, and ``request_samples`` turns them into Rally's units.
+The C twin and the Python one keep identical bytes (test_accumulator_equivalence.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from esbench.metrics.recorder import TaskRecorder
-from esbench.metrics.samples import SampleBuffer
+from esbench.metrics.samples import keep_samples, request_samples
 from esbench.records.samples import FAILED, WARMUP, RequestSamples
 
 _REQUESTS = [
@@ -34,6 +34,14 @@ _REQUESTS = [
         "success": False,
         "error_type": "429",
     },
+    {
+        "warmup": False,
+        "end": 11.200,
+        "service_time": 0.001,
+        "latency": 0.001,
+        "processing_time": 0.001,
+        "success": False,
+    },
 ]
 
 
@@ -41,33 +49,38 @@ def _recorder() -> TaskRecorder:
     return TaskRecorder(task="t", operation="op", operation_type="bulk", origin=10.0)
 
 
-def test_wrapped_record_records_the_same_state() -> None:
-    plain, wrapped = _recorder(), _recorder()
-    buffer = SampleBuffer("t", "op", "bulk")
-    record = buffer.wrap(wrapped.record)
+def test_keeping_samples_records_the_same_state() -> None:
+    plain, keeping = _recorder(), _recorder()
+    keep_samples(keeping)
     for request in _REQUESTS:
         plain.record(**request)
-        record(**request)
+        keeping.record(**request)
     # origin_epoch is each recorder's wall clock at construction: the only field that may differ.
-    assert replace(wrapped.state(), origin_epoch=None) == replace(plain.state(), origin_epoch=None)
-    assert len(buffer) == 3
+    assert replace(keeping.state(), origin_epoch=None) == replace(plain.state(), origin_epoch=None)
+    assert plain.samples is None and keeping.samples is not None and len(keeping.samples) == 4 * 5 * 8
 
 
 def test_samples_keep_each_request_in_ms_with_wall_clock_starts() -> None:
-    buffer = SampleBuffer("t", "op", "bulk")
-    record = buffer.wrap(_recorder().record)
+    recorder = _recorder()
+    keep_samples(recorder)
     for request in _REQUESTS:
-        record(**request)
-    samples = buffer.samples(task_start=10.0)
-    assert list(samples.latency_ms) == pytest.approx([9.0, 4.0, 50.0])
-    assert list(samples.service_time_ms) == pytest.approx([8.0, 4.0, 20.0])
-    assert list(samples.processing_time_ms) == pytest.approx([8.5, 4.5, 20.5])
-    assert list(samples.flags) == [WARMUP, 0, FAILED]
-    assert samples.error_types == {2: "429"}
+        recorder.record(**request)
+    samples = request_samples(recorder, task_start=10.0)
+    assert list(samples.latency_ms) == pytest.approx([9.0, 4.0, 50.0, 1.0])
+    assert list(samples.service_time_ms) == pytest.approx([8.0, 4.0, 20.0, 1.0])
+    assert list(samples.processing_time_ms) == pytest.approx([8.5, 4.5, 20.5, 1.0])
+    assert list(samples.flags) == [WARMUP, 0, FAILED, FAILED]
+    assert samples.error_types == {2: "429", 3: "unknown"}
     assert samples.task_start_epoch is not None
     # Starts are end - service time, shifted to the wall clock like the task start.
     relative = [s - samples.task_start_epoch for s in samples.start_epoch]
-    assert relative == pytest.approx([0.002, 0.516, 1.080], abs=1e-6)
+    assert relative == pytest.approx([0.002, 0.516, 1.080, 1.199], abs=1e-6)
+
+
+def test_a_recorder_without_samples_gives_none() -> None:
+    recorder = _recorder()
+    recorder.record(**_REQUESTS[0])
+    assert len(request_samples(recorder, None)) == 0
 
 
 def test_merge_concatenates_workers_and_shifts_error_positions() -> None:
