@@ -12,8 +12,8 @@ Two measurements:
    within each round (AB, BA, AB...), and the ratio with/without is taken per round: timing on a
    shared machine moves by 2x with load, a ratio of neighbours much less. Prints each round's median
    throughput (ops/s), the ratios and their median.
-2. The hot path alone: ``TaskRecorder.record`` with and without the sample buffer's wrapper, µs per
-   request (the C recorder, ``timeit``).
+2. The hot path alone: ``TaskRecorder.record`` without and with samples kept
+   (``esbench.metrics.samples.keep_samples``), µs per request (the recorder in use: C if built).
 
 Needs nginx (``apt-get install nginx-light``). Sends traffic to 127.0.0.1 only; the stub is stopped at
 the end. Figures: docs/performance.md, "Per-request samples for the metrics store".
@@ -78,11 +78,13 @@ def _race(host: str, *, clients: int, warmup: int, period: int, store: bool, hom
 
 def _hot_path(n: int = 200_000) -> tuple[float, float]:
     from esbench.metrics.recorder import TaskRecorder
-    from esbench.metrics.samples import SampleBuffer
+    from esbench.metrics.samples import keep_samples
 
-    def run(wrapped: bool) -> float:
+    def run(keeping: bool) -> float:
         recorder = TaskRecorder(task="t", operation="o", operation_type="search", origin=0.0)
-        record = SampleBuffer("t", "o", "search").wrap(recorder.record) if wrapped else recorder.record
+        if keeping:
+            keep_samples(recorder)
+        record = recorder.record
         kwargs = {"warmup": False, "service_time": 0.0004, "latency": 0.0004, "processing_time": 0.0005}
         ends = [i * 1e-5 for i in range(n)]
 
@@ -105,7 +107,7 @@ def main(argv: list[str]) -> int:
     print("command:", shlex.join([sys.executable, "benchmarks/bench_store_samples.py", *argv]))
     plain_us, wrapped_us = _hot_path()
     print(
-        f"hot path: record {plain_us:.3f} µs/request, with the sample buffer {wrapped_us:.3f} µs/request "
+        f"hot path: record {plain_us:.3f} µs/request, keeping samples {wrapped_us:.3f} µs/request "
         f"(+{wrapped_us - plain_us:.3f} µs)"
     )
     ratios = []
