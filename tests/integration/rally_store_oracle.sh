@@ -3,7 +3,7 @@
 # compares them. Run by tests/integration/test_rally_store.py inside a private network and PID
 # namespace (unshare), because Rally allows one race per machine (peer-oracles.md).
 #
-#   rally_store_oracle.sh OUT     (environment: RALLY, REPO, ES_VERSION, TRACK, DIST_CACHE)
+#   rally_store_oracle.sh OUT     (environment: RALLY, REPO, ES_VERSION, TRACK, DIST_CACHE, PYTHON)
 #
 # In OUT: start.out; esbench1.out, rally.out, esbench2.out (races in this order: esbench's first
 # race puts Rally's templates with keyword where the node has no wildcard); list.out; ids (the
@@ -17,7 +17,8 @@ ip link set lo up
 # Rally's actor system wants an address other than loopback, with a route.
 ip addr add 10.213.0.1/32 dev lo && ip route add default dev lo
 export ESBENCH_DIST_CACHE=$DIST_CACHE
-esb() { PYTHONPATH=$REPO python3 -m esbench "$@"; }
+PY=${PYTHON:-python3}
+esb() { PYTHONPATH=$REPO "$PY" -m esbench "$@"; }
 ESBENCH_HOME=$OUT/node-home esb start --distribution-repository=maven --distribution-version="$ES_VERSION" \
     > start.out 2>&1
 HOSTS=$(sed -n 's/^hosts: //p' start.out)
@@ -72,7 +73,7 @@ INI
 common=(--track-path="$TRACK" --target-hosts="$HOSTS" --track-params=search_time_period:2)
 rally() { HOME=$RALLY_HOME_DIR timeout 600 "$RALLY" "$@" --configuration-name=oracle; }
 
-race() { ESBENCH_HOME=$OUT/esbench-home PYTHONPATH=$REPO timeout 600 python3 -m esbench race --offline "$@"; }
+race() { ESBENCH_HOME=$OUT/esbench-home PYTHONPATH=$REPO timeout 600 "$PY" -m esbench race --offline "$@"; }
 race "${common[@]}" --user-tag=run:1 > esbench1.out 2>&1; echo $? > esbench1.rc
 rally race --pipeline=benchmark-only --offline "${common[@]}" --user-tag=run:rally > rally.out 2>&1; echo $? > rally.rc
 race "${common[@]}" --user-tag=run:2 > esbench2.out 2>&1; echo $? > esbench2.rc

@@ -18,6 +18,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -66,6 +67,7 @@ def oracle(rally_bin: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:  
         "ES_VERSION": ES_VERSION,
         "TRACK": str(TRACKS / "compare-tiny"),
         "DIST_CACHE": dist_cache(),
+        "PYTHON": sys.executable,
     }
     cmd = ["unshare", "--net", "--pid", "--fork", "--mount-proc", "bash", str(SCRIPT), str(out)]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1400, check=False)
