@@ -27,7 +27,7 @@ from esbench.reporting.compare import DEFAULT_ALPHA, Side, all_warnings, compare
 from esbench.reporting.compare_render import TABLES, CompareTable, gate_lines, render_comparison
 from esbench.reporting.formats import GRAPHIC_FORMATS, REPORT_FORMATS, NumbersAlign
 from esbench.reporting.gate import default_rules, evaluate_gate, load_thresholds
-from esbench.results.metrics_store import DEFAULT_PREFIX, MetricsStoreSettings
+from esbench.results.metrics_store import DEFAULT_PREFIX, MetricsStoreSettings, resolve_metrics_store
 from esbench.results.store import ResultsStore, parse_tag_ref
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -436,14 +436,14 @@ def metrics_store_settings(
     metrics_store_insecure: bool = False,
     metrics_store_prefix: str = DEFAULT_PREFIX,
 ) -> MetricsStoreSettings | None:
-    """The settings of :func:`metrics_store_options` values; None when no metrics store is configured.
+    """The settings of :func:`metrics_store_options` values, else the ``[reporting]`` section of
+    esbench.ini (:func:`esbench.results.metrics_store.resolve_metrics_store`); None when neither
+    configures a metrics store.
 
     Raises:
         ConfigError: malformed URL (the message never shows credentials).
     """
-    if not metrics_store:
-        return None
-    return MetricsStoreSettings.from_url(
+    return resolve_metrics_store(
         metrics_store,
         username=metrics_store_user,
         password=metrics_store_password,
@@ -465,7 +465,10 @@ def export_command(races: tuple[str, ...], results_db: Path | None, **store_opti
 
     settings = metrics_store_settings(**store_options)
     if settings is None:
-        raise UserError("esbench export needs --metrics-store=URL (or the ESBENCH_METRICS_STORE variable).")
+        raise UserError(
+            "esbench export needs a metrics store: --metrics-store=URL, the ESBENCH_METRICS_STORE "
+            "variable or a [reporting] section in <esbench home>/esbench.ini (rally.ini's keys)."
+        )
     check_reachable(settings)
     with _open_store(results_db) as store:
         selected: dict[str, RaceResult] = {}
@@ -474,7 +477,8 @@ def export_command(races: tuple[str, ...], results_db: Path | None, **store_opti
                 selected[race.race_id] = race
     counts = export_races(list(selected.values()), settings)
     click.echo(
-        f"Exported {len(selected)} race(s) to {settings.display_url}: {counts.results} result docs, "
-        f"{counts.metrics} throughput samples.",
+        f"Exported {len(selected)} race(s) to {settings.display_url} (Rally's rally-* indices, "
+        f"environment {settings.environment}): {counts.results} results documents, {counts.metrics} "
+        f"metrics documents, {counts.telemetry} telemetry documents.",
         err=True,
     )

@@ -13,7 +13,10 @@ from esbench.exceptions import EsbenchError
 from esbench.records import RaceStatus, TaskResult
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from esbench.driver.pluginhost import PluginHost
+    from esbench.records.samples import RequestSamples
 
 
 class LoadDriver(StrEnum):
@@ -122,6 +125,8 @@ class DriverSettings:
         profiling: profile each worker process with :mod:`cProfile` (Rally's
             ``--enable-driver-profiling``); the profiles go beside the race log
             (:func:`esbench.driver.worker.process.worker_main`).
+        sample_sink: with a metrics store, called once per task at its join point with the
+            task's per-request samples (the workers keep them only then); it must not raise.
     """
 
     on_error: OnError = OnError.CONTINUE
@@ -136,6 +141,7 @@ class DriverSettings:
     load_driver_hosts: tuple[str, ...] = ()
     plugins: PluginHost | None = None
     profiling: bool = False
+    sample_sink: Callable[[RequestSamples], None] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -29,6 +29,8 @@ core_traverse(CoreObject *self, visitproc visit, void *arg)
 {
     Py_VISIT(self->warmup);
     Py_VISIT(self->measurement);
+    Py_VISIT(self->samples);
+    Py_VISIT(self->sample_errors);
     return 0;
 }
 
@@ -37,6 +39,8 @@ core_clear(CoreObject *self)
 {
     Py_CLEAR(self->warmup);
     Py_CLEAR(self->measurement);
+    Py_CLEAR(self->samples);
+    Py_CLEAR(self->sample_errors);
     return 0;
 }
 
@@ -86,6 +90,10 @@ static PyMemberDef core_members[] = {
     {"total_weight", T_DOUBLE, offsetof(CoreObject, total_weight), 0, "sum of weights"},
     {"_warmup", T_OBJECT_EX, offsetof(CoreObject, warmup), 0, "warmup phase"},
     {"_measurement", T_OBJECT_EX, offsetof(CoreObject, measurement), 0, "measurement phase"},
+    {"samples", T_OBJECT, offsetof(CoreObject, samples), 0,
+     "bytearray that keeps every request (5 doubles each), or None"},
+    {"sample_errors", T_OBJECT, offsetof(CoreObject, sample_errors), 0,
+     "dict: position of a failed request in samples -> its error type"},
     {NULL}};
 
 static PyMethodDef core_methods[] = {

@@ -43,8 +43,10 @@ typedef struct {
     double total_weight;
     int has_origin;
     double origin;
-    PyObject *warmup;      /* PhaseCounters */
-    PyObject *measurement; /* PhaseCounters */
+    PyObject *warmup;        /* PhaseCounters */
+    PyObject *measurement;   /* PhaseCounters */
+    PyObject *samples;       /* bytearray of per-request samples, or NULL/None (off) */
+    PyObject *sample_errors; /* dict: sample position -> error type, with samples */
 } CoreObject;
 
 ESB_HIDDEN extern PyTypeObject PhaseType; /* _phase.c */

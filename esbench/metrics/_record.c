@@ -4,6 +4,8 @@
  */
 #include "_accumulator.h"
 
+#include <string.h>
+
 /* record()'s parameters, keyword-only; the first five are required. */
 static PyObject *record_names[10];
 
@@ -13,6 +15,51 @@ record_init_names(void)
     const char *names[10] = {"warmup", "end", "service_time", "latency", "processing_time",
                              "weight", "success", "error_type", "sent", "received"};
     return esb_intern_all(record_names, names, 10);
+}
+
+/* The request's sample, appended to self->samples (a bytearray) as 5 native doubles: start
+ * (end - service time), latency, service time, processing time (s) and flags (1 warmup, 2 failed);
+ * a failed request's error type (or unknown_error) goes to self->sample_errors under its position.
+ * The Python twin is the last step of PyRecorderCore.record (accumulator.py). 0, or -1 with an
+ * exception. */
+static int
+keep_sample(CoreObject *self, double end, double service_time, double latency, double processing_time,
+            int warmup, int success, PyObject *error_type)
+{
+    PyObject *buf = self->samples;
+    if (!PyByteArray_Check(buf)) {
+        PyErr_SetString(PyExc_TypeError, "samples must be a bytearray or None");
+        return -1;
+    }
+    double row[5] = {end - service_time, latency, service_time, processing_time,
+                     (double)((warmup ? 1 : 0) | (success ? 0 : 2))};
+    Py_ssize_t size = PyByteArray_GET_SIZE(buf);
+    if (!success) {
+        if (self->sample_errors == NULL || !PyDict_Check(self->sample_errors)) {
+            PyErr_SetString(PyExc_TypeError, "sample_errors must be a dict when samples are kept");
+            return -1;
+        }
+        PyObject *key = unknown_error;
+        if (error_type != NULL) {
+            int truthy = PyObject_IsTrue(error_type);
+            if (truthy < 0)
+                return -1;
+            if (truthy)
+                key = error_type;
+        }
+        PyObject *position = PyLong_FromSsize_t(size / (Py_ssize_t)sizeof(row));
+        if (position == NULL)
+            return -1;
+        int rc = PyDict_SetItem(self->sample_errors, position, key);
+        Py_DECREF(position);
+        if (rc < 0)
+            return -1;
+    }
+    /* bytearray grows by over-allocation: amortised O(1) per request. */
+    if (PyByteArray_Resize(buf, size + (Py_ssize_t)sizeof(row)) < 0)
+        return -1;
+    memcpy(PyByteArray_AS_STRING(buf) + size, row, sizeof(row));
+    return 0;
 }
 
 PyObject *
@@ -236,6 +283,9 @@ core_record(CoreObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject 
         Py_DECREF(value);
         Py_DECREF(errors);
     }
+    if (self->samples != NULL && self->samples != Py_None &&
+        keep_sample(self, end, service_time, latency, processing_time, warmup, success, o_error_type) < 0)
+        goto done;
     result = Py_None;
     Py_INCREF(result);
 done:

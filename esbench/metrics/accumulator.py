@@ -17,6 +17,7 @@ same samples and requires identical states.
 from __future__ import annotations
 
 import math
+import struct
 from typing import Any
 
 from esbench._compiled import load
@@ -29,6 +30,12 @@ _INF = float("inf")
 #: Distinct values a phase keeps per metric before it adds them to its HdrHistogram (see
 #: :class:`esbench.metrics.recorder._Phase`).
 PENDING_VALUES = 4096
+
+#: One kept request in ``RecorderCore.samples``: start (end - service time), latency, service
+#: time, processing time (s) and flags (:data:`SAMPLE_WARMUP`, :data:`SAMPLE_FAILED`), native doubles.
+SAMPLE = struct.Struct("@5d")
+SAMPLE_WARMUP = 1
+SAMPLE_FAILED = 2
 
 
 def _largest_recordable_us() -> int:
@@ -120,9 +127,21 @@ class PyRecorderCore:
 
     ``_warmup`` and ``_measurement`` (:class:`PyPhaseCounters` subclasses) and ``_origin``
     (``perf_counter`` s of window 0, or None until the first sample) are set by the subclass.
+    ``samples``: None, or a bytearray to which :meth:`record` appends every request as one
+    :data:`SAMPLE` (only with a metrics store: Rally keeps each request there);
+    ``sample_errors``: position in ``samples`` of a failed request -> its error type.
     """
 
-    __slots__ = ("_measurement", "_origin", "_warmup", "count", "error_count", "total_weight")
+    __slots__ = (
+        "_measurement",
+        "_origin",
+        "_warmup",
+        "count",
+        "error_count",
+        "sample_errors",
+        "samples",
+        "total_weight",
+    )
 
     count: int
     error_count: int
@@ -130,6 +149,8 @@ class PyRecorderCore:
     _origin: float | None
     _warmup: Any
     _measurement: Any
+    samples: bytearray | None
+    sample_errors: dict[int, str] | None
 
     def record(
         self,
@@ -242,6 +263,15 @@ class PyRecorderCore:
             phase.error_count += 1
             key = error_type or UNKNOWN_ERROR
             phase.errors[key] = phase.errors.get(key, 0) + 1
+        samples = self.samples
+        if samples is not None:
+            # keep_sample in _record.c.
+            if not success:
+                if not isinstance(self.sample_errors, dict):
+                    raise TypeError("sample_errors must be a dict when samples are kept")
+                self.sample_errors[len(samples) // SAMPLE.size] = error_type or UNKNOWN_ERROR
+            flags = (SAMPLE_WARMUP if warmup else 0) | (0 if success else SAMPLE_FAILED)
+            samples += SAMPLE.pack(end - service_time, latency, service_time, processing_time, flags)
 
 
 _C = load("esbench.metrics._accumulator")

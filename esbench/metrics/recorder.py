@@ -159,6 +159,9 @@ class TaskRecorder(RecorderCore):
         self.count = 0
         self.error_count = 0
         self.total_weight = 0.0
+        # Per-request samples, only with a metrics store (esbench.metrics.samples.keep_samples).
+        self.samples = None
+        self.sample_errors = None
 
     def set_origin(self, origin: float) -> None:
         """Set the ``origin`` of throughput window 0 (``perf_counter`` s) of a recorder that has no

@@ -35,7 +35,7 @@ from esbench.home import home_subdir
 from esbench.live_progress import LiveProgress
 from esbench.metrics.cluster import ClusterStatsSnapshot, cluster_metrics
 from esbench.racecontrol.prepare import PreparedTrack, prepare_track
-from esbench.racecontrol.store import store_and_report
+from esbench.racecontrol.store import metrics_store_of, store_and_report
 from esbench.racecontrol.target import (
     ClusterInfo,
     TargetCluster,
@@ -49,6 +49,7 @@ from esbench.racecontrol.target import (
 from esbench.racelog import start_race_log
 from esbench.records import STATUS_INTERRUPTED, RaceResult
 from esbench.requirements import verify_race_requirements
+from esbench.results.rally_store import SampleWriter
 from esbench.results.store_probe import check_reachable
 from esbench.settings import PIPELINE_FROM_DISTRIBUTION, RaceSettings
 from esbench.telemetry.race import attach_telemetry, check_telemetry, provisioned_nodes, start_telemetry
@@ -124,9 +125,10 @@ class _Race:
 
 def _check_before_start(settings: RaceSettings) -> str:
     """What can fail before anything is prepared: the metrics store, the pipeline, telemetry."""
-    if settings.metrics_store:
-        # Before the race, not after it: the export happens at its end.
-        check_reachable(settings.metrics_store)
+    store = metrics_store_of(settings)
+    if store is not None:
+        # Before the race, not after it: the samples go at each task's end, the rest at the race's.
+        check_reachable(store)
     pipeline = resolve_pipeline(settings)
     check_telemetry(settings.telemetry, provisioned=pipeline == PIPELINE_FROM_DISTRIBUTION)
     if settings.race_id is not None and (home_subdir("races") / settings.race_id).exists():
@@ -234,6 +236,10 @@ def _drive(
     driver = replace(settings.driver, include_tasks=(), exclude_tasks=())  # the schedule is filtered
     if settings.test_mode and driver.task_pause_s is None:
         driver = replace(driver, task_pause_s=0.0)  # Rally's test mode does not pause between tasks
+    store = metrics_store_of(settings)
+    if store is not None:
+        # Rally keeps every request's samples only in its metrics store; so does esbench.
+        driver = replace(driver, sample_sink=SampleWriter(store, race.result(target), console))
     try:
         with LiveProgress(console) as progress:
             outcome = run_challenge(

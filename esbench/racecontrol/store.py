@@ -17,6 +17,7 @@ from esbench.reporting.formats import GRAPHIC_FORMATS
 from esbench.reporting.summary import render_summary
 from esbench.reporting.verdict import last_line_status, race_problems
 from esbench.results.files import write_results_file
+from esbench.results.metrics_store import MetricsStoreSettings, resolve_metrics_store
 from esbench.results.store import ResultsStore
 from esbench.settings import RaceSettings
 
@@ -30,8 +31,13 @@ def store_and_report(result: RaceResult, race_dir: Path, settings: RaceSettings,
         ResultsStore.open().save(result)
     except EsbenchError as e:
         console.warn(f"The race was not added to the results store: {e} Its results are in {race_dir}.")
-    if settings.metrics_store:
-        _export(result, settings.metrics_store, console)
+    try:
+        store = metrics_store_of(settings)
+    except EsbenchError as e:
+        console.warn(f"Export to the metrics store failed: {e}")
+        store = None
+    if store is not None:
+        _export(result, store, console)
     if settings.report.fmt in GRAPHIC_FORMATS:
         _write_graphic_report(result, race_dir, settings, console)
         # The file is for a browser; the terminal still gets the summary a race always prints.
@@ -71,11 +77,22 @@ def _write_graphic_report(
     console.info(f"Report written to {path}")
 
 
-def _export(result: RaceResult, metrics_store: str, console: Console) -> None:
+def metrics_store_of(settings: RaceSettings) -> MetricsStoreSettings | None:
+    """The race's metrics store: ``--metrics-store`` / ``$ESBENCH_METRICS_STORE``, else the
+    ``[reporting]`` section of esbench.ini (:func:`esbench.results.metrics_store.resolve_metrics_store`);
+    None when neither configures one.
+
+    Raises:
+        ConfigError: a malformed URL or ini section.
+    """
+    return resolve_metrics_store(settings.metrics_store)
+
+
+def _export(result: RaceResult, store: MetricsStoreSettings, console: Console) -> None:
     from esbench.results.es_export import export_race
 
     try:
-        export_race(result, metrics_store)
+        export_race(result, store)
     except EsbenchError as e:
         console.warn(f"Export to the metrics store failed: {e}")
 

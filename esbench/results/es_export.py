@@ -1,8 +1,10 @@
-"""Optional export of races to an Elasticsearch *metrics store*, for dashboards in Kibana.
+"""Export of races to an Elasticsearch *metrics store*: Rally's layout, and esbench's former own.
 
-The local SQLite store stays the source for ``list`` and ``compare``; the export is a copy. Three
-kinds of documents go into monthly indices (like Rally's ``rally-*-YYYY-MM``), named after the
-race timestamp, each covered by a composable index template installed on first use:
+:func:`export_races` (``esbench export``, ``race --metrics-store``) writes Rally's layout
+(:mod:`esbench.results.rally_store`). The rest of this module is esbench's former own layout,
+which the readers still read and :func:`export_races_esbench_layout` still writes (the readers'
+tests build such stores with it). Three kinds of documents go into monthly indices, named after
+the race timestamp, each covered by a composable index template installed on first use:
 
 - ``<prefix>-races-YYYY-MM``: one document per race (``_id`` = race id);
 - ``<prefix>-results-YYYY-MM``: one document per reported task (``kind: task``: throughput
@@ -25,16 +27,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from esbench.exceptions import ConfigError, StoreError
 from esbench.records import RaceResult
 from esbench.results.es_export_telemetry import telemetry_documents
 from esbench.results.metrics_store import DEFAULT_PREFIX, MetricsStoreSettings, metrics_store_client
-
-if TYPE_CHECKING:
-    pass
+from esbench.results.rally_store import ExportCounts, write_races
 
 logger = logging.getLogger(__name__)
 
@@ -44,16 +43,6 @@ _PERCENTILE_FIELDS = {
     "service_time_ms": "service-time",
     "processing_time_ms": "processing-time",
 }
-
-
-@dataclass(frozen=True, kw_only=True)
-class ExportCounts:
-    """How many documents were written."""
-
-    races: int = 0
-    results: int = 0
-    metrics: int = 0
-    telemetry: int = 0
 
 
 # ---------------------------------------------------------------------------------- documents
@@ -296,10 +285,12 @@ def _actions(races: Sequence[RaceResult], prefix: str, counts: dict[str, int]) -
             yield {"_index": index_name(prefix, "metrics", race), "_id": doc_id, "_source": doc}
 
 
-def export_races(
+def export_races_esbench_layout(
     races: Iterable[RaceResult], settings: MetricsStoreSettings | str, *, refresh: bool = False
 ) -> ExportCounts:
-    """Install the index templates (idempotent) and index the documents of ``races``.
+    """Install esbench's own templates and index ``races`` in esbench's own layout
+    (``<prefix>-races-*``...), the layout esbench wrote before it wrote Rally's; the readers still
+    read it. ``esbench export`` and ``race`` write Rally's layout (:func:`export_races`).
 
     Args:
         settings: the metrics store, or its URL (credentials then come from the URL userinfo or the
@@ -312,11 +303,7 @@ def export_races(
     """
     from elasticsearch import helpers
 
-    if isinstance(settings, str):
-        resolved = MetricsStoreSettings.from_env(settings)
-        if resolved is None:
-            raise ConfigError("The metrics store URL is empty (--metrics-store / ESBENCH_METRICS_STORE).")
-        settings = resolved
+    settings = _settings(settings)
     races = list(races)
     counts = {"races": 0, "results": 0, "metrics": 0, "telemetry": 0}
     with metrics_store_client(settings, "export") as es:
@@ -340,6 +327,32 @@ def export_races(
         )
     logger.debug("exported %s to %s", counts, settings.display_url)
     return ExportCounts(**counts)
+
+
+def export_races(
+    races: Iterable[RaceResult], settings: MetricsStoreSettings | str, *, refresh: bool = False
+) -> ExportCounts:
+    """Write ``races`` into Rally's metrics store layout (:func:`esbench.results.rally_store.write_races`).
+
+    Args:
+        settings: the metrics store, or its URL (credentials then come from the URL userinfo or the
+            ``ESBENCH_METRICS_STORE_*`` variables, see :meth:`MetricsStoreSettings.from_env`).
+        refresh: refresh the written indices before returning (tests, immediate dashboards).
+
+    Raises:
+        ConfigError: an empty or malformed URL.
+        StoreError: the metrics store is unreachable, rejects the credentials or a document.
+    """
+    return write_races(races, _settings(settings), refresh=refresh)
+
+
+def _settings(settings: MetricsStoreSettings | str) -> MetricsStoreSettings:
+    if isinstance(settings, MetricsStoreSettings):
+        return settings
+    resolved = MetricsStoreSettings.from_env(settings)
+    if resolved is None:
+        raise ConfigError("The metrics store URL is empty (--metrics-store / ESBENCH_METRICS_STORE).")
+    return resolved
 
 
 def export_race(

@@ -10,7 +10,7 @@ import pytest
 from elasticsearch import Elasticsearch
 
 from esbench.exceptions import StoreError
-from esbench.results.es_export import export_race, export_races
+from esbench.results.es_export import export_race, export_races_esbench_layout
 from esbench.results.metrics_store import MetricsStoreSettings
 
 _spec = importlib.util.spec_from_file_location(
@@ -33,7 +33,7 @@ def test_export_creates_kibana_friendly_indices(es_hosts: list[str], prefix: str
     assert "pw" not in settings.display_url and settings.password == "pw!"
     base = racefactory.make_race(seed=1, tags={"setup": "1node"}, timestamp="2026-03-04T05:06:07Z")
     other = racefactory.make_race(seed=2, tags={"setup": "3nodes"}, timestamp="2026-04-01T00:00:00Z")
-    counts = export_races([base, other], settings, refresh=True)
+    counts = export_races_esbench_layout([base, other], settings, refresh=True)
     windows = sum(len(t.throughput_windows) for t in base.tasks) * 2
     assert (counts.races, counts.results, counts.metrics) == (2, 2 * (2 + 3), windows)
 
@@ -103,7 +103,7 @@ def test_export_creates_kibana_friendly_indices(es_hosts: list[str], prefix: str
 
         # Exporting again overwrites (deterministic ids) instead of duplicating.
         changed = dataclasses.replace(base, status="failed", error="x")
-        export_race(changed, settings, refresh=True)
+        export_races_esbench_layout([changed], settings, refresh=True)
         assert es.count(index=f"{prefix}-races-*")["count"] == 2
         assert es.count(index=f"{prefix}-results-*")["count"] == counts.results
         assert es.get(index=f"{prefix}-races-2026-03", id=base.race_id)["_source"]["status"] == "failed"
@@ -127,7 +127,12 @@ def test_export_command_exports_stored_races_by_tag(
     from esbench.cli import main
     from esbench.results.store import ResultsStore
 
-    races = [racefactory.make_race(seed=10 + i, tags={"setup": "x"}) for i in range(2)]
+    # Scalar track params: Elasticsearch's dynamic mapping of Rally's track-params refuses arrays
+    # of mixed types.
+    races = [
+        dataclasses.replace(racefactory.make_race(seed=10 + i, tags={"setup": "x"}), track_params={"n": i})
+        for i in range(2)
+    ]
     with ResultsStore.open() as store:
         for race in races:
             store.save(race)
@@ -148,8 +153,13 @@ def test_export_command_exports_stored_races_by_tag(
     assert "never-shown" not in result.output and "bench@" not in result.output
     es = Elasticsearch(f"http://{es_hosts[0]}")
     try:
-        es.indices.refresh(index=f"{prefix}-races-*")
-        hits = es.search(index=f"{prefix}-races-*", query={"match_all": {}})["hits"]["hits"]
+        # Rally's layout: the prefix names only esbench's former indices, which the readers read.
+        es.indices.refresh(index="rally-races-*")
+        hits = es.search(index="rally-races-*", query={"match_all": {}})["hits"]["hits"]
         assert {h["_id"] for h in hits} == {r.race_id for r in races}
+        assert {h["_source"]["environment"] for h in hits} == {"local"}
     finally:
+        # Also on an ESBENCH_TEST_HOSTS node, which the per-test clean-up leaves alone.
+        for index in es.indices.get(index="rally-*", expand_wildcards="all"):
+            es.indices.delete(index=index)
         es.close()

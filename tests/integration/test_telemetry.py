@@ -15,7 +15,7 @@ from harness import esbench, interrupt_at_task, long_race
 from telemetry_race import TelemetryRace
 
 from esbench.records import RaceResult
-from esbench.results.es_export import export_race, index_templates
+from esbench.results.es_export import export_race
 from esbench.results.metrics_store import MetricsStoreSettings
 from esbench.results.store import ResultsStore
 
@@ -159,27 +159,31 @@ def test_telemetry_reaches_the_metrics_store(es_hosts: list[str], tmp_path: Path
     )
     _ok(proc)
     (race,) = ResultsStore.open().find(user_tags={"case": "telemetry-export"})
-    prefix = f"esbench-tel-{race.race_id[:8]}"
     es = Elasticsearch(f"http://{es_hosts[0]}")
     try:
-        settings = MetricsStoreSettings.from_url(f"http://{es_hosts[0]}", index_prefix=prefix)
-        counts = export_race(race, settings, refresh=True)
-        samples = sum(len(s.values) for s in race.telemetry)
-        assert counts.telemetry == samples
-        found = es.count(index=f"{prefix}-metrics-*", query={"term": {"kind": "telemetry"}})["count"]
-        assert found == samples
+        counts = export_race(race, MetricsStoreSettings.from_url(f"http://{es_hosts[0]}"), refresh=True)
+        # Rally's node-stats documents: one per node and sample time, every metric a field of it.
+        sample_times = {(s.node, t) for s in race.telemetry if s.device == "node-stats" for t in s.timestamps}
+        assert counts.telemetry == len(sample_times)
+        found = es.count(index="rally-metrics-*", query={"term": {"name": "node-stats"}})["count"]
+        assert found == len(sample_times)
         heap = es.search(
-            index=f"{prefix}-metrics-*", query={"term": {"name": "jvm.mem.heap_used_percent"}}, size=1
+            index="rally-metrics-*",
+            query={
+                "bool": {
+                    "filter": [
+                        {"term": {"name": "node-stats"}},
+                        {"exists": {"field": "jvm_mem_heap_used_percent"}},
+                    ]
+                }
+            },
+            size=1,
         )["hits"]["hits"]
-        assert heap[0]["_source"]["unit"] == "%" and heap[0]["_source"]["device"] == "node-stats"
-        cluster_rows = es.count(
-            index=f"{prefix}-results-*", query={"term": {"metric": "Peak CPU usage (node-stats)"}}
-        )["count"]
-        assert cluster_rows == len({s.node for s in race.telemetry})
+        assert heap and heap[0]["_source"]["meta"]["node_name"] in {s.node for s in race.telemetry}
     finally:
-        for index in es.indices.get(index=f"{prefix}-*", allow_no_indices=True, expand_wildcards="all"):
+        for index in es.indices.get(index="rally-*", allow_no_indices=True, expand_wildcards="all"):
             es.indices.delete(index=index)
-        for template in index_templates(prefix):
+        for template in ("rally-races", "rally-results", "rally-metrics", "rally-annotations"):
             es.options(ignore_status=404).indices.delete_index_template(name=template)
         es.close()
 

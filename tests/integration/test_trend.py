@@ -32,7 +32,7 @@ from esbench.cli import main
 from esbench.console import Console
 from esbench.driver.settings import DriverSettings
 from esbench.records import RaceResult, RaceStatus
-from esbench.results.es_export import export_races
+from esbench.results.es_export import export_races_esbench_layout
 from esbench.results.metrics_store import MetricsStoreSettings
 
 #: Measured against the clock: tests/run runs these alone, after the other tests.
@@ -227,7 +227,9 @@ def test_metrics_store_gives_the_same_trend(
 ) -> None:
     db, races = history.db, history.races
     url = f"http://{es_hosts[0]}"
-    export_races(races, MetricsStoreSettings.from_url(url, index_prefix=metrics_store_prefix), refresh=True)
+    export_races_esbench_layout(
+        races, MetricsStoreSettings.from_url(url, index_prefix=metrics_store_prefix), refresh=True
+    )
     store = [
         "--source=metrics-store",
         f"--metrics-store={url}",

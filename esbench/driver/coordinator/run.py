@@ -40,7 +40,13 @@ from esbench.driver.coordinator.filters import filter_schedule
 from esbench.driver.coordinator.pools.base import WorkerHandle, WorkerPool
 from esbench.driver.coordinator.pools.factory import create_pool
 from esbench.driver.coordinator.pools.placement import SampleTally, clients_by_host
-from esbench.driver.coordinator.steps import StepOutcome, StepState, step_results, worker_exception
+from esbench.driver.coordinator.steps import (
+    StepOutcome,
+    StepState,
+    step_results,
+    step_samples,
+    worker_exception,
+)
 from esbench.driver.settings import CANCEL_GRACE, DEFAULT_TASK_PAUSE, START_LEAD, OnError
 
 # The driver's public settings and outcome types, re-exported beside run_challenge (their old home).
@@ -197,6 +203,7 @@ class _Coordinator:
                 seed=self.seed,
                 log_file=active_log_file(),
                 profile=self.settings.profiling,
+                keep_samples=self.settings.sample_sink is not None,
             )
 
         self.handles = self.pool.start(self.pool_size, init_for)
@@ -328,6 +335,9 @@ class _Coordinator:
                 else:
                     self.context[key] = value
         results = step_results(step, done, start_at=start_at, end=end)
+        if self.settings.sample_sink is not None:
+            for samples in step_samples(step, done):
+                self.settings.sample_sink(samples)
         return StepOutcome(results=results, end=end, error=state.error, interrupted=interrupted)
 
     def _log_waits(self, reports: dict[int, ProgressReport]) -> None:

@@ -23,6 +23,7 @@ from esbench.exceptions import DriverError, EsbenchError
 from esbench.metrics.recorder import RecorderState
 from esbench.metrics.stats import task_result
 from esbench.records import TaskResult
+from esbench.records.samples import RequestSamples
 
 
 def worker_exception(error: WorkerError) -> EsbenchError:
@@ -71,6 +72,17 @@ def step_results(step: Step, done: Sequence[StepDone], *, start_at: float, end: 
             result = replace(result, item_errors_by_status=items)
         results.append(result)
     return results
+
+
+def step_samples(step: Step, done: Sequence[StepDone]) -> list[RequestSamples]:
+    """Each task's requests over all workers (tasks without any are left out); the workers send
+    them only when ``DriverSettings.sample_sink`` is set."""
+    merged = []
+    for task in step.tasks:
+        parts = [d.samples[task.name] for d in done if task.name in d.samples]
+        if parts:
+            merged.append(RequestSamples.merge(parts))
+    return merged
 
 
 @dataclass

@@ -60,6 +60,8 @@ from esbench.driver.worker.runners.base import Runner, RunnerResult
 from esbench.driver.worker.scheduler import Scheduler
 from esbench.driver.worker.waits import WaitNote, current_wait
 from esbench.metrics.recorder import TaskRecorder
+from esbench.metrics.samples import keep_samples, request_samples
+from esbench.records.samples import RequestSamples
 from esbench.track.model import Task
 
 #: Default throughput unit per operation type until a response reports one.
@@ -126,6 +128,8 @@ class TaskRun:
         first_start / last_end: ``perf_counter`` seconds when the first of this worker's
             allocations of the task started and the last one ended (None before any); the
             coordinator takes the task's start and end from them.
+        keep_samples: the recorder keeps every request for the metrics store
+            (:func:`esbench.metrics.samples.keep_samples`).
     """
 
     def __init__(
@@ -137,12 +141,14 @@ class TaskRun:
         schedulers: Mapping[str, Any],
         on_error: str = OnError.CONTINUE,
         seed: int = 0,
+        keep_samples: bool = False,
     ) -> None:
         self.task = task
         self.runner = runner
         self.source = source
         self.schedulers = schedulers
         self.seed = seed
+        self.keep_samples = keep_samples
         self.recorder = self._new_recorder(None)
         self.item_errors: dict[str, int] = {}
         self.abort_on_error = (
@@ -157,13 +163,16 @@ class TaskRun:
 
     def _new_recorder(self, origin: float | None) -> TaskRecorder:
         op = self.task.operation
-        return TaskRecorder(
+        recorder = TaskRecorder(
             task=self.task.name,
             operation=op.name,
             operation_type=op.operation_type,
             throughput_unit=self._default_unit(),
             origin=origin,
         )
+        if self.keep_samples:
+            keep_samples(recorder)
+        return recorder
 
     def start(self, origin: float) -> None:
         """Start recording with throughput windows counted from ``origin`` (the step start, the
@@ -194,6 +203,13 @@ class TaskRun:
         if self.unit_pending:
             self.unit_pending = False
             self.recorder.throughput_unit = f"{unit}/s"
+
+
+def kept_samples(runs: Mapping[str, TaskRun]) -> dict[str, RequestSamples]:
+    """Task name -> the requests its recorder kept in this worker (tasks that keep none are left out)."""
+    return {
+        name: request_samples(run.recorder, run.first_start) for name, run in runs.items() if run.keep_samples
+    }
 
 
 class ClientExecutor:

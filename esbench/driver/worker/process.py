@@ -32,13 +32,14 @@ from esbench.driver.transport.http import HttpTransport
 from esbench.driver.transport.lazyclient import LazyClient
 from esbench.driver.worker.clock import Clock, SystemClock
 from esbench.driver.worker.context import RaceContext
-from esbench.driver.worker.executor import ClientExecutor, StepControl, TaskRun
+from esbench.driver.worker.executor import ClientExecutor, StepControl, TaskRun, kept_samples
 from esbench.driver.worker.loop import new_loop, watch_pipe
 from esbench.driver.worker.profiling import worker_profile
 from esbench.driver.worker.taskruns import build_registry, build_task_runs
 from esbench.exceptions import EsbenchError
 from esbench.metrics.recorder import RecorderState
 from esbench.racelog import attach_worker_log
+from esbench.records.samples import RequestSamples
 from esbench.track.model import Task, Track
 
 if TYPE_CHECKING:
@@ -72,6 +73,8 @@ class InitWorker:
     log_file: str | None = None
     #: Profile the worker with cProfile (``--enable-driver-profiling``); written beside ``log_file``.
     profile: bool = False
+    #: Keep every request's sample for the metrics store (``esbench.metrics.samples``).
+    keep_samples: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +163,8 @@ class StepDone:
     #: task name -> (start of its first allocation, end of its last one) in this worker,
     #: perf_counter seconds; tasks that no client of this worker started are missing.
     spans: dict[str, tuple[float, float]] = field(default_factory=dict)
+    #: task name -> its requests in this worker, only with ``InitWorker.keep_samples``.
+    samples: dict[str, RequestSamples] = field(default_factory=dict)
 
 
 #: What the coordinator sends to a worker (after :class:`InitWorker`).
@@ -304,6 +309,7 @@ class WorkerRuntime:
                 corpora=self.init.corpora,
                 on_error=self.init.on_error,
                 seed=self.init.seed,
+                keep_samples=self.init.keep_samples,
             )
             for plan in message.clients:
                 self._client(plan.client_id)
@@ -396,6 +402,7 @@ class WorkerRuntime:
                 for name, run in runs.items()
                 if run.first_start is not None
             },
+            samples=kept_samples(runs),
         )
 
     def _counters(self, step: _StepExecution) -> dict[str, TaskCounters]:

@@ -50,6 +50,7 @@ def build_task_runs(
     corpora: CorpusSet | None,
     on_error: OnError,
     seed: int,
+    keep_samples: bool = False,
 ) -> dict[str, TaskRun]:
     """One :class:`TaskRun` per task of a step: its runner and a new (unpartitioned) param source.
 
@@ -73,5 +74,6 @@ def build_task_runs(
             schedulers=registry.schedulers,
             on_error=on_error,
             seed=seed,
+            keep_samples=keep_samples,
         )
     return runs

@@ -31,6 +31,8 @@ _SCRIPT = textwrap.dedent(
     edges_us = [0, 1, 63, 64, 65, 127, 128, 4095, 4096, 1 << 20, MAX_RECORDABLE_US,
                 MAX_RECORDABLE_US + 1, 10**13]
     r = TaskRecorder(task="t", operation="op", operation_type="search", origin=1000.0)
+    # Keep every request too (as with a metrics store): keep_sample in _record.c and its twin.
+    r.samples, r.sample_errors = bytearray(), {}
     outcomes = []
     for i in range(60_000):
         kind = rng.random()
@@ -81,12 +83,13 @@ _SCRIPT = textwrap.dedent(
             outcomes.append("TypeError")
     state = dataclasses.replace(r.state(), origin_epoch=None)
     live = (r.count, r.error_count, r.total_weight)
-    sys.stdout.buffer.write(pickle.dumps((accumulator.COMPILED, state, live, outcomes)))
+    kept = (bytes(r.samples), r.sample_errors)
+    sys.stdout.buffer.write(pickle.dumps((accumulator.COMPILED, state, live, outcomes, kept)))
     """
 )
 
 
-def _run(pure: bool) -> tuple[bool, object, tuple[int, int, float], list[str]]:
+def _run(pure: bool) -> tuple[bool, object, tuple[int, int, float], list[str], tuple[bytes, dict[int, str]]]:
     env = core_env(pure)
     out = subprocess.run([sys.executable, "-c", _SCRIPT], env=env, capture_output=True, check=False)
     assert out.returncode == 0, out.stderr.decode()[-3000:]
@@ -96,10 +99,14 @@ def _run(pure: bool) -> tuple[bool, object, tuple[int, int, float], list[str]]:
 def test_compiled_and_python_recorders_produce_identical_states() -> None:
     if not accumulator.COMPILED:
         pytest.skip("the C extension esbench.metrics._accumulator is not built here (no C compiler)")
-    compiled, c_state, c_live, c_outcomes = _run(pure=False)
-    pure, py_state, py_live, py_outcomes = _run(pure=True)
+    compiled, c_state, c_live, c_outcomes, c_kept = _run(pure=False)
+    pure, py_state, py_live, py_outcomes, py_kept = _run(pure=True)
     assert (compiled, pure) == (True, False)
     assert c_live == py_live
+    # The same bytes for every request kept, and the same failed positions and error types.
+    assert c_kept == py_kept
+    # Every request of the stream; not the three that raised (NaN, inf) part-way through record.
+    assert len(py_kept[0]) == accumulator.SAMPLE.size * 60_000 and UNKNOWN_ERROR in py_kept[1].values()
     assert c_outcomes == py_outcomes == ["ValueError", "OverflowError", "OverflowError"] + ["TypeError"] * 3
     # Field by field, so that a difference names its field.
     c_fields, py_fields = vars(c_state), vars(py_state)

@@ -1,0 +1,486 @@
+"""The documents of Rally's Elasticsearch metrics store, built from an esbench race.
+
+The specification is Rally 2.13's ``esrally/metrics.py``: ``Race.as_dict`` (the race document),
+``Race.to_result_dicts`` with ``GlobalStats.as_flat_list`` (one results document per metric and
+task), ``MetricsStore._put_metric`` / ``put_doc`` (one metrics document per sample), and
+``GlobalStatsCalculator`` (which values a race's ``results`` holds, in which units: times in ms,
+sizes in bytes). Index names: :mod:`esbench.results.rally_layout`.
+
+What esbench puts where Rally would put its own facts:
+
+- ``rally-version``: :data:`RALLY_VERSION`, the Rally whose layout these documents follow (Rally's
+  readers read it; esbench's own version is in ``esbench.version``);
+- ``rally-revision``: None (no Rally revision built them);
+- ``environment``: ``[system] env.name`` (:class:`~esbench.results.metrics_store.MetricsStoreSettings`);
+- ``car``: the race's car names as a list, ``+``-joined in results and metrics documents (Rally);
+- ``distribution-version``: the version of the benchmarked cluster.
+
+esbench's extra data go where Rally does not look: an ``esbench`` object in race and results
+documents (esbench version, race status, per-second throughput and latency windows, merged
+HdrHistograms as base64) — Rally's ``Race.from_dict`` and its dashboards ignore unknown keys.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from esbench.metrics.state import decode_histogram
+from esbench.records import RaceResult, TaskResult
+from esbench.records.samples import FAILED, WARMUP, RequestSamples
+from esbench.results.rally_layout import RACE_TIMESTAMP_FORMAT
+
+#: The Rally release whose metrics-store documents esbench writes.
+RALLY_VERSION = "2.13.0"
+
+#: esbench's summary row name -> (Rally's ``GlobalStats`` key, factor to Rally's stored unit).
+#: Rally stores times in ms and sizes in bytes; its reporter converts them for the rows
+#: (esrally/reporter.py ``_report_*``: ``convert.ms_to_minutes``, ``ms_to_seconds``, ``bytes_to_gb``).
+_MIN, _S, _GB = 60_000.0, 1_000.0, float(1024**3)
+_CLUSTER_ROWS: dict[str, tuple[str, float]] = {
+    "Cumulative indexing time of primary shards": ("total_time", _MIN),
+    "Cumulative indexing throttle time of primary shards": ("indexing_throttle_time", _MIN),
+    "Cumulative merge time of primary shards": ("merge_time", _MIN),
+    "Cumulative merge count of primary shards": ("merge_count", 1.0),
+    "Cumulative merge throttle time of primary shards": ("merge_throttle_time", _MIN),
+    "Cumulative refresh time of primary shards": ("refresh_time", _MIN),
+    "Cumulative refresh count of primary shards": ("refresh_count", 1.0),
+    "Cumulative flush time of primary shards": ("flush_time", _MIN),
+    "Cumulative flush count of primary shards": ("flush_count", 1.0),
+    "Total Young Gen GC time": ("young_gc_time", _S),
+    "Total Young Gen GC count": ("young_gc_count", 1.0),
+    "Total Old Gen GC time": ("old_gc_time", _S),
+    "Total Old Gen GC count": ("old_gc_count", 1.0),
+    "Total ZGC Cycles GC time": ("zgc_cycles_gc_time", _S),
+    "Total ZGC Cycles GC count": ("zgc_cycles_gc_count", 1.0),
+    "Total ZGC Pauses GC time": ("zgc_pauses_gc_time", _S),
+    "Total ZGC Pauses GC count": ("zgc_pauses_gc_count", 1.0),
+    "Dataset size": ("dataset_size", _GB),
+    "Store size": ("store_size", _GB),
+    "Translog size": ("translog_size", _GB),
+    "Segment count": ("segment_count", 1.0),
+    "Total Ingest Pipeline count": ("ingest_pipeline_cluster_count", 1.0),
+    "Total Ingest Pipeline time": ("ingest_pipeline_cluster_time", _S),
+    "Total Ingest Pipeline failed": ("ingest_pipeline_cluster_failed", 1.0),
+}
+#: "<Min|Median|Max> cumulative <label> across primary shards" -> Rally's ``*_per_shard`` key.
+_PER_SHARD = {
+    "indexing time": "total_time_per_shard",
+    "indexing throttle time": "indexing_throttle_time_per_shard",
+    "merge time": "merge_time_per_shard",
+    "merge throttle time": "merge_throttle_time_per_shard",
+    "refresh time": "refresh_time_per_shard",
+    "flush time": "flush_time_per_shard",
+}
+#: ``GlobalStats.__init__``: every key of a race's ``results`` and its empty value.
+_GLOBAL_KEYS: dict[str, Any] = {
+    "op_metrics": [],
+    **{k: None for k, _ in _CLUSTER_ROWS.values()},
+    **{k: {} for k in _PER_SHARD.values()},
+    "ml_processing_time": [],
+    **dict.fromkeys(
+        (
+            "memory_segments",
+            "memory_doc_values",
+            "memory_terms",
+            "memory_norms",
+            "memory_points",
+            "memory_stored_fields",
+            "total_transform_search_times",
+            "total_transform_index_times",
+            "total_transform_processing_times",
+            "total_transform_throughput",
+            "disk_usage_total",
+            "disk_usage_inverted_index",
+            "disk_usage_stored_fields",
+            "disk_usage_doc_values",
+            "disk_usage_points",
+            "disk_usage_norms",
+            "disk_usage_term_vectors",
+        )
+    ),
+}
+#: Rally's metric names of the three request durations (esrally/driver/driver.py).
+_DURATIONS = (
+    ("latency", "latency_ms"),
+    ("service_time", "service_time_ms"),
+    ("processing_time", "processing_time_ms"),
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RaceContext:
+    """What every document of one race repeats (``MetricsStore._put_metric``'s common fields)."""
+
+    race_id: str
+    race_timestamp: str
+    environment: str
+    track: str
+    challenge: str
+    car: str
+    track_params: Mapping[str, Any]
+    user_tags: Mapping[str, str]
+
+    def common(self) -> dict[str, Any]:
+        """The fields every metrics document starts with (without times)."""
+        doc: dict[str, Any] = {
+            "race-id": self.race_id,
+            "race-timestamp": self.race_timestamp,
+            "environment": self.environment,
+            "track": self.track,
+            "challenge": self.challenge,
+            "car": self.car,
+        }
+        if self.track_params:
+            doc["track-params"] = dict(self.track_params)
+        return doc
+
+    def meta(self) -> dict[str, Any]:
+        """Cluster-level meta info: the user tags as ``tag_<key>`` (``MetricsStore.open``)."""
+        return {f"tag_{k}": v for k, v in self.user_tags.items()}
+
+
+def race_timestamp(race: RaceResult) -> datetime:
+    """The race's start (UTC) from its stored ``YYYY-MM-DDTHH:MM:SSZ`` timestamp.
+
+    Raises:
+        ValueError: a timestamp in neither that nor Rally's ``YYYYMMDDTHHMMSSZ`` form.
+    """
+    for fmt in ("%Y-%m-%dT%H:%M:%SZ", RACE_TIMESTAMP_FORMAT):
+        with contextlib.suppress(ValueError):
+            return datetime.strptime(race.timestamp, fmt).replace(tzinfo=UTC)
+    raise ValueError(f"race {race.race_id}: unreadable timestamp {race.timestamp!r}")
+
+
+def car_names(race: RaceResult) -> list[str]:
+    """The car as Rally's ``car.names`` list (esbench stores ``a,b``)."""
+    return [c for c in race.car.split(",") if c] or ["external"]
+
+
+def context(race: RaceResult, environment: str) -> RaceContext:
+    """The :class:`RaceContext` of ``race`` in ``environment`` (Rally's ``env.name``)."""
+    return RaceContext(
+        race_id=race.race_id,
+        race_timestamp=race_timestamp(race).strftime(RACE_TIMESTAMP_FORMAT),
+        environment=environment,
+        track=race.track,
+        challenge=race.challenge,
+        car="+".join(car_names(race)),
+        track_params=race.track_params,
+        user_tags={str(k): str(v) for k, v in race.user_tags.items()},
+    )
+
+
+def encode_percentile(label: str) -> str:
+    """``"99.9" -> "99_9"``, ``"50" -> "50_0"``: Rally's ``encode_float_key`` (no dots in names)."""
+    return str(float(label)).replace(".", "_")
+
+
+def _version(race: RaceResult) -> str | None:
+    return race.distribution_version or race.cluster_version
+
+
+def _mean_ms(task: TaskResult, metric: str) -> float | None:
+    if metric == "service_time" and task.mean_service_time_ms is not None:
+        return task.mean_service_time_ms
+    encoded = task.histograms.get(metric)
+    if not encoded:
+        return None
+    try:
+        histogram = decode_histogram(encoded)
+    except ValueError:
+        return None
+    return histogram.get_mean_value() / 1000.0 if histogram.get_total_count() else None
+
+
+def _durations(task: TaskResult, metric: str, attr: str) -> dict[str, Any]:
+    """``GlobalStatsCalculator.single_latency``: percentiles, mean and unit; {} without samples."""
+    values: Mapping[str, float] = getattr(task, attr)
+    if not values:
+        return {}
+    stats: dict[str, Any] = {encode_percentile(k): v for k, v in values.items()}
+    stats["mean"] = _mean_ms(task, metric)
+    stats["unit"] = "ms"
+    return stats
+
+
+def _throughput(task: TaskResult) -> dict[str, Any]:
+    """``GlobalStatsCalculator.summary_stats``: all None (with the unit) when a value is missing or 0."""
+    values = (task.throughput_min, task.throughput_mean, task.throughput_median, task.throughput_max)
+    if not (task.throughput_mean and task.throughput_median):
+        values = (None, None, None, None)
+    return dict(zip(("min", "mean", "median", "max"), values, strict=True)) | {"unit": task.throughput_unit}
+
+
+def op_metrics(task: TaskResult) -> dict[str, Any]:
+    """One ``op_metrics`` entry (``GlobalStats.add_op_metrics``); ``duration`` in ms."""
+    return {
+        "task": task.task,
+        "operation": task.operation,
+        "throughput": _throughput(task),
+        **{metric: _durations(task, metric, attr) for metric, attr in _DURATIONS},
+        "error_rate": task.error_rate,
+        "duration": task.duration_s * 1000.0 if task.sample_count else None,
+    }
+
+
+def global_stats(race: RaceResult) -> dict[str, Any]:
+    """The race's ``results`` as Rally stores them (``GlobalStats.as_dict``): reported tasks'
+    ``op_metrics`` and the cluster-level values in Rally's units (ms, bytes, counts)."""
+    stats: dict[str, Any] = {k: copy.copy(v) for k, v in _GLOBAL_KEYS.items()}
+    stats["op_metrics"] = [op_metrics(t) for t in race.tasks if t.reported]
+    for row in race.cluster_metrics:
+        if row.task:
+            continue
+        if row.name in _CLUSTER_ROWS:
+            key, factor = _CLUSTER_ROWS[row.name]
+            # Rally's values are whole ms, bytes and counts (sums of node and index statistics).
+            stats[key] = round(row.value * factor)
+            continue
+        which, _, rest = row.name.partition(" cumulative ")
+        label = rest.removesuffix(" across primary shards")
+        if which in ("Min", "Median", "Max") and label in _PER_SHARD:
+            shard = stats[_PER_SHARD[label]]
+            shard[which.lower()] = round(row.value * _MIN, 3)
+            shard["unit"] = "ms"
+    return stats
+
+
+def _esbench_extra(race: RaceResult) -> dict[str, Any]:
+    return {
+        "version": race.esbench_version,
+        "status": race.status,
+        "error": race.error,
+        "duration-s": race.duration_s,
+        "cluster-version": race.cluster_version,
+        "cluster-nodes": race.cluster_nodes,
+        "test-mode": race.test_mode,
+    }
+
+
+def race_document(race: RaceResult, environment: str) -> dict[str, Any]:
+    """The ``rally-races-*`` document (``Race.as_dict``), ``_id`` = race id."""
+    ctx = context(race, environment)
+    doc: dict[str, Any] = {
+        "rally-version": RALLY_VERSION,
+        "rally-revision": None,
+        "environment": environment,
+        "race-id": race.race_id,
+        "race-timestamp": ctx.race_timestamp,
+        "pipeline": race.pipeline,
+        "user-tags": dict(ctx.user_tags),
+        "track": race.track,
+        "car": car_names(race),
+        "cluster": {
+            "revision": None,
+            "distribution-version": _version(race),
+            "distribution-flavor": None,
+            "team-revision": None,
+        },
+        "results": global_stats(race),
+    }
+    if race.track_revision:
+        doc["track-revision"] = race.track_revision
+    if race.challenge:
+        doc["challenge"] = race.challenge
+    if race.track_params:
+        doc["track-params"] = dict(race.track_params)
+    if race.car_params:
+        doc["car-params"] = dict(race.car_params)
+    doc["esbench"] = _esbench_extra(race)
+    return doc
+
+
+def _flat_list(stats: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """``GlobalStats.as_flat_list``: one entry per metric of each task and per cluster value."""
+    out: list[dict[str, Any]] = []
+    for key, value in stats.items():
+        if key == "op_metrics":
+            for item in value:
+                for name in ("throughput", "latency", "service_time", "processing_time"):
+                    out.append(
+                        {
+                            "task": item["task"],
+                            "operation": item["operation"],
+                            "name": name,
+                            "value": item[name],
+                        }
+                    )
+                for name in ("error_rate", "duration"):
+                    out.append(
+                        {
+                            "task": item["task"],
+                            "operation": item["operation"],
+                            "name": name,
+                            "value": {"single": item[name]},
+                        }
+                    )
+        elif key.endswith("_time_per_shard"):
+            if value:
+                out.append({"name": key, "value": value})
+        elif value is not None and not isinstance(value, list):
+            out.append({"name": key, "value": {"single": value}})
+    return sorted(out, key=lambda m: m["name"])
+
+
+def result_documents(race: RaceResult, environment: str) -> list[dict[str, Any]]:
+    """The ``rally-results-*`` documents (``Race.to_result_dicts``), in Rally's order (by name)."""
+    version = _version(race)
+    template: dict[str, Any] = {
+        "rally-version": RALLY_VERSION,
+        "rally-revision": None,
+        "environment": environment,
+        "race-id": race.race_id,
+        "race-timestamp": context(race, environment).race_timestamp,
+        "distribution-version": version,
+        "distribution-flavor": None,
+        "user-tags": {str(k): str(v) for k, v in race.user_tags.items()},
+        "track": race.track,
+        "challenge": race.challenge or None,
+        "car": "+".join(car_names(race)),
+        "active": True,
+    }
+    major = (version or "").split(".", 1)[0]
+    if major.isdigit():
+        template["distribution-major-version"] = int(major)
+    if race.track_revision:
+        template["track-revision"] = race.track_revision
+    if race.track_params:
+        template["track-params"] = dict(race.track_params)
+    if race.car_params:
+        template["car-params"] = dict(race.car_params)
+    return [template | item for item in _flat_list(global_stats(race))]
+
+
+def _metric(
+    ctx: RaceContext,
+    name: str,
+    value: float,
+    unit: str | None,
+    at_s: float,
+    relative_s: float,
+    sample_type: str,
+    meta: Mapping[str, Any],
+) -> dict[str, Any]:
+    """One ``MetricsStore._put_metric`` document (cluster level)."""
+    return {
+        "@timestamp": round(at_s * 1000),
+        "relative-time": relative_s * 1000.0,
+        **ctx.common(),
+        "name": name,
+        "value": value,
+        "unit": unit,
+        "sample-type": sample_type,
+        "meta": ctx.meta() | dict(meta),
+    }
+
+
+def throughput_documents(ctx: RaceContext, race: RaceResult) -> Iterator[dict[str, Any]]:
+    """``throughput`` documents of the measurement: one per 1-second window of each task, at the
+    window's end (Rally's ``ThroughputCalculator`` buckets are about 1 s too); ``relative-time`` is
+    counted from the task's start. Warmup windows are not part of a stored race."""
+    for task in race.tasks:
+        if task.start_epoch is None:
+            continue
+        for i, value in enumerate(task.throughput_windows):
+            doc = _metric(
+                ctx,
+                "throughput",
+                value,
+                task.throughput_unit,
+                task.start_epoch + i + 1,
+                i + 1.0,
+                "normal",
+                {},
+            )
+            doc.update(
+                {"task": task.task, "operation": task.operation, "operation-type": task.operation_type}
+            )
+            yield doc
+
+
+def sample_documents(ctx: RaceContext, samples: RequestSamples) -> Iterator[dict[str, Any]]:
+    """``latency``, ``service_time`` and ``processing_time`` documents of every request
+    (esrally/driver/driver.py ``SamplePostprocessor``): ``@timestamp`` = the request's start,
+    ``relative-time`` = ms since the task's start, ``meta.success`` and, for a failed request,
+    ``meta.error-type``."""
+    zero = samples.task_start_epoch
+    if zero is None:
+        zero = min(samples.start_epoch, default=0.0)
+    names = {"task": samples.task, "operation": samples.operation, "operation-type": samples.operation_type}
+    for i, start in enumerate(samples.start_epoch):
+        flags = samples.flags[i]
+        meta: dict[str, Any] = {"success": not flags & FAILED}
+        if flags & FAILED:
+            meta["error-type"] = samples.error_types.get(i, "unknown")
+        sample_type = "warmup" if flags & WARMUP else "normal"
+        for name, column in (
+            ("latency", samples.latency_ms),
+            ("service_time", samples.service_time_ms),
+            ("processing_time", samples.processing_time_ms),
+        ):
+            doc = _metric(ctx, name, column[i], "ms", start, start - zero, sample_type, meta)
+            doc.update(names)
+            yield doc
+
+
+def telemetry_documents(ctx: RaceContext, race: RaceResult, start_s: float) -> Iterator[dict[str, Any]]:
+    """Telemetry as Rally's devices store it (``MetricsStore.put_doc``): one document per device,
+    node and sample time, ``name`` = the device (``node-stats``...), each metric a field with its
+    dots made underscores (``jvm.mem.heap_used_percent`` -> ``jvm_mem_heap_used_percent``, as
+    esrally/telemetry.py ``flatten_stats_fields``), ``meta.node_name`` = the node."""
+    grouped: dict[tuple[str, str, float], dict[str, Any]] = {}
+    for series in race.telemetry:
+        field = series.metric.replace(".", "_")
+        for at, value in zip(series.timestamps, series.values, strict=True):
+            if isinstance(value, float) and not math.isfinite(value):
+                continue
+            key = (series.device, series.node, at)
+            doc = grouped.get(key)
+            if doc is None:
+                doc = grouped[key] = {
+                    "name": series.device,
+                    "@timestamp": round(at * 1000),
+                    "relative-time": (at - start_s) * 1000.0,
+                    **ctx.common(),
+                    "meta": ctx.meta() | ({"node_name": series.node} if series.node else {}),
+                }
+            doc[field] = value
+    yield from grouped.values()
+
+
+def cluster_documents(ctx: RaceContext, race: RaceResult, end_s: float) -> Iterator[dict[str, Any]]:
+    """The end-of-race values Rally's ``GlobalStatsCalculator`` reads from the metrics store
+    (``indexing_total_time``, ``segments_count``, ``store_size_in_bytes``...), one document each,
+    in Rally's units."""
+    # Counts have no unit (None), as in Rally's documents.
+    names: dict[str, tuple[str, str | None]] = {
+        "total_time": ("indexing_total_time", "ms"),
+        "indexing_throttle_time": ("indexing_throttle_time", "ms"),
+        "merge_time": ("merges_total_time", "ms"),
+        "merge_count": ("merges_total_count", None),
+        "merge_throttle_time": ("merges_total_throttled_time", "ms"),
+        "refresh_time": ("refresh_total_time", "ms"),
+        "refresh_count": ("refresh_total_count", None),
+        "flush_time": ("flush_total_time", "ms"),
+        "flush_count": ("flush_total_count", None),
+        "young_gc_time": ("node_total_young_gen_gc_time", "ms"),
+        "young_gc_count": ("node_total_young_gen_gc_count", None),
+        "old_gc_time": ("node_total_old_gen_gc_time", "ms"),
+        "old_gc_count": ("node_total_old_gen_gc_count", None),
+        "dataset_size": ("dataset_size_in_bytes", "byte"),
+        "store_size": ("store_size_in_bytes", "byte"),
+        "translog_size": ("translog_size_in_bytes", "byte"),
+        "segment_count": ("segments_count", None),
+    }
+    stats = global_stats(race)
+    relative = end_s - race_timestamp(race).timestamp()
+    for key, (name, unit) in names.items():
+        value = stats.get(key)
+        if value is not None:
+            yield _metric(ctx, name, value, unit, end_s, relative, "normal", {})

@@ -1,0 +1,199 @@
+"""Writing races into Rally's Elasticsearch metrics store (the writer of issue 40).
+
+Rally 2.13 writes, per race (esrally/metrics.py): the race document (``EsRaceStore.store_race``),
+one results document per metric and task (``EsResultsStore.store_results``) and the samples
+(``EsMetricsStore.flush``, after each task and at the end). :func:`write_races` does the same
+for stored races (``esbench export``, and race control at the end of a race); a race's
+per-request samples come during the race, one task at a time, through :class:`SampleWriter`.
+
+Before the first document: one ``GET /`` unless ``datastore.probe.cluster_version = false``
+(the store must answer as Elasticsearch 7.8 or later, for composable templates), one simulated
+template to learn whether ``wildcard`` exists, then Rally's four templates (put each time, as
+Rally does: "always update the mapping to the latest version").
+
+Documents: :mod:`esbench.results.rally_documents`; templates: :mod:`esbench.results.rally_templates`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+from esbench.console import Console
+from esbench.exceptions import EsbenchError, StoreError
+from esbench.records import RaceResult
+from esbench.records.samples import RequestSamples
+from esbench.results import rally_documents as docs
+from esbench.results.metrics_store import MetricsStoreSettings, metrics_store_client
+from esbench.results.rally_layout import StoreIndex, monthly_index
+from esbench.results.rally_templates import index_templates, wildcard_supported
+
+if TYPE_CHECKING:
+    from elasticsearch import Elasticsearch
+
+logger = logging.getLogger(__name__)
+
+#: Documents per bulk request (Rally sends a task's samples in one ``helpers.bulk`` call, 500 each).
+CHUNK_SIZE = 5000
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExportCounts:
+    """How many documents were written: race documents, results documents, metrics documents
+    (throughput windows, end-of-race values, per-request samples) and telemetry documents."""
+
+    races: int = 0
+    results: int = 0
+    metrics: int = 0
+    telemetry: int = 0
+
+
+def prepare_store(es: Elasticsearch, settings: MetricsStoreSettings) -> None:
+    """Check the store (``GET /`` when ``settings.probe_cluster_version``) and put Rally's templates.
+
+    Raises:
+        StoreError: the store does not answer as Elasticsearch 7.8 or later.
+        elasticsearch.ApiError / TransportError: the store refused or could not be reached (the
+            caller's :func:`metrics_store_client` turns them into a :class:`StoreError`).
+    """
+    if settings.probe_cluster_version:
+        _check_version(es, settings)
+    wildcard = wildcard_supported(es)
+    for name, body in index_templates(wildcard=wildcard).items():
+        es.indices.put_index_template(name=name, **body)
+
+
+def _check_version(es: Elasticsearch, settings: MetricsStoreSettings) -> None:
+    from elasticsearch import ApiError
+
+    try:
+        info = es.info()
+    except ApiError as e:
+        # The Maven integ-test builds after 8.8 refuse GET / with 405 but say they are
+        # Elasticsearch: their version cannot be read, and they take the templates.
+        if e.meta.status == 405 and e.meta.headers.get("X-elastic-product") == "Elasticsearch":
+            logger.info("The metrics store refuses GET / (an integ-test build); its version is not checked.")
+            return
+        raise
+    version = str(info.get("version", {}).get("number", ""))
+    parts = [int(p) for p in version.split("-")[0].split(".")[:2] if p.isdigit()]
+    if len(parts) < 2 or tuple(parts) < (7, 8):
+        raise StoreError(
+            f"the metrics store {settings.display_url} answers as version {version or '?'}; Rally's "
+            "templates need Elasticsearch 7.8 or later. Point --metrics-store (or [reporting] "
+            "datastore.host) at such a cluster, or set datastore.probe.cluster_version = false."
+        )
+
+
+def _bulk(
+    es: Elasticsearch, settings: MetricsStoreSettings, actions: Iterable[dict[str, Any]], *, refresh: bool
+) -> None:
+    from elasticsearch import helpers
+
+    _, errors = helpers.bulk(
+        es, actions, raise_on_error=False, chunk_size=CHUNK_SIZE, refresh="wait_for" if refresh else False
+    )
+    if errors:
+        # helpers.bulk types its second value "int | list"; with stats_only off it is the list of
+        # failed items.
+        failed = cast(list[dict[str, Any]], errors)
+        raise StoreError(
+            f"the metrics store {settings.display_url} refused {len(failed)} document(s); the first: "
+            f"{failed[0]}."
+        )
+
+
+def _race_actions(race: RaceResult, environment: str, counts: dict[str, int]) -> Iterator[dict[str, Any]]:
+    at = docs.race_timestamp(race)
+    ctx = docs.context(race, environment)
+    counts["races"] += 1
+    race_doc = docs.race_document(race, environment)
+    race_doc["esbench"]["tasks"] = [dataclasses.asdict(t) for t in race.tasks]
+    race_doc["esbench"]["cluster-metrics"] = [dataclasses.asdict(m) for m in race.cluster_metrics]
+    yield {"_index": monthly_index(StoreIndex.RACES, at), "_id": race.race_id, "_source": race_doc}
+    results = monthly_index(StoreIndex.RESULTS, at)
+    for i, doc in enumerate(docs.result_documents(race, environment)):
+        counts["results"] += 1
+        # Deterministic ids: exporting a race again overwrites instead of duplicating (Rally lets
+        # Elasticsearch pick ids; nothing reads them).
+        yield {"_index": results, "_id": f"{race.race_id}-result-{i}", "_source": doc}
+    metrics = monthly_index(StoreIndex.METRICS, at)
+    end_s = at.timestamp() + race.duration_s
+    for kind, generated in (
+        ("throughput", docs.throughput_documents(ctx, race)),
+        ("cluster", docs.cluster_documents(ctx, race, end_s)),
+        ("telemetry", docs.telemetry_documents(ctx, race, at.timestamp())),
+    ):
+        for i, doc in enumerate(generated):
+            counts["telemetry" if kind == "telemetry" else "metrics"] += 1
+            yield {"_index": metrics, "_id": f"{race.race_id}-{kind}-{i}", "_source": doc}
+
+
+def write_races(
+    races: Iterable[RaceResult], settings: MetricsStoreSettings, *, refresh: bool = False
+) -> ExportCounts:
+    """Write each race's race document, results documents, throughput windows, end-of-race values
+    and telemetry into Rally's indices (``rally-*-YYYY-MM`` of the race timestamp).
+
+    Args:
+        refresh: refresh the written indices before returning (tests, immediate dashboards).
+
+    Raises:
+        StoreError: the store is unreachable, rejects the credentials, a template or a document;
+            the message names the hosts without credentials.
+    """
+    counts = {"races": 0, "results": 0, "metrics": 0, "telemetry": 0}
+    with metrics_store_client(settings, "export") as es:
+        prepare_store(es, settings)
+        _bulk(
+            es,
+            settings,
+            (a for r in races for a in _race_actions(r, settings.environment, counts)),
+            refresh=refresh,
+        )
+    logger.debug("wrote %s to %s", counts, settings.display_url)
+    return ExportCounts(**counts)
+
+
+class SampleWriter:
+    """The driver's ``sample_sink`` with a metrics store: bulk-writes one task's per-request
+    ``latency``/``service_time``/``processing_time`` documents at its join point, as Rally's
+    ``EsMetricsStore.flush`` does after each task.
+
+    A failure is warned about once on ``console`` and the later tasks' samples are dropped (the
+    race goes on; its results still go to the store at the end). Never raises.
+
+    Args:
+        settings: the store. race: the race so far (id, timestamp, track, challenge, car,
+            track params, user tags are read).
+    """
+
+    def __init__(self, settings: MetricsStoreSettings, race: RaceResult, console: Console) -> None:
+        self.settings = settings
+        self.context = docs.context(race, settings.environment)
+        self.index = monthly_index(StoreIndex.METRICS, docs.race_timestamp(race))
+        self.console = console
+        self.written = 0
+        self.failed = False
+        self._prepared = False
+
+    def __call__(self, samples: RequestSamples) -> None:
+        if self.failed or not len(samples):
+            return
+        # Elasticsearch picks the ids, as for Rally's samples: cheaper than ours to index.
+        generated = docs.sample_documents(self.context, samples)
+        actions = ({"_index": self.index, "_source": doc} for doc in generated)
+        try:
+            with metrics_store_client(self.settings, "write of samples") as es:
+                if not self._prepared:
+                    prepare_store(es, self.settings)
+                    self._prepared = True
+                _bulk(es, self.settings, actions, refresh=False)
+        except EsbenchError as e:
+            self.failed = True
+            self.console.warn(f"Per-request samples are not written to the metrics store: {e}")
+            return
+        self.written += 3 * len(samples)
