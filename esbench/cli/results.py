@@ -28,7 +28,8 @@ from esbench.reporting.compare_render import TABLES, CompareTable, gate_lines, r
 from esbench.reporting.formats import GRAPHIC_FORMATS, REPORT_FORMATS, ReportFormat
 from esbench.reporting.gate import default_rules, evaluate_gate, load_thresholds
 from esbench.results.metrics_store import DEFAULT_PREFIX, MetricsStoreSettings
-from esbench.results.store import ResultsStore, parse_tag_ref
+from esbench.results.race_listing import DEFAULT_ENVIRONMENT
+from esbench.results.store import ResultsStore, describe_race, parse_tag_ref
 
 DEFAULT_LIST_LIMIT = 10
 F = TypeVar("F", bound=Callable[..., Any])
@@ -66,313 +67,7 @@ def _report_options(func: F) -> F:
     )(func)
 
 
-# ------------------------------------------------------------------------------------ list races
-
-
-#: The race fields of ``list races --format=json``, in output order.
-LIST_JSON_FIELDS: tuple[str, ...] = (
-    "race_id",
-    "timestamp",
-    "track",
-    "challenge",
-    "track_params",
-    "car",
-    "pipeline",
-    "distribution_version",
-    "cluster_version",
-    "cluster_nodes",
-    "user_tags",
-    "test_mode",
-    "esbench_version",
-    "status",
-    "error",
-    "duration_s",
-)
-
-
-def _kv(d: dict[str, Any]) -> str:
-    return ",".join(f"{k}:{v if isinstance(v, str) else json.dumps(v)}" for k, v in sorted(d.items()))
-
-
-@list_group.command("races")
-@click.option(
-    "--user-tag",
-    "user_tag",
-    type=TAG_FILTER,
-    multiple=True,
-    help="Only races with this user tag KEY:VALUE (repeatable; the same key twice means either value).",
-)
-@click.option("--track", default=None, help="Only races of this track.")
-@click.option(
-    "--status",
-    type=click.Choice([s.value for s in RaceStatus]),
-    default=None,
-    help="Only races with this status.",
-)
-@click.option(
-    "--limit",
-    type=click.IntRange(min=0),
-    default=DEFAULT_LIST_LIMIT,
-    show_default=True,
-    help="Show at most N races, newest first (0: all).",
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice([ReportFormat.TEXT.value, ReportFormat.JSON.value]),
-    default=ReportFormat.TEXT.value,
-    show_default=True,
-)
-@store_option
-def list_races(
-    user_tag: tuple[str, ...],
-    track: str | None,
-    status: str | None,
-    limit: int,
-    fmt: str,
-    results_db: Path | None,
-) -> None:
-    """List stored races, newest first.
-
-    Use a race id (or a unique prefix) or tag:KEY:VALUE with `esbench compare` and `esbench report`.
-    """
-    tags = parse_tag_filter(user_tag)
-    with _open_store(results_db) as store:
-        races = store.find(
-            user_tags=tags or None, track=track, status=status, limit=limit or None, load_tasks=False
-        )
-    if fmt == "json":
-        click.echo(json.dumps([r.to_dict(LIST_JSON_FIELDS) for r in races], indent=2))
-        return
-    if not races:
-        click.echo("No races found." if (tags or track or status) else "No races stored yet.", err=True)
-        return
-    rows = [
-        [
-            r.race_id,
-            r.timestamp,
-            r.track,
-            r.challenge,
-            r.car,
-            r.cluster_nodes if r.cluster_nodes is not None else "",
-            r.cluster_version or r.distribution_version or "",
-            r.status + (" (test mode)" if r.test_mode else ""),
-            _kv(r.user_tags),
-            _kv(r.track_params),
-        ]
-        for r in races
-    ]
-    headers = [
-        "Race ID",
-        "Race Timestamp",
-        "Track",
-        "Challenge",
-        "Car",
-        "Nodes",
-        "ES Version",
-        "Status",
-        "User Tags",
-        "Track Params",
-    ]
-    click.echo(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True))
-
-
-# ------------------------------------------------------------------------------------ compare
-
-
-def _side(store: ResultsStore, ref: str) -> Side:
-    ref = ref.strip()  # as resolve() does: " tag:a:b" is a tag, and its label must say so
-    races = tuple(store.resolve(ref))
-    label = ref if parse_tag_ref(ref) is not None else races[0].race_id[:8]
-    return Side(label=label, races=races)
-
-
-def _write_report(text: str, report_file: Path | None, *, color: bool) -> None:
-    if report_file is None:
-        click.echo(text, nl=False, color=color)
-        return
-    try:
-        report_file.parent.mkdir(parents=True, exist_ok=True)
-        report_file.write_text(click.unstyle(text), encoding="utf-8")
-    except OSError as e:
-        raise UserError(f"Cannot write the report file {report_file} (--report-file): {e}.", e) from e
-    click.echo(f"Wrote the report to {report_file}.", err=True)
-
-
-@main.command("compare")
-@click.option(
-    "--baseline",
-    required=True,
-    metavar="RACE",
-    help="Race id, unique id prefix, or tag:KEY:VALUE (all races with that user tag).",
-)
-@click.option(
-    "--contender",
-    "contenders",
-    required=True,
-    multiple=True,
-    metavar="RACE",
-    help="Like --baseline; repeat to compare several contenders with the baseline.",
-)
-@_report_options
-@click.option(
-    "--table",
-    type=click.Choice(TABLES),
-    default=CompareTable.RALLY.value,
-    show_default=True,
-    help="rally: Rally's Metric|Task|Baseline|Contender|Diff|Unit|Diff % rows; "
-    "seed: one compact row per task and setup (min/median/max throughput, p90/p99 latency).",
-)
-@click.option(
-    "--color/--no-color",
-    default=None,
-    help="Colour improvements green and regressions red (default: on a TTY).",
-)
-@click.option(
-    "--fail-on-regression",
-    type=float,
-    default=None,
-    metavar="PCT",
-    help="Exit with status 3 if median throughput falls, or p99 latency / service time rises, by more than "
-    "PCT %, or the error rate rises.",
-)
-@click.option(
-    "--thresholds",
-    "thresholds_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="YAML file of per-task / per-metric limits (see docs/results.md); exit status 3 on a violation.",
-)
-@click.option(
-    "--allow-missing",
-    is_flag=True,
-    help="Let the gate pass when a metric of the baseline is missing or empty in the contender, or a race "
-    "did not complete (listed, not failing; without it: exit status 4).",
-)
-@click.option(
-    "--alpha",
-    type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
-    default=DEFAULT_ALPHA,
-    show_default=True,
-    help="Significance level of Welch's t-test when a side has several races.",
-)
-@click.option("--show-processing-time", is_flag=True, help="Also compare processing time percentiles.")
-@store_option
-def compare_command(
-    baseline: str,
-    contenders: tuple[str, ...],
-    fmt: str,
-    report_file: Path | None,
-    table: str,
-    color: bool | None,
-    fail_on_regression: float | None,
-    thresholds_file: Path | None,
-    allow_missing: bool,
-    alpha: float,
-    show_processing_time: bool,
-    results_db: Path | None,
-) -> None:
-    """Compare a baseline with one or more contenders (races or tagged groups of races)."""
-    thresholds = load_thresholds(thresholds_file) if thresholds_file is not None else ()
-    if fail_on_regression is not None:
-        default_rules(fail_on_regression)  # validates the value before any work
-    with _open_store(results_db) as store:
-        base_side = _side(store, baseline)
-        contender_sides = [_side(store, ref) for ref in contenders]
-    comparison = compare_races(
-        base_side, contender_sides, alpha=alpha, show_processing_time=show_processing_time
-    )
-    gate = None
-    if fail_on_regression is not None or thresholds_file is not None:
-        # Also with an empty thresholds file: whoever asked for a gate gets a verdict, and is told why
-        # it cannot fail.
-        if fail_on_regression is None and not thresholds:
-            click.echo(
-                f"[WARNING] The thresholds file {thresholds_file} has no entries: the regression gate has "
-                "no rules and passes.",
-                err=True,
-            )
-        gate = evaluate_gate(
-            comparison,
-            fail_on_regression=fail_on_regression,
-            thresholds=thresholds,
-            allow_missing=allow_missing,
-        )
-    if fmt in GRAPHIC_FORMATS:
-        from esbench.reporting.html import default_report_path, write_compare_report
-
-        stem = "esbench-compare-" + "-".join(s.races[0].race_id[:8] for s in (base_side, *contender_sides))
-        path = report_file or default_report_path(fmt, stem)
-        write_compare_report(comparison, fmt=fmt, path=path, table=table, gate=gate)
-        click.echo(f"Wrote the report to {path}.", err=True)
-    else:
-        use_color = (sys.stdout.isatty() if color is None else color) and report_file is None
-        text = render_comparison(comparison, fmt=fmt, table=table, color=use_color, gate=gate)
-        _write_report(text, report_file, color=use_color)
-    if fmt in ("csv", *GRAPHIC_FORMATS) or report_file is not None:
-        # The report does not carry these (csv) or is not on screen: keep them visible.
-        for warning in all_warnings(comparison):
-            click.echo(f"[WARNING] {warning}", err=True)
-        if gate is not None:
-            click.echo("\n".join(gate_lines(gate)), err=True)
-    if gate is not None and not gate.passed:
-        sys.exit(gate.exit_code)
-
-
-# ------------------------------------------------------------------------------------ report
-
-
-@main.command("report")
-@click.argument("race", metavar="RACE")
-@_report_options
-@click.option("--show-processing-time", is_flag=True, help="Add processing time percentile rows.")
-@store_option
-def report_command(
-    race: str, fmt: str, report_file: Path | None, show_processing_time: bool, results_db: Path | None
-) -> None:
-    """Show the summary report of a stored RACE (race id, unique id prefix or tag:KEY:VALUE of one race)."""
-    from esbench.reporting.summary import render_summary
-
-    with _open_store(results_db) as store:
-        result = store.get(race)
-    if fmt in GRAPHIC_FORMATS:
-        from esbench.reporting.html import default_report_path, write_race_report
-
-        path = report_file or default_report_path(fmt, f"esbench-report-{result.race_id[:8]}")
-        write_race_report(result, fmt=fmt, path=path, show_processing_time=show_processing_time)
-        click.echo(f"Wrote the report to {path}.", err=True)
-        return
-    text = render_summary(result, fmt=fmt, show_processing_time=show_processing_time)
-    _write_report(text, report_file, color=False)
-
-
-# ------------------------------------------------------------------------------------ delete race
-
-
-def _delete_group() -> click.Group:
-    existing = main.commands.get("delete")
-    if isinstance(existing, click.Group):
-        return existing
-
-    @main.group("delete")
-    def delete_group() -> None:
-        """Delete stored races."""
-
-    return delete_group
-
-
-@_delete_group().command("race")
-@click.argument("race_ids", nargs=-1, required=True, metavar="RACE...")
-@store_option
-def delete_race(race_ids: tuple[str, ...], results_db: Path | None) -> None:
-    """Delete races from the results store by race id (or unique id prefix)."""
-    with _open_store(results_db) as store:
-        for ref in race_ids:
-            race = store.delete(ref)
-            click.echo(f"Deleted race {race.race_id} ({race.track}, {race.timestamp}).")
-
-
-# ------------------------------------------------------------------------------------ export
+# ------------------------------------------------------------------------------------ metrics store
 
 
 def metrics_store_options(func: F) -> F:
@@ -460,6 +155,387 @@ def metrics_store_settings(
     )
 
 
+# ------------------------------------------------------------------------------------ --source (issue 40)
+
+SOURCE_RESULTS_DB, SOURCE_METRICS_STORE = "results-db", "metrics-store"
+
+
+def source_options(func: F) -> F:
+    """``--source`` (results-db | metrics-store), ``--environment`` and :func:`metrics_store_options`
+    of the commands that read stored races (``list races``, ``report``, ``compare``)."""
+    func = metrics_store_options(func)
+    func = click.option(
+        "--environment",
+        default=DEFAULT_ENVIRONMENT,
+        show_default=True,
+        help="With --source=metrics-store: only Rally's races of this environment (Rally's env.name; "
+        "esbench's older esbench-* documents have none and always count).",
+    )(func)
+    return click.option(
+        "--source",
+        type=click.Choice((SOURCE_RESULTS_DB, SOURCE_METRICS_STORE)),
+        default=SOURCE_RESULTS_DB,
+        show_default=True,
+        help="Read races from the results store, or from the Elasticsearch metrics store (--metrics-store): "
+        "Rally's rally-races-* and esbench's esbench-races-*.",
+    )(func)
+
+
+def reading_store_help(command: click.Command, what: str) -> None:
+    """Say in ``command``'s help what its ``--metrics-store`` is for (``metrics_store_options`` is
+    shared with ``export`` and ``race``, whose help says where races are exported to)."""
+    for param in command.params:
+        if param.name == "metrics_store" and isinstance(param, click.Option):
+            param.help = f"{what}, e.g. https://user:pass@host:9200 (env ESBENCH_METRICS_STORE)."
+
+
+def _reading_settings(command: str, store_options: dict[str, Any]) -> MetricsStoreSettings:
+    settings = metrics_store_settings(**store_options)
+    if settings is None:
+        raise UserError(
+            f"esbench {command} --source=metrics-store needs --metrics-store=URL (or the "
+            "ESBENCH_METRICS_STORE variable)."
+        )
+    from esbench.results.store_probe import check_reachable
+
+    check_reachable(settings)
+    return settings
+
+
+# ------------------------------------------------------------------------------------ list races
+
+
+@list_group.command("races")
+@click.option(
+    "--user-tag",
+    "--user-tags",
+    "user_tag",
+    type=TAG_FILTER,
+    multiple=True,
+    help="Only races with this user tag KEY:VALUE (several: KEY:VALUE,KEY2:VALUE2, all must match; "
+    "repeatable; the same key twice means either value).",
+)
+@click.option("--track", default=None, help="Only races of this track.")
+@click.option("--challenge", default=None, help="Only races of this challenge.")
+@click.option(
+    "--benchmark-name",
+    default=None,
+    help="Only races whose user tag 'name' or 'benchmark-name' has this value.",
+)
+@click.option(
+    "--from-date", default=None, metavar="YYYYMMDD", help="Only races started on or after this UTC day."
+)
+@click.option(
+    "--to-date", default=None, metavar="YYYYMMDD", help="Only races started on or before this UTC day."
+)
+@click.option(
+    "--status",
+    type=click.Choice([s.value for s in RaceStatus]),
+    default=None,
+    help="Only races with this status (Rally stores completed races only).",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    default=DEFAULT_LIST_LIMIT,
+    show_default=True,
+    help="Show at most N races, newest first (0: all).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice([ReportFormat.TEXT.value, ReportFormat.JSON.value]),
+    default=ReportFormat.TEXT.value,
+    show_default=True,
+    help='json: {"races": [...]} with the keys of Rally\'s race documents.',
+)
+@store_option
+@source_options
+def list_races(
+    user_tag: tuple[str, ...],
+    track: str | None,
+    challenge: str | None,
+    benchmark_name: str | None,
+    from_date: str | None,
+    to_date: str | None,
+    status: str | None,
+    limit: int,
+    fmt: str,
+    results_db: Path | None,
+    source: str,
+    environment: str,
+    **store_options: Any,
+) -> None:
+    """List stored races, newest first, with Rally's columns.
+
+    Use a race id (or a unique prefix) or tag:KEY:VALUE with `esbench compare` and `esbench report`.
+    """
+    from esbench.results.race_listing import LIST_HEADERS, ListedRace, RaceFilter, parse_list_date
+
+    flt = RaceFilter(
+        track=track,
+        challenge=challenge,
+        status=status,
+        environment=environment,
+        benchmark_name=benchmark_name,
+        user_tags=parse_tag_filter(user_tag),
+        from_date=parse_list_date(from_date, "--from-date") if from_date else None,
+        to_date=parse_list_date(to_date, "--to-date") if to_date else None,
+    )
+    listed: list[ListedRace]
+    if source == SOURCE_METRICS_STORE:
+        from esbench.results.es_read import list_races as store_list
+
+        listed = store_list(_reading_settings("list races", store_options), flt, limit=limit or None)
+    else:
+        with _open_store(results_db) as store:
+            # Rally's filters the store's query lacks are applied here, before the limit.
+            found = store.find(user_tags=flt.user_tags or None, track=track, status=status, load_tasks=False)
+        listed = [ListedRace.from_race(r) for r in found if flt.matches(r)][: limit or None]
+    if fmt == "json":
+        click.echo(json.dumps({"races": [r.as_dict() for r in listed]}, indent=2))
+        return
+    if not listed:
+        click.echo("No recent races found.", err=True)
+        return
+    click.echo("\nRecent races:\n")
+    click.echo(tabulate([r.row() for r in listed], headers=list(LIST_HEADERS), disable_numparse=True))
+
+
+# ------------------------------------------------------------------------------------ compare
+
+
+def _side(ref: str, races: list[RaceResult]) -> Side:
+    ref = ref.strip()  # as resolve() does: " tag:a:b" is a tag, and its label must say so
+    label = ref if parse_tag_ref(ref) is not None else races[0].race_id[:8]
+    return Side(label=label, races=tuple(races))
+
+
+def _resolve_all(
+    refs: tuple[str, ...],
+    results_db: Path | None,
+    source: str,
+    environment: str,
+    store_options: dict[str, Any],
+) -> list[list[RaceResult]]:
+    """The races each of ``refs`` names, in the results store or (``source``) the metrics store."""
+    if source == SOURCE_METRICS_STORE:
+        from esbench.results.es_read import resolve_races
+
+        settings = _reading_settings("this command", store_options)
+        return [resolve_races(settings, ref, environment=environment) for ref in refs]
+    with _open_store(results_db) as store:
+        return [store.resolve(ref) for ref in refs]
+
+
+def _write_report(text: str, report_file: Path | None, *, color: bool) -> None:
+    if report_file is None:
+        click.echo(text, nl=False, color=color)
+        return
+    try:
+        report_file.parent.mkdir(parents=True, exist_ok=True)
+        report_file.write_text(click.unstyle(text), encoding="utf-8")
+    except OSError as e:
+        raise UserError(f"Cannot write the report file {report_file} (--report-file): {e}.", e) from e
+    click.echo(f"Wrote the report to {report_file}.", err=True)
+
+
+@main.command("compare")
+@click.option(
+    "--baseline",
+    required=True,
+    metavar="RACE",
+    help="Race id, unique id prefix, or tag:KEY:VALUE (all races with that user tag).",
+)
+@click.option(
+    "--contender",
+    "contenders",
+    required=True,
+    multiple=True,
+    metavar="RACE",
+    help="Like --baseline; repeat to compare several contenders with the baseline.",
+)
+@_report_options
+@click.option(
+    "--table",
+    type=click.Choice(TABLES),
+    default=CompareTable.RALLY.value,
+    show_default=True,
+    help="rally: Rally's Metric|Task|Baseline|Contender|Diff|Unit|Diff % rows; "
+    "seed: one compact row per task and setup (min/median/max throughput, p90/p99 latency).",
+)
+@click.option(
+    "--color/--no-color",
+    default=None,
+    help="Colour improvements green and regressions red (default: on a TTY).",
+)
+@click.option(
+    "--fail-on-regression",
+    type=float,
+    default=None,
+    metavar="PCT",
+    help="Exit with status 3 if median throughput falls, or p99 latency / service time rises, by more than "
+    "PCT %, or the error rate rises.",
+)
+@click.option(
+    "--thresholds",
+    "thresholds_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="YAML file of per-task / per-metric limits (see docs/results.md); exit status 3 on a violation.",
+)
+@click.option(
+    "--allow-missing",
+    is_flag=True,
+    help="Let the gate pass when a metric of the baseline is missing or empty in the contender, or a race "
+    "did not complete (listed, not failing; without it: exit status 4).",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
+    default=DEFAULT_ALPHA,
+    show_default=True,
+    help="Significance level of Welch's t-test when a side has several races.",
+)
+@click.option("--show-processing-time", is_flag=True, help="Also compare processing time percentiles.")
+@store_option
+@source_options
+def compare_command(
+    baseline: str,
+    contenders: tuple[str, ...],
+    fmt: str,
+    report_file: Path | None,
+    table: str,
+    color: bool | None,
+    fail_on_regression: float | None,
+    thresholds_file: Path | None,
+    allow_missing: bool,
+    alpha: float,
+    show_processing_time: bool,
+    results_db: Path | None,
+    source: str,
+    environment: str,
+    **store_options: Any,
+) -> None:
+    """Compare a baseline with one or more contenders (races or tagged groups of races)."""
+    thresholds = load_thresholds(thresholds_file) if thresholds_file is not None else ()
+    if fail_on_regression is not None:
+        default_rules(fail_on_regression)  # validates the value before any work
+    refs = (baseline, *contenders)
+    sides = [
+        _side(ref, races)
+        for ref, races in zip(
+            refs, _resolve_all(refs, results_db, source, environment, store_options), strict=True
+        )
+    ]
+    base_side, contender_sides = sides[0], sides[1:]
+    comparison = compare_races(
+        base_side, contender_sides, alpha=alpha, show_processing_time=show_processing_time
+    )
+    gate = None
+    if fail_on_regression is not None or thresholds_file is not None:
+        # Also with an empty thresholds file: whoever asked for a gate gets a verdict, and is told why
+        # it cannot fail.
+        if fail_on_regression is None and not thresholds:
+            click.echo(
+                f"[WARNING] The thresholds file {thresholds_file} has no entries: the regression gate has "
+                "no rules and passes.",
+                err=True,
+            )
+        gate = evaluate_gate(
+            comparison,
+            fail_on_regression=fail_on_regression,
+            thresholds=thresholds,
+            allow_missing=allow_missing,
+        )
+    if fmt in GRAPHIC_FORMATS:
+        from esbench.reporting.html import default_report_path, write_compare_report
+
+        stem = "esbench-compare-" + "-".join(s.races[0].race_id[:8] for s in (base_side, *contender_sides))
+        path = report_file or default_report_path(fmt, stem)
+        write_compare_report(comparison, fmt=fmt, path=path, table=table, gate=gate)
+        click.echo(f"Wrote the report to {path}.", err=True)
+    else:
+        use_color = (sys.stdout.isatty() if color is None else color) and report_file is None
+        text = render_comparison(comparison, fmt=fmt, table=table, color=use_color, gate=gate)
+        _write_report(text, report_file, color=use_color)
+    if fmt in ("csv", *GRAPHIC_FORMATS) or report_file is not None:
+        # The report does not carry these (csv) or is not on screen: keep them visible.
+        for warning in all_warnings(comparison):
+            click.echo(f"[WARNING] {warning}", err=True)
+        if gate is not None:
+            click.echo("\n".join(gate_lines(gate)), err=True)
+    if gate is not None and not gate.passed:
+        sys.exit(gate.exit_code)
+
+
+# ------------------------------------------------------------------------------------ report
+
+
+@main.command("report")
+@click.argument("race", metavar="RACE")
+@_report_options
+@click.option("--show-processing-time", is_flag=True, help="Add processing time percentile rows.")
+@store_option
+@source_options
+def report_command(
+    race: str,
+    fmt: str,
+    report_file: Path | None,
+    show_processing_time: bool,
+    results_db: Path | None,
+    source: str,
+    environment: str,
+    **store_options: Any,
+) -> None:
+    """Show the summary report of a stored RACE (race id, unique id prefix or tag:KEY:VALUE of one race)."""
+    from esbench.reporting.summary import render_summary
+
+    (found,) = _resolve_all((race,), results_db, source, environment, store_options)
+    if len(found) > 1:
+        listing = "\n".join(f"  {describe_race(r)}" for r in found[:20])
+        raise UserError(f"{race!r} matches {len(found)} races; name one by its race id:\n{listing}")
+    result = found[0]
+    if fmt in GRAPHIC_FORMATS:
+        from esbench.reporting.html import default_report_path, write_race_report
+
+        path = report_file or default_report_path(fmt, f"esbench-report-{result.race_id[:8]}")
+        write_race_report(result, fmt=fmt, path=path, show_processing_time=show_processing_time)
+        click.echo(f"Wrote the report to {path}.", err=True)
+        return
+    text = render_summary(result, fmt=fmt, show_processing_time=show_processing_time)
+    _write_report(text, report_file, color=False)
+
+
+# ------------------------------------------------------------------------------------ delete race
+
+
+def _delete_group() -> click.Group:
+    existing = main.commands.get("delete")
+    if isinstance(existing, click.Group):
+        return existing
+
+    @main.group("delete")
+    def delete_group() -> None:
+        """Delete stored races."""
+
+    return delete_group
+
+
+@_delete_group().command("race")
+@click.argument("race_ids", nargs=-1, required=True, metavar="RACE...")
+@store_option
+def delete_race(race_ids: tuple[str, ...], results_db: Path | None) -> None:
+    """Delete races from the results store by race id (or unique id prefix)."""
+    with _open_store(results_db) as store:
+        for ref in race_ids:
+            race = store.delete(ref)
+            click.echo(f"Deleted race {race.race_id} ({race.track}, {race.timestamp}).")
+
+
+# ------------------------------------------------------------------------------------ export
+
+
 @main.command("export")
 @click.argument("races", nargs=-1, required=True, metavar="RACE...")
 @metrics_store_options
@@ -483,4 +559,10 @@ def export_command(races: tuple[str, ...], results_db: Path | None, **store_opti
         f"Exported {len(selected)} race(s) to {settings.display_url}: {counts.results} result docs, "
         f"{counts.metrics} throughput samples.",
         err=True,
+    )
+
+
+for _command in (list_races, compare_command, report_command):
+    reading_store_help(
+        _command, "The Elasticsearch metrics store to read races from with --source=metrics-store"
     )
