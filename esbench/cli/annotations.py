@@ -14,7 +14,8 @@ from typing import Any
 import click
 
 from esbench.cli import list_group, main
-from esbench.cli.results import _delete_group, _reading_settings, metrics_store_options, reading_store_help
+from esbench.cli._store_options import metrics_store_options, reading_settings, reading_store_help
+from esbench.cli.results import _delete_group
 from esbench.console import tabulate
 from esbench.exceptions import UserError
 from esbench.results.annotations import CHART_TYPES
@@ -43,7 +44,7 @@ def _settings(verb: str, store_options: dict[str, Any]) -> MetricsStoreSettings:
             "rally-annotations), and none is configured. Pass --metrics-store=URL (or set "
             "ESBENCH_METRICS_STORE); Rally refuses the same without a metrics store."
         )
-    return _reading_settings(f"{verb} annotation", store_options)
+    return reading_settings(f"{verb} annotation", store_options)
 
 
 @_add_group().command("annotation")

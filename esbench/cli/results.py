@@ -19,6 +19,14 @@ import click
 
 from esbench.cli import list_group, main
 from esbench.cli._params import TAG_FILTER
+from esbench.cli._store_options import (
+    SOURCE_METRICS_STORE,
+    metrics_store_options,
+    metrics_store_settings,
+    reading_settings,
+    reading_store_help,
+    source_options,
+)
 from esbench.cli._tags import parse_tag_filter
 from esbench.console import tabulate
 from esbench.exceptions import UserError
@@ -27,8 +35,6 @@ from esbench.reporting.compare import DEFAULT_ALPHA, Side, all_warnings, compare
 from esbench.reporting.compare_render import TABLES, CompareTable, gate_lines, render_comparison
 from esbench.reporting.formats import GRAPHIC_FORMATS, REPORT_FORMATS, ReportFormat
 from esbench.reporting.gate import default_rules, evaluate_gate, load_thresholds
-from esbench.results.metrics_store import DEFAULT_PREFIX, MetricsStoreSettings
-from esbench.results.race_listing import DEFAULT_ENVIRONMENT
 from esbench.results.store import ResultsStore, describe_race, parse_tag_ref
 
 DEFAULT_LIST_LIMIT = 10
@@ -65,141 +71,6 @@ def _report_options(func: F) -> F:
         show_default=True,
         help="html: one self-contained page of charts and the table; png: one chart (see docs/reporting.md).",
     )(func)
-
-
-# ------------------------------------------------------------------------------------ metrics store
-
-
-def metrics_store_options(func: F) -> F:
-    """Click options ``--metrics-store`` (env ``ESBENCH_METRICS_STORE``), ``--metrics-store-user``,
-    ``--metrics-store-password``, ``--metrics-store-api-key``, ``--metrics-store-ca-certs``,
-    ``--metrics-store-insecure`` and ``--metrics-store-prefix``; turn their values into settings
-    with :func:`metrics_store_settings`. Shared by ``export`` and ``race``.
-    """
-    options = (
-        click.option(
-            "--metrics-store",
-            "metrics_store",
-            envvar="ESBENCH_METRICS_STORE",
-            default=None,
-            metavar="URL",
-            help="Also export races to this Elasticsearch metrics store, e.g. https://user:pass@host:9200 "
-            "(env ESBENCH_METRICS_STORE).",
-        ),
-        click.option(
-            "--metrics-store-user",
-            envvar="ESBENCH_METRICS_STORE_USER",
-            default=None,
-            help="Metrics store user name (env ESBENCH_METRICS_STORE_USER).",
-        ),
-        click.option(
-            "--metrics-store-password",
-            envvar="ESBENCH_METRICS_STORE_PASSWORD",
-            default=None,
-            help="Metrics store password (prefer env ESBENCH_METRICS_STORE_PASSWORD: not in shell history).",
-        ),
-        click.option(
-            "--metrics-store-api-key",
-            envvar="ESBENCH_METRICS_STORE_API_KEY",
-            default=None,
-            help="Metrics store API key (env ESBENCH_METRICS_STORE_API_KEY).",
-        ),
-        click.option(
-            "--metrics-store-ca-certs",
-            type=click.Path(exists=True, dir_okay=False, path_type=Path),
-            default=None,
-            help="CA bundle to verify the metrics store's TLS certificate.",
-        ),
-        click.option(
-            "--metrics-store-insecure",
-            is_flag=True,
-            help="Do not verify the metrics store's TLS certificate.",
-        ),
-        click.option(
-            "--metrics-store-prefix",
-            default=DEFAULT_PREFIX,
-            show_default=True,
-            help="Prefix of the metrics store's index and template names.",
-        ),
-    )
-    for option in reversed(options):
-        func = option(func)
-    return func
-
-
-def metrics_store_settings(
-    *,
-    metrics_store: str | None,
-    metrics_store_user: str | None = None,
-    metrics_store_password: str | None = None,
-    metrics_store_api_key: str | None = None,
-    metrics_store_ca_certs: Path | None = None,
-    metrics_store_insecure: bool = False,
-    metrics_store_prefix: str = DEFAULT_PREFIX,
-) -> MetricsStoreSettings | None:
-    """The settings of :func:`metrics_store_options` values; None when no metrics store is configured.
-
-    Raises:
-        ConfigError: malformed URL (the message never shows credentials).
-    """
-    if not metrics_store:
-        return None
-    return MetricsStoreSettings.from_url(
-        metrics_store,
-        username=metrics_store_user,
-        password=metrics_store_password,
-        api_key=metrics_store_api_key,
-        ca_certs=metrics_store_ca_certs,
-        verify_certs=not metrics_store_insecure,
-        index_prefix=metrics_store_prefix,
-    )
-
-
-# ------------------------------------------------------------------------------------ --source (issue 40)
-
-SOURCE_RESULTS_DB, SOURCE_METRICS_STORE = "results-db", "metrics-store"
-
-
-def source_options(func: F) -> F:
-    """``--source`` (results-db | metrics-store), ``--environment`` and :func:`metrics_store_options`
-    of the commands that read stored races (``list races``, ``report``, ``compare``)."""
-    func = metrics_store_options(func)
-    func = click.option(
-        "--environment",
-        default=DEFAULT_ENVIRONMENT,
-        show_default=True,
-        help="With --source=metrics-store: only Rally's races of this environment (Rally's env.name; "
-        "esbench's older esbench-* documents have none and always count).",
-    )(func)
-    return click.option(
-        "--source",
-        type=click.Choice((SOURCE_RESULTS_DB, SOURCE_METRICS_STORE)),
-        default=SOURCE_RESULTS_DB,
-        show_default=True,
-        help="Read races from the results store, or from the Elasticsearch metrics store (--metrics-store): "
-        "Rally's rally-races-* and esbench's esbench-races-*.",
-    )(func)
-
-
-def reading_store_help(command: click.Command, what: str) -> None:
-    """Say in ``command``'s help what its ``--metrics-store`` is for (``metrics_store_options`` is
-    shared with ``export`` and ``race``, whose help says where races are exported to)."""
-    for param in command.params:
-        if param.name == "metrics_store" and isinstance(param, click.Option):
-            param.help = f"{what}, e.g. https://user:pass@host:9200 (env ESBENCH_METRICS_STORE)."
-
-
-def _reading_settings(command: str, store_options: dict[str, Any]) -> MetricsStoreSettings:
-    settings = metrics_store_settings(**store_options)
-    if settings is None:
-        raise UserError(
-            f"esbench {command} --source=metrics-store needs --metrics-store=URL (or the "
-            "ESBENCH_METRICS_STORE variable)."
-        )
-    from esbench.results.store_probe import check_reachable
-
-    check_reachable(settings)
-    return settings
 
 
 # ------------------------------------------------------------------------------------ list races
@@ -286,7 +157,7 @@ def list_races(
     if source == SOURCE_METRICS_STORE:
         from esbench.results.es_read import list_races as store_list
 
-        listed = store_list(_reading_settings("list races", store_options), flt, limit=limit or None)
+        listed = store_list(reading_settings("list races", store_options), flt, limit=limit or None)
     else:
         with _open_store(results_db) as store:
             # Rally's filters the store's query lacks are applied here, before the limit.
@@ -322,7 +193,7 @@ def _resolve_all(
     if source == SOURCE_METRICS_STORE:
         from esbench.results.es_read import resolve_races
 
-        settings = _reading_settings("this command", store_options)
+        settings = reading_settings("this command", store_options)
         return [resolve_races(settings, ref, environment=environment) for ref in refs]
     with _open_store(results_db) as store:
         return [store.resolve(ref) for ref in refs]

@@ -17,8 +17,9 @@ import click
 
 from esbench.cli import main
 from esbench.cli._params import TAG_FILTER
+from esbench.cli._store_options import metrics_store_options, metrics_store_settings
 from esbench.cli._tags import parse_tag_filter
-from esbench.cli.results import metrics_store_options, metrics_store_settings, store_option
+from esbench.cli.results import store_option
 from esbench.exceptions import UserError
 from esbench.reporting.formats import FORMATS, ReportFormat
 

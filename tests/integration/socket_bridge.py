@@ -32,6 +32,11 @@ def _pump(src: socket.socket, dst: socket.socket) -> None:
 
 
 def _join(client: socket.socket, upstream: socket.socket) -> None:
+    # Forward each write at once: with Nagle's algorithm a request written in two parts waits for the
+    # peer's delayed ACK, adding tens of ms to the latency Rally measures.
+    for sock in (client, upstream):
+        if sock.family != socket.AF_UNIX:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     back = threading.Thread(target=_pump, args=(upstream, client), daemon=True)
     back.start()
     _pump(client, upstream)
