@@ -135,6 +135,22 @@ def reading_store_help(command: click.Command, what: str) -> None:
             param.help = f"{what}, e.g. https://user:pass@host:9200 (env ESBENCH_METRICS_STORE)."
 
 
+def check_environment_applies(source: str) -> None:
+    """Refuse ``--environment`` given on the command line with the results store, which has no
+    environments (the option would do nothing there).
+
+    Raises:
+        UserError: ``--environment`` was given and ``source`` is the results store.
+    """
+    ctx = click.get_current_context()
+    given = ctx.get_parameter_source("environment") == click.core.ParameterSource.COMMANDLINE
+    if given and source == SOURCE_RESULTS_DB:
+        raise UserError(
+            "--environment selects Rally's races in the metrics store (Rally's env.name); the results "
+            "store has no environments. Add --source=metrics-store, or leave --environment out."
+        )
+
+
 def reading_settings(command: str, store_options: dict[str, Any]) -> MetricsStoreSettings:
     """The settings of :func:`metrics_store_options` values, checked reachable (``command`` names the
     command in the message when none is configured).

@@ -21,6 +21,7 @@ from esbench.cli import list_group, main
 from esbench.cli._params import TAG_FILTER
 from esbench.cli._store_options import (
     SOURCE_METRICS_STORE,
+    check_environment_applies,
     metrics_store_options,
     metrics_store_settings,
     reading_settings,
@@ -143,6 +144,7 @@ def list_races(
     """
     from esbench.results.race_listing import LIST_HEADERS, ListedRace, RaceFilter, parse_list_date
 
+    check_environment_applies(source)
     flt = RaceFilter(
         track=track,
         challenge=challenge,
@@ -190,6 +192,7 @@ def _resolve_all(
     store_options: dict[str, Any],
 ) -> list[list[RaceResult]]:
     """The races each of ``refs`` names, in the results store or (``source``) the metrics store."""
+    check_environment_applies(source)
     if source == SOURCE_METRICS_STORE:
         from esbench.results.es_read import resolve_races
 

@@ -143,6 +143,12 @@ def test_list_races_empty_store(isolated_home: Path) -> None:
     assert json.loads(out) == {"races": []}
 
 
+def test_environment_needs_the_metrics_store(races: dict[str, RaceResult]) -> None:
+    for args in (("list", "races"), ("report", races["base0"].race_id)):
+        code, _, err = run(*args, "--environment=nightly")
+        assert code == 64 and "--source=metrics-store" in err, err
+
+
 def test_metrics_store_source_needs_a_metrics_store(
     isolated_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
