@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from esbench.exceptions import NotFound, UserError
@@ -177,17 +178,25 @@ def _hits(
     return _newest(es, index, query, limit) if limit else list(_scan(es, index, query))
 
 
-#: Which layout a race document came from.
-RALLY, ESBENCH = "rally", "esbench"
+class Layout(StrEnum):
+    """Which layout a race document came from."""
+
+    #: ``rally-races-*``: Rally's race documents (Rally writes them, and esbench too).
+    RALLY = "rally"
+    #: ``<prefix>-races-*`` with ``<prefix>-results-*``: esbench's older export.
+    ESBENCH = "esbench"
+
+
+RALLY, ESBENCH = Layout.RALLY, Layout.ESBENCH
 
 
 def _race_documents(
     es: Elasticsearch, prefix: str, flt: RaceFilter, limit: int | None
-) -> list[tuple[str, dict[str, Any]]]:
+) -> list[tuple[Layout, dict[str, Any]]]:
     """(layout, ``_source``) of the matching race documents of both layouts, newest first, at most
     ``limit``. A race id in both layouts (an esbench race also exported the old way) is kept once,
     in Rally's layout."""
-    found: dict[str, tuple[str, dict[str, Any]]] = {}
+    found: dict[str, tuple[Layout, dict[str, Any]]] = {}
     rally_query = rally_race_query(flt)
     if rally_query is not None:
         for hit in _hits(es, index_pattern(StoreIndex.RACES), rally_query, limit):
@@ -262,7 +271,9 @@ def _esbench_tasks(es: Elasticsearch, prefix: str, race_ids: Sequence[str]) -> d
     return {race_id: [t for _, t in sorted(ts, key=lambda pt: pt[0])] for race_id, ts in tasks.items()}
 
 
-def _to_races(es: Elasticsearch, prefix: str, docs: Sequence[tuple[str, dict[str, Any]]]) -> list[RaceResult]:
+def _to_races(
+    es: Elasticsearch, prefix: str, docs: Sequence[tuple[Layout, dict[str, Any]]]
+) -> list[RaceResult]:
     rally_ids = [str(d["race-id"]) for layout, d in docs if layout == RALLY]
     esbench_ids = [str(d["race-id"]) for layout, d in docs if layout == ESBENCH]
     counts = _rally_counts(es, rally_ids) if rally_ids else {}
