@@ -18,6 +18,15 @@ from typing import Any, TypeVar
 import click
 
 from esbench.cli import list_group, main
+from esbench.cli._store_options import (
+    SOURCE_METRICS_STORE,
+    check_environment_applies,
+    metrics_store_options,
+    metrics_store_settings,
+    reading_settings,
+    reading_store_help,
+    source_options,
+)
 from esbench.cli._tags import parse_tag_filter
 from esbench.cli.options import table_options
 from esbench.console import tabulate
@@ -27,8 +36,7 @@ from esbench.reporting.compare import DEFAULT_ALPHA, Side, all_warnings, compare
 from esbench.reporting.compare_render import TABLES, CompareTable, gate_lines, render_comparison
 from esbench.reporting.formats import GRAPHIC_FORMATS, REPORT_FORMATS, NumbersAlign
 from esbench.reporting.gate import default_rules, evaluate_gate, load_thresholds
-from esbench.results.metrics_store import DEFAULT_PREFIX, MetricsStoreSettings, resolve_metrics_store
-from esbench.results.store import ResultsStore, parse_tag_ref
+from esbench.results.store import ResultsStore, describe_race, parse_tag_ref
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -68,103 +76,95 @@ def _report_options(func: F) -> F:
 # ------------------------------------------------------------------------------------ list races
 
 
-#: The race fields of ``list races --format=json``, in output order.
-LIST_JSON_FIELDS: tuple[str, ...] = (
-    "race_id",
-    "timestamp",
-    "track",
-    "challenge",
-    "track_params",
-    "car",
-    "pipeline",
-    "distribution_version",
-    "cluster_version",
-    "cluster_nodes",
-    "user_tags",
-    "test_mode",
-    "esbench_version",
-    "status",
-    "error",
-    "duration_s",
-)
-
-
-def _kv(d: dict[str, Any]) -> str:
-    return ",".join(f"{k}:{v if isinstance(v, str) else json.dumps(v)}" for k, v in sorted(d.items()))
-
-
 @list_group.command("races")
 @table_options("list races")
 @click.option(
     "--status",
     type=click.Choice([s.value for s in RaceStatus]),
     default=None,
-    help="Only races with this status.",
+    help="Only races with this status (Rally stores completed races only).",
 )
 @store_option
+@source_options
 def list_races(
     user_tag: tuple[str, ...],
     track: str | None,
+    challenge: str | None,
+    benchmark_name: str | None,
+    from_date: str | None,
+    to_date: str | None,
     status: str | None,
     limit: int,
     fmt: str,
     results_db: Path | None,
+    source: str,
+    environment: str,
     quiet: bool,
     offline: bool,
+    **store_options: Any,
 ) -> None:
-    """List stored races, newest first.
+    """List stored races, newest first, with Rally's columns.
 
     Use a race id (or a unique prefix) or tag:KEY:VALUE with `esbench compare` and `esbench report`.
     """
-    tags = parse_tag_filter(user_tag)
-    with _open_store(results_db) as store:
-        races = store.find(
-            user_tags=tags or None, track=track, status=status, limit=limit or None, load_tasks=False
-        )
+    from esbench.results.race_listing import LIST_HEADERS, ListedRace, RaceFilter, parse_list_date
+
+    check_environment_applies(source)
+    flt = RaceFilter(
+        track=track,
+        challenge=challenge,
+        status=status,
+        environment=environment,
+        benchmark_name=benchmark_name,
+        user_tags=parse_tag_filter(user_tag),
+        from_date=parse_list_date(from_date, "--from-date") if from_date else None,
+        to_date=parse_list_date(to_date, "--to-date") if to_date else None,
+    )
+    listed: list[ListedRace]
+    if source == SOURCE_METRICS_STORE:
+        from esbench.results.es_read import list_races as store_list
+
+        listed = store_list(reading_settings("list races", store_options), flt, limit=limit or None)
+    else:
+        with _open_store(results_db) as store:
+            # Rally's filters the store's query lacks are applied here, before the limit.
+            found = store.find(user_tags=flt.user_tags or None, track=track, status=status, load_tasks=False)
+        listed = [ListedRace.from_race(r) for r in found if flt.matches(r)][: limit or None]
     if fmt == "json":
-        click.echo(json.dumps([r.to_dict(LIST_JSON_FIELDS) for r in races], indent=2))
+        click.echo(json.dumps({"races": [r.as_dict() for r in listed]}, indent=2))
         return
-    if not races:
-        click.echo("No races found." if (tags or track or status) else "No races stored yet.", err=True)
+    if not listed:
+        click.echo("No recent races found.", err=True)
         return
-    rows = [
-        [
-            r.race_id,
-            r.timestamp,
-            r.track,
-            r.challenge,
-            r.car,
-            r.cluster_nodes if r.cluster_nodes is not None else "",
-            r.cluster_version or r.distribution_version or "",
-            r.status + (" (test mode)" if r.test_mode else ""),
-            _kv(r.user_tags),
-            _kv(r.track_params),
-        ]
-        for r in races
-    ]
-    headers = [
-        "Race ID",
-        "Race Timestamp",
-        "Track",
-        "Challenge",
-        "Car",
-        "Nodes",
-        "ES Version",
-        "Status",
-        "User Tags",
-        "Track Params",
-    ]
-    click.echo(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True))
+    click.echo("\nRecent races:\n")
+    click.echo(tabulate([r.row() for r in listed], headers=list(LIST_HEADERS), disable_numparse=True))
 
 
 # ------------------------------------------------------------------------------------ compare
 
 
-def _side(store: ResultsStore, ref: str) -> Side:
+def _side(ref: str, races: list[RaceResult]) -> Side:
     ref = ref.strip()  # as resolve() does: " tag:a:b" is a tag, and its label must say so
-    races = tuple(store.resolve(ref))
     label = ref if parse_tag_ref(ref) is not None else races[0].race_id[:8]
-    return Side(label=label, races=races)
+    return Side(label=label, races=tuple(races))
+
+
+def _resolve_all(
+    refs: tuple[str, ...],
+    results_db: Path | None,
+    source: str,
+    environment: str,
+    store_options: dict[str, Any],
+) -> list[list[RaceResult]]:
+    """The races each of ``refs`` names, in the results store or (``source``) the metrics store."""
+    check_environment_applies(source)
+    if source == SOURCE_METRICS_STORE:
+        from esbench.results.es_read import resolve_races
+
+        settings = reading_settings("this command", store_options)
+        return [resolve_races(settings, ref, environment=environment) for ref in refs]
+    with _open_store(results_db) as store:
+        return [store.resolve(ref) for ref in refs]
 
 
 def _write_report(text: str, report_file: Path | None, *, color: bool) -> None:
@@ -224,6 +224,7 @@ def _write_report(text: str, report_file: Path | None, *, color: bool) -> None:
 )
 @click.option("--show-processing-time", is_flag=True, help="Also compare processing time percentiles.")
 @store_option
+@source_options
 def compare_command(
     baseline: str,
     contenders: tuple[str, ...],
@@ -237,17 +238,25 @@ def compare_command(
     alpha: float,
     show_processing_time: bool,
     results_db: Path | None,
+    source: str,
+    environment: str,
     report_numbers_align: str | None,
     quiet: bool,
     offline: bool,
+    **store_options: Any,
 ) -> None:
     """Compare a baseline with one or more contenders (races or tagged groups of races)."""
     thresholds = load_thresholds(thresholds_file) if thresholds_file is not None else ()
     if fail_on_regression is not None:
         default_rules(fail_on_regression)  # validates the value before any work
-    with _open_store(results_db) as store:
-        base_side = _side(store, baseline)
-        contender_sides = [_side(store, ref) for ref in contenders]
+    refs = (baseline, *contenders)
+    sides = [
+        _side(ref, races)
+        for ref, races in zip(
+            refs, _resolve_all(refs, results_db, source, environment, store_options), strict=True
+        )
+    ]
+    base_side, contender_sides = sides[0], sides[1:]
     comparison = compare_races(
         base_side, contender_sides, alpha=alpha, show_processing_time=show_processing_time
     )
@@ -303,14 +312,25 @@ def compare_command(
 @_report_options
 @click.option("--show-processing-time", is_flag=True, help="Add processing time percentile rows.")
 @store_option
+@source_options
 def report_command(
-    race: str, fmt: str, report_file: Path | None, show_processing_time: bool, results_db: Path | None
+    race: str,
+    fmt: str,
+    report_file: Path | None,
+    show_processing_time: bool,
+    results_db: Path | None,
+    source: str,
+    environment: str,
+    **store_options: Any,
 ) -> None:
     """Show the summary report of a stored RACE (race id, unique id prefix or tag:KEY:VALUE of one race)."""
     from esbench.reporting.summary import render_summary
 
-    with _open_store(results_db) as store:
-        result = store.get(race)
+    (found,) = _resolve_all((race,), results_db, source, environment, store_options)
+    if len(found) > 1:
+        listing = "\n".join(f"  {describe_race(r)}" for r in found[:20])
+        raise UserError(f"{race!r} matches {len(found)} races; name one by its race id:\n{listing}")
+    result = found[0]
     if fmt in GRAPHIC_FORMATS:
         from esbench.reporting.html import default_report_path, write_race_report
 
@@ -369,91 +389,6 @@ def delete_race(
 # ------------------------------------------------------------------------------------ export
 
 
-def metrics_store_options(func: F) -> F:
-    """Click options ``--metrics-store`` (env ``ESBENCH_METRICS_STORE``), ``--metrics-store-user``,
-    ``--metrics-store-password``, ``--metrics-store-api-key``, ``--metrics-store-ca-certs``,
-    ``--metrics-store-insecure`` and ``--metrics-store-prefix``; turn their values into settings
-    with :func:`metrics_store_settings`. Shared by ``export`` and ``race``.
-    """
-    options = (
-        click.option(
-            "--metrics-store",
-            "metrics_store",
-            envvar="ESBENCH_METRICS_STORE",
-            default=None,
-            metavar="URL",
-            help="Also export races to this Elasticsearch metrics store, e.g. https://user:pass@host:9200 "
-            "(env ESBENCH_METRICS_STORE).",
-        ),
-        click.option(
-            "--metrics-store-user",
-            envvar="ESBENCH_METRICS_STORE_USER",
-            default=None,
-            help="Metrics store user name (env ESBENCH_METRICS_STORE_USER).",
-        ),
-        click.option(
-            "--metrics-store-password",
-            envvar="ESBENCH_METRICS_STORE_PASSWORD",
-            default=None,
-            help="Metrics store password (prefer env ESBENCH_METRICS_STORE_PASSWORD: not in shell history).",
-        ),
-        click.option(
-            "--metrics-store-api-key",
-            envvar="ESBENCH_METRICS_STORE_API_KEY",
-            default=None,
-            help="Metrics store API key (env ESBENCH_METRICS_STORE_API_KEY).",
-        ),
-        click.option(
-            "--metrics-store-ca-certs",
-            type=click.Path(exists=True, dir_okay=False, path_type=Path),
-            default=None,
-            help="CA bundle to verify the metrics store's TLS certificate.",
-        ),
-        click.option(
-            "--metrics-store-insecure",
-            is_flag=True,
-            help="Do not verify the metrics store's TLS certificate.",
-        ),
-        click.option(
-            "--metrics-store-prefix",
-            default=DEFAULT_PREFIX,
-            show_default=True,
-            help="Prefix of the metrics store's index and template names.",
-        ),
-    )
-    for option in reversed(options):
-        func = option(func)
-    return func
-
-
-def metrics_store_settings(
-    *,
-    metrics_store: str | None,
-    metrics_store_user: str | None = None,
-    metrics_store_password: str | None = None,
-    metrics_store_api_key: str | None = None,
-    metrics_store_ca_certs: Path | None = None,
-    metrics_store_insecure: bool = False,
-    metrics_store_prefix: str = DEFAULT_PREFIX,
-) -> MetricsStoreSettings | None:
-    """The settings of :func:`metrics_store_options` values, else the ``[reporting]`` section of
-    esbench.ini (:func:`esbench.results.metrics_store.resolve_metrics_store`); None when neither
-    configures a metrics store.
-
-    Raises:
-        ConfigError: malformed URL (the message never shows credentials).
-    """
-    return resolve_metrics_store(
-        metrics_store,
-        username=metrics_store_user,
-        password=metrics_store_password,
-        api_key=metrics_store_api_key,
-        ca_certs=metrics_store_ca_certs,
-        verify_certs=not metrics_store_insecure,
-        index_prefix=metrics_store_prefix,
-    )
-
-
 @main.command("export")
 @click.argument("races", nargs=-1, required=True, metavar="RACE...")
 @metrics_store_options
@@ -481,4 +416,10 @@ def export_command(races: tuple[str, ...], results_db: Path | None, **store_opti
         f"environment {settings.environment}): {counts.results} results documents, {counts.metrics} "
         f"metrics documents, {counts.telemetry} telemetry documents.",
         err=True,
+    )
+
+
+for _command in (list_races, compare_command, report_command):
+    reading_store_help(
+        _command, "The Elasticsearch metrics store to read races from with --source=metrics-store"
     )

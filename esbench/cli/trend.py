@@ -17,8 +17,9 @@ import click
 
 from esbench.cli import main
 from esbench.cli._params import TAG_FILTER
+from esbench.cli._store_options import metrics_store_options, metrics_store_settings
 from esbench.cli._tags import parse_tag_filter
-from esbench.cli.results import metrics_store_options, metrics_store_settings, store_option
+from esbench.cli.results import store_option
 from esbench.exceptions import UserError
 from esbench.reporting.formats import FORMATS, ReportFormat
 
@@ -130,6 +131,12 @@ def _detector_options(func: Any) -> Any:
     show_default=True,
     help="Read races from the results store, or from the Elasticsearch metrics store (--metrics-store).",
 )
+@click.option(
+    "--environment",
+    default=None,
+    help="With --source=metrics-store: only Rally's races of this environment (Rally's env.name; default: "
+    "any).",
+)
 @store_option
 @metrics_store_options
 def trend_command(**options: Any) -> None:
@@ -144,7 +151,11 @@ def trend_command(**options: Any) -> None:
 
 
 def _source_races(
-    source: str, results_db: Path | None, store_options: dict[str, Any], selection: TrendSelection
+    source: str,
+    results_db: Path | None,
+    store_options: dict[str, Any],
+    selection: TrendSelection,
+    environment: str | None,
 ) -> list[RaceResult]:
     from esbench.trend import races_from_metrics_store, races_from_results_db
 
@@ -159,7 +170,7 @@ def _source_races(
     from esbench.results.store_probe import check_reachable
 
     check_reachable(settings)
-    return races_from_metrics_store(settings, selection)
+    return races_from_metrics_store(settings, selection, environment=environment)
 
 
 def _emit(text: str, report_file: Path | None) -> None:
@@ -190,6 +201,7 @@ def _run(
     fmt: str,
     report_file: Path | None,
     source: str,
+    environment: str | None,
     results_db: Path | None,
     **store_options: Any,
 ) -> int:
@@ -215,7 +227,10 @@ def _run(
         limit=limit or None,
     )
     report = build_report(
-        _source_races(source, results_db, store_options, selection), selection, followed, detector
+        _source_races(source, results_db, store_options, selection, environment),
+        selection,
+        followed,
+        detector,
     )
     verdict = "\n".join(verdict_lines(report)) + "\n"
     if fmt == ReportFormat.HTML.value:

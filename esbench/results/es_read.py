@@ -1,55 +1,95 @@
-"""Races read back from an Elasticsearch metrics store (the documents :mod:`esbench.results.es_export`
-writes), for commands that follow history there (``esbench trend``).
+"""Races read back from an Elasticsearch metrics store, for ``esbench list races``, ``report``,
+``compare`` and ``trend`` with ``--source=metrics-store``.
 
-Two searches: the race documents of ``<prefix>-races-*`` that match the filters, then the task
-documents (``kind: task``) of ``<prefix>-results-*`` of those races. Each race comes back as a
-:class:`~esbench.records.RaceResult` with the race header and, per reported task, the summary
-fields the export wrote (throughput statistics, latency / service time / processing time
-percentiles, sample and error counts); what the export does not write (histograms, per-second
-windows, error descriptions, telemetry) stays empty.
+Two layouts are read, and merged newest first:
+
+- Rally's (``rally-races-*``, :mod:`esbench.results.rally_layout`): what Rally 2.13 writes, and
+  esbench too. One search for the race documents, whose ``results`` hold every task's summary
+  (mapped by :mod:`esbench.results.rally_races`), and one aggregation over ``rally-metrics-*`` for
+  the request counts of each task (its ``service_time`` samples, as Rally counts its error rate).
+- esbench's older one (``<prefix>-races-*`` and ``<prefix>-results-*``, written by
+  :mod:`esbench.results.es_export`): the race documents, then their task documents
+  (``kind: task``) with the summary fields the export wrote (throughput statistics, latency /
+  service time / processing time percentiles, sample and error counts).
+
+Each race comes back as a :class:`~esbench.records.RaceResult`; what neither layout holds
+(histograms, per-second windows, error descriptions, telemetry) stays empty. The filters are
+:class:`~esbench.results.race_listing.RaceFilter`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from esbench.exceptions import NotFound, UserError
 from esbench.records import RaceResult, TaskResult
 from esbench.results.metrics_store import MetricsStoreSettings, metrics_store_client
+from esbench.results.race_listing import ListedRace, RaceFilter, race_datetime
+from esbench.results.rally_layout import RACE_TIMESTAMP_FORMAT, StoreIndex, index_pattern
+from esbench.results.rally_races import race_from_rally_document
+from esbench.results.store import parse_tag_ref
 
 if TYPE_CHECKING:
     from elasticsearch import Elasticsearch
 
 
-@dataclass(frozen=True, kw_only=True)
-class RaceFilter:
-    """Which race documents to read (every given filter must match).
-
-    Attributes:
-        track / challenge / status: exact values (None: any).
-        user_tags: tag key -> accepted values (one of them must match).
-        since: only races with ``race-timestamp`` at or after this ISO-8601 time.
-    """
-
-    track: str | None = None
-    challenge: str | None = None
-    status: str | None = None
-    user_tags: Mapping[str, Sequence[str]] = field(default_factory=dict)
-    since: str | None = None
-
-
 def race_query(flt: RaceFilter) -> dict[str, object]:
-    """The query DSL of ``flt`` for the race documents."""
+    """The query DSL of ``flt`` for esbench's own race documents (``<prefix>-races-*``, ISO
+    timestamps, no environment)."""
     clauses: list[dict[str, object]] = []
     for name, value in (("track", flt.track), ("challenge", flt.challenge), ("status", flt.status)):
         if value is not None:
             clauses.append({"term": {name: value}})
-    for key, values in flt.user_tags.items():
-        clauses.append({"terms": {f"user-tags.{key}": [str(v) for v in values]}})
+    clauses.extend(_tag_clauses(flt))
+    bounds: dict[str, str] = {}
+    if flt.from_date is not None:
+        bounds["gte"] = f"{flt.from_date:%Y-%m-%d}T00:00:00Z"
+    if flt.to_date is not None:
+        bounds["lt"] = f"{flt.to_date + timedelta(days=1):%Y-%m-%d}T00:00:00Z"
+    if bounds:
+        clauses.append({"range": {"race-timestamp": {**bounds, "format": "strict_date_optional_time"}}})
     if flt.since is not None:
         clauses.append({"range": {"race-timestamp": {"gte": flt.since}}})
     return {"bool": {"filter": clauses}} if clauses else {"match_all": {}}
+
+
+def rally_race_query(flt: RaceFilter) -> dict[str, object] | None:
+    """The query DSL of ``flt`` for Rally's race documents (``rally-races-*``), as Rally's
+    ``EsRaceStore.list`` filters them (environment, track, challenge, benchmark name, user tags,
+    dates; ``esrally/metrics.py``); None when no Rally race can match (a status other than
+    ``completed``: Rally stores only races that ended)."""
+    if flt.status not in (None, "completed"):
+        return None
+    clauses: list[dict[str, object]] = []
+    for name, value in (("environment", flt.environment), ("track", flt.track), ("challenge", flt.challenge)):
+        if value is not None:
+            clauses.append({"term": {name: value}})
+    clauses.extend(_tag_clauses(flt))
+    bounds: dict[str, str] = {}
+    if flt.from_date is not None:
+        bounds["gte"] = f"{flt.from_date:%Y%m%d}T000000Z"
+    if flt.to_date is not None:
+        bounds["lt"] = f"{flt.to_date + timedelta(days=1):%Y%m%d}T000000Z"
+    if flt.since is not None:
+        since = race_datetime(flt.since) or race_datetime(f"{flt.since}T00:00:00Z")
+        if since is not None:
+            bounds["gte"] = max(bounds.get("gte", ""), since.strftime(RACE_TIMESTAMP_FORMAT))
+    if bounds:
+        clauses.append({"range": {"race-timestamp": {**bounds, "format": "basic_date_time_no_millis"}}})
+    return {"bool": {"filter": clauses}} if clauses else {"match_all": {}}
+
+
+def _tag_clauses(flt: RaceFilter) -> list[dict[str, object]]:
+    clauses: list[dict[str, object]] = [
+        {"terms": {f"user-tags.{key}": [str(v) for v in values]}} for key, values in flt.user_tags.items()
+    ]
+    if flt.benchmark_name is not None:
+        either = [{"term": {f"user-tags.{k}": flt.benchmark_name}} for k in ("benchmark-name", "name")]
+        clauses.append({"bool": {"should": either, "minimum_should_match": 1}})
+    return clauses
 
 
 def percentile_label(field_name: str) -> str:
@@ -120,34 +160,221 @@ def _scan(es: Elasticsearch, index: str, query: Mapping[str, object]) -> Iterato
     yield from helpers.scan(es, index=index, query={"query": query}, ignore_unavailable=True)
 
 
-def read_races(settings: MetricsStoreSettings, flt: RaceFilter) -> list[RaceResult]:
-    """The races of the metrics store that match ``flt`` (in no particular order), with their tasks.
+def _newest(es: Elasticsearch, index: str, query: Mapping[str, object], limit: int) -> list[dict[str, Any]]:
+    body = es.search(
+        index=index,
+        query=query,
+        sort=[{"race-timestamp": {"order": "desc"}}],
+        size=limit,
+        ignore_unavailable=True,
+        allow_no_indices=True,
+    )
+    return list(body["hits"]["hits"])
+
+
+def _hits(
+    es: Elasticsearch, index: str, query: Mapping[str, object], limit: int | None
+) -> list[dict[str, Any]]:
+    return _newest(es, index, query, limit) if limit else list(_scan(es, index, query))
+
+
+class Layout(StrEnum):
+    """Which layout a race document came from."""
+
+    #: ``rally-races-*``: Rally's race documents (Rally writes them, and esbench too).
+    RALLY = "rally"
+    #: ``<prefix>-races-*`` with ``<prefix>-results-*``: esbench's older export.
+    ESBENCH = "esbench"
+
+
+RALLY, ESBENCH = Layout.RALLY, Layout.ESBENCH
+
+
+def _race_documents(
+    es: Elasticsearch, prefix: str, flt: RaceFilter, limit: int | None
+) -> list[tuple[Layout, dict[str, Any]]]:
+    """(layout, ``_source``) of the matching race documents of both layouts, newest first, at most
+    ``limit``. A race id in both layouts (an esbench race also exported the old way) is kept once,
+    in Rally's layout."""
+    found: dict[str, tuple[Layout, dict[str, Any]]] = {}
+    rally_query = rally_race_query(flt)
+    if rally_query is not None:
+        for hit in _hits(es, index_pattern(StoreIndex.RACES), rally_query, limit):
+            found[str(hit["_source"].get("race-id", hit["_id"]))] = (RALLY, hit["_source"])
+    for hit in _hits(es, f"{prefix}-races-*", race_query(flt), limit):
+        found.setdefault(str(hit["_source"].get("race-id", hit["_id"])), (ESBENCH, hit["_source"]))
+    docs = sorted(
+        found.values(),
+        key=lambda ld: race_datetime(str(ld[1].get("race-timestamp", ""))) or datetime.fromtimestamp(0, UTC),
+        reverse=True,
+    )
+    return docs[:limit] if limit else docs
+
+
+def _rally_counts(es: Elasticsearch, race_ids: Sequence[str]) -> dict[str, dict[str, tuple[int, int]]]:
+    """race id -> task -> (requests, failed requests) of the races' measurement ``service_time``
+    samples in ``rally-metrics-*`` (Rally's ``get_error_rate`` counts the same samples)."""
+    out: dict[str, dict[str, tuple[int, int]]] = {}
+    for start in range(0, len(race_ids), 100):
+        ids = list(race_ids[start : start + 100])
+        query = {
+            "bool": {
+                "filter": [
+                    {"terms": {"race-id": ids}},
+                    {"term": {"name": "service_time"}},
+                    {"term": {"sample-type": "normal"}},
+                ]
+            }
+        }
+        aggs = {
+            "races": {
+                "terms": {"field": "race-id", "size": len(ids)},
+                "aggs": {
+                    "tasks": {
+                        "terms": {"field": "task", "size": 10_000},
+                        "aggs": {"failed": {"filter": {"term": {"meta.success": False}}}},
+                    }
+                },
+            }
+        }
+        body = es.search(
+            index=index_pattern(StoreIndex.METRICS),
+            query=query,
+            aggs=aggs,
+            size=0,
+            ignore_unavailable=True,
+            allow_no_indices=True,
+        )
+        for race in (body.get("aggregations") or {}).get("races", {}).get("buckets", []):
+            out[race["key"]] = {
+                t["key"]: (int(t["doc_count"]), int(t["failed"]["doc_count"]))
+                for t in race["tasks"]["buckets"]
+            }
+    return out
+
+
+def _esbench_tasks(es: Elasticsearch, prefix: str, race_ids: Sequence[str]) -> dict[str, list[TaskResult]]:
+    tasks: dict[str, list[tuple[int, TaskResult]]] = {race_id: [] for race_id in race_ids}
+    for start in range(0, len(race_ids), 1000):
+        query = {
+            "bool": {
+                "filter": [
+                    {"term": {"kind": "task"}},
+                    {"terms": {"race-id": list(race_ids[start : start + 1000])}},
+                ]
+            }
+        }
+        for hit in _scan(es, f"{prefix}-results-*", query):
+            tasks[hit["_source"]["race-id"]].append(
+                (_task_position(hit["_id"]), task_from_document(hit["_source"]))
+            )
+    return {race_id: [t for _, t in sorted(ts, key=lambda pt: pt[0])] for race_id, ts in tasks.items()}
+
+
+def _to_races(
+    es: Elasticsearch, prefix: str, docs: Sequence[tuple[Layout, dict[str, Any]]]
+) -> list[RaceResult]:
+    rally_ids = [str(d["race-id"]) for layout, d in docs if layout == RALLY]
+    esbench_ids = [str(d["race-id"]) for layout, d in docs if layout == ESBENCH]
+    counts = _rally_counts(es, rally_ids) if rally_ids else {}
+    tasks = _esbench_tasks(es, prefix, esbench_ids) if esbench_ids else {}
+    return [
+        race_from_rally_document(d, counts.get(str(d["race-id"])))
+        if layout == RALLY
+        else race_from_documents(d, tasks.get(str(d["race-id"]), []))
+        for layout, d in docs
+    ]
+
+
+def read_races(
+    settings: MetricsStoreSettings, flt: RaceFilter, *, limit: int | None = None
+) -> list[RaceResult]:
+    """The races of the metrics store that match ``flt``, with their tasks, newest first (at most
+    ``limit``): Rally's layout (``rally-races-*``, which esbench writes too) and esbench's older
+    layout (``<prefix>-races-*`` with ``<prefix>-results-*``).
 
     Raises:
-        StoreError: the metrics store is unreachable, rejects the credentials or the search; the
-            message names the hosts without credentials.
+        StoreError: the metrics store is unreachable, rejects the credentials or the search, or holds
+            a Rally race document without a valid timestamp; the message names the hosts without
+            credentials.
     """
-    prefix = settings.index_prefix
     with metrics_store_client(settings, "search") as es:
-        race_docs = {
-            h["_source"]["race-id"]: h["_source"] for h in _scan(es, f"{prefix}-races-*", race_query(flt))
-        }
-        tasks: dict[str, list[tuple[int, TaskResult]]] = {race_id: [] for race_id in race_docs}
-        ids = list(race_docs)
-        for start in range(0, len(ids), 1000):
-            query = {
-                "bool": {
-                    "filter": [
-                        {"term": {"kind": "task"}},
-                        {"terms": {"race-id": ids[start : start + 1000]}},
-                    ]
-                }
-            }
-            for hit in _scan(es, f"{prefix}-results-*", query):
-                tasks[hit["_source"]["race-id"]].append(
-                    (_task_position(hit["_id"]), task_from_document(hit["_source"]))
-                )
+        return _to_races(es, settings.index_prefix, _race_documents(es, settings.index_prefix, flt, limit))
+
+
+def list_races(
+    settings: MetricsStoreSettings, flt: RaceFilter, *, limit: int | None = None
+) -> list[ListedRace]:
+    """The races of the metrics store that match ``flt`` as ``list races`` shows them, newest first
+    (at most ``limit``), from both layouts (see :func:`read_races`).
+
+    Raises:
+        StoreError: as :func:`read_races`.
+    """
+    with metrics_store_client(settings, "search") as es:
+        docs = _race_documents(es, settings.index_prefix, flt, limit)
     return [
-        race_from_documents(doc, [t for _, t in sorted(tasks[race_id], key=lambda pt: pt[0])])
-        for race_id, doc in race_docs.items()
+        ListedRace.from_rally_document(d)
+        if layout == RALLY
+        else ListedRace.from_race(race_from_documents(d, []))
+        for layout, d in docs
     ]
+
+
+def resolve_races(settings: MetricsStoreSettings, ref: str, *, environment: str | None) -> list[RaceResult]:
+    """The races of the metrics store named by ``ref``, as the results store resolves a reference
+    (:meth:`esbench.results.store.ResultsStore.resolve`): a race id or an unambiguous id prefix
+    (one race), or ``tag:KEY:VALUE`` (every race with that user tag, newest first). Rally's races
+    count only in ``environment`` (None: any). Never empty.
+
+    Raises:
+        NotFound: nothing matches. UserError: an empty reference, or an id prefix of several races.
+        StoreError: as :func:`read_races`.
+    """
+    ref = ref.strip()
+    if not ref:
+        raise UserError("An empty race reference was given; pass a race id, id prefix or tag:KEY:VALUE.")
+    where = f"the metrics store {settings.display_url}"
+    tag = parse_tag_ref(ref)
+    if tag is not None:
+        races = read_races(settings, RaceFilter(environment=environment, user_tags={tag[0]: (tag[1],)}))
+        if not races:
+            raise NotFound(f"No race in {where} has the user tag {tag[0]}:{tag[1]}{_in_env(environment)}.")
+        return races
+    prefix_query: dict[str, object] = {"prefix": {"race-id": ref.lower()}}
+    rally_filter: list[dict[str, object]] = [prefix_query]
+    if environment is not None:
+        rally_filter.append({"term": {"environment": environment}})
+    with metrics_store_client(settings, "search") as es:
+        docs = [
+            (RALLY, h["_source"])
+            for h in _scan(es, index_pattern(StoreIndex.RACES), {"bool": {"filter": rally_filter}})
+        ]
+        seen = {str(d["race-id"]) for _, d in docs}
+        docs += [
+            (ESBENCH, h["_source"])
+            for h in _scan(es, f"{settings.index_prefix}-races-*", prefix_query)
+            if str(h["_source"].get("race-id")) not in seen
+        ]
+        exact = [ld for ld in docs if str(ld[1].get("race-id", "")).lower() == ref.lower()]
+        docs = exact[:1] or docs
+        if not docs:
+            raise NotFound(
+                f"No race with id or id prefix {ref!r} in {where}{_in_env(environment)}. "
+                "See `esbench list races --source=metrics-store`."
+            )
+        if len(docs) > 1:
+            listing = "\n".join(
+                f"  {d.get('race-id')}  {d.get('race-timestamp')}  {d.get('track')}" for _, d in docs[:20]
+            )
+            raise UserError(
+                f"The race id prefix {ref!r} is ambiguous in {where}: it matches {len(docs)} races. "
+                f"Give more characters of the id:\n{listing}"
+            )
+        return _to_races(es, settings.index_prefix, docs)
+
+
+def _in_env(environment: str | None) -> str:
+    return (
+        f" (environment {environment!r} of Rally's races; another one: --environment)" if environment else ""
+    )

@@ -10,8 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from esbench.records import RaceResult, RaceStatus
-from esbench.results.es_read import RaceFilter, read_races
+from esbench.results.es_read import read_races
 from esbench.results.metrics_store import MetricsStoreSettings
+from esbench.results.race_listing import RaceFilter
 from esbench.results.store import ResultsStore
 from esbench.trend.select import TrendSelection, select_races
 
@@ -30,8 +31,11 @@ def races_from_results_db(path: Path | None, selection: TrendSelection) -> list[
     return select_races(races, selection)
 
 
-def races_from_metrics_store(settings: MetricsStoreSettings, selection: TrendSelection) -> list[RaceResult]:
-    """The selected races of the metrics store of ``settings``, oldest first.
+def races_from_metrics_store(
+    settings: MetricsStoreSettings, selection: TrendSelection, *, environment: str | None = None
+) -> list[RaceResult]:
+    """The selected races of the metrics store of ``settings``, oldest first: Rally's races (of
+    ``environment``; None: any) and esbench's (:func:`esbench.results.es_read.read_races`).
 
     Raises:
         StoreError: the metrics store is unreachable or rejects the search.
@@ -42,5 +46,6 @@ def races_from_metrics_store(settings: MetricsStoreSettings, selection: TrendSel
         status=RaceStatus.COMPLETED.value,
         user_tags=selection.user_tags,
         since=selection.since,
+        environment=environment,
     )
     return select_races(read_races(settings, flt), selection)

@@ -1,50 +1,83 @@
-"""Rally 2.13 as the oracle of the metrics store tests: where its ``esrally`` is, and how to run it.
+"""Rally 2.13 as the oracle of esbench's metrics store: the one way tests find and run ``esrally``.
 
-``rally_bin`` finds Rally in one place: ``$ESBENCH_TEST_RALLY`` (the path of an ``esrally``), else
-``/work/venvs/rally/bin/esrally``, else ``esrally`` on ``PATH``. Without Rally the tests are skipped
-locally with the command that installs it, and fail under ``CI=true``: CI must run them.
-A race with Rally needs a private network and PID namespace (``unshare``, as root): Rally allows one
-race per machine (/work/shared/reference/peer-oracles.md); without it, the same skip-or-fail rule.
+* :func:`rally_bin` (a fixture): Rally's executable, ``$ESBENCH_TEST_RALLY`` or
+  ``/work/venvs/rally/bin/esrally``. Missing, it skips the test with the install command, except
+  under ``CI=true``, where a missing oracle fails the test (a CI run must not pass by skipping).
+* :class:`RallyOracle`: Rally with a private home (``HOME``, so ``~/.rally`` is the test's) and a
+  configuration ``rally-NAME.ini`` whose ``[reporting]`` section names a metrics store node;
+  :meth:`RallyOracle.run` runs one ``esrally`` command line with ``--configuration-name=NAME``.
+
+Every command runs in a private PID and network namespace (``unshare``, as
+/work/shared/reference/peer-oracles.md explains: Rally allows one race per machine, kills
+processes that look like Rally's with ``--kill-running-processes``, and its actor system listens on
+port 1900). The node lives in the host's namespace, so a Unix socket carries the bytes across
+(tests/integration/socket_bridge.py): inside the namespace Rally talks to ``127.0.0.1:9200``.
+Rally's index templates map some fields as ``wildcard``, which the integ-test build has no mapper
+for: :func:`put_rally_templates` puts them first with ``keyword`` in its place.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shutil
 import stat
+import subprocess
+import sys
+import tempfile
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import socket_bridge
 
-#: Rally's own virtualenv on the development machines.
 DEFAULT_RALLY = Path("/work/venvs/rally/bin/esrally")
 INSTALL = (
     "python3.12 -m venv RALLYENV && RALLYENV/bin/pip install esrally==2.13.0, "
     "then ESBENCH_TEST_RALLY=RALLYENV/bin/esrally"
 )
+#: Where Rally reaches the node inside its namespace.
+INNER_HOST = "127.0.0.1:9200"
+_TEMPLATES = {
+    "rally-races": "races-template.json",
+    "rally-results": "results-template.json",
+    "rally-metrics": "metrics-template.json",
+    "rally-annotations": "annotation-template.json",
+}
 
 
 def missing(what: str) -> None:
     """Skip the test (locally) or fail it (``CI=true``) because ``what`` is missing."""
-    message = f"{what}; install Rally 2.13: {INSTALL}"
+    message = f"The Rally oracle needs {what}; install Rally 2.13: {INSTALL}"
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"CI runs the Rally oracle tests: {message}", pytrace=False)
     pytest.skip(message)
 
 
+def namespaces_available() -> bool:
+    """Whether this process may make a network and PID namespace (root, ``unshare`` and ``ip``)."""
+    return os.geteuid() == 0 and shutil.which("unshare") is not None and shutil.which("ip") is not None
+
+
 @pytest.fixture(scope="session")
 def rally_bin() -> Path:
-    """The ``esrally`` executable (see the module doc)."""
+    """Rally's ``esrally``: ``$ESBENCH_TEST_RALLY``, else /work/venvs/rally/bin/esrally, else
+    ``esrally`` on ``PATH``; the namespace tools checked (:func:`missing` when not)."""
     configured = os.environ.get("ESBENCH_TEST_RALLY")
     candidates = [Path(configured)] if configured else [DEFAULT_RALLY]
     on_path = shutil.which("esrally")
     if not configured and on_path:
         candidates.append(Path(on_path))
-    for candidate in candidates:
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return candidate
-    missing(f"no Rally at {', '.join(map(str, candidates))}")
-    raise AssertionError("unreachable")
+    found = next((c for c in candidates if c.is_file() and os.access(c, os.X_OK)), None)
+    if found is None:
+        missing(f"Rally 2.13 (none at {', '.join(map(str, candidates))})")
+    if not namespaces_available():
+        missing("root with the unshare and ip commands (a private PID and network namespace)")
+    assert found is not None
+    return found
 
 
 def renamed_copy(rally: Path, directory: Path) -> Path:
@@ -56,6 +89,131 @@ def renamed_copy(rally: Path, directory: Path) -> Path:
     return copy
 
 
-def namespaces_available() -> bool:
-    """Whether this process may make a network and PID namespace (root and ``unshare``)."""
-    return os.geteuid() == 0 and shutil.which("unshare") is not None and shutil.which("ip") is not None
+def _http(host: str, method: str, path: str, body: object = None) -> object:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        f"http://{host}{path}", data=data, method=method, headers={"Content-Type": "application/json"}
+    )
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(request, timeout=60) as response:
+        return json.loads(response.read() or b"null")
+
+
+def put_rally_templates(rally_bin: Path, host: str) -> None:
+    """Put Rally's own four index templates on the node at ``host``, ``wildcard`` mapped as ``keyword``."""
+    resources = _rally_package(rally_bin) / "resources"
+    for name, file in _TEMPLATES.items():
+        text = (resources / file).read_text(encoding="utf-8").replace('"wildcard"', '"keyword"')
+        _http(host, "PUT", f"/_index_template/{name}", json.loads(text))
+
+
+def _rally_package(rally_bin: Path) -> Path:
+    python = rally_bin.parent / "python"
+    out = subprocess.run(
+        [str(python), "-c", "import esrally, os; print(os.path.dirname(esrally.__file__))"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return Path(out.stdout.strip())
+
+
+@dataclass
+class RallyOracle:
+    """Rally with its home under ``root`` and the configuration ``name`` pointing at the metrics store
+    reached through the Unix socket ``socket_path`` (see the module docstring)."""
+
+    rally_bin: Path
+    root: Path
+    name: str
+    socket_path: Path
+    environment: str
+
+    def run(self, *args: str, timeout_s: float = 240) -> subprocess.CompletedProcess[str]:
+        """``esrally ARGS --configuration-name=NAME`` in a private namespace; never raises on a
+        non-zero exit (the caller asserts on it)."""
+        rally = " ".join(_quote(a) for a in (str(self.rally_bin), *args, f"--configuration-name={self.name}"))
+        script = "\n".join(
+            (
+                "set -u",
+                "ip link set lo up",
+                # Rally's actor system wants an address that is not loopback, and a route.
+                "ip addr add 10.213.0.1/32 dev lo && ip route add default dev lo",
+                f"{_quote(sys.executable)} {_quote(socket_bridge.__file__)} {INNER_HOST} "
+                f"{_quote(str(self.socket_path))} &",
+                # Wait until the bridge listens (bash's /dev/tcp connects).
+                f"for _ in $(seq 100); do (exec 3<>/dev/tcp/{INNER_HOST.replace(':', '/')}) 2>/dev/null "
+                "&& break; sleep 0.1; done",
+                f"cd {_quote(str(self.root))}",
+                rally,
+            )
+        )
+        env = {**os.environ, "HOME": str(self.root / "home")}
+        return subprocess.run(
+            ["unshare", "--net", "--pid", "--fork", "--mount-proc", "bash", "-c", script],
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            env=env,
+            check=False,
+        )
+
+
+def _quote(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
+
+
+@contextlib.contextmanager
+def rally_oracle(rally_bin: Path, root: Path, store_host: str, *, environment: str) -> Iterator[RallyOracle]:
+    """Rally with its home under ``root``, the configuration ``esbench-oracle`` whose metrics store is
+    the node at ``store_host`` (``host:port``, plain HTTP) and whose ``env.name`` is ``environment``;
+    Rally's templates are put on the node first (:func:`put_rally_templates`)."""
+    name = "esbench-oracle"
+    (root / "home" / ".rally").mkdir(parents=True, exist_ok=True)
+    ini = "\n".join(
+        (
+            "[meta]",
+            "config.version = 17",
+            "[system]",
+            f"env.name = {environment}",
+            "[node]",
+            f"root.dir = {root}/home/.rally/benchmarks",
+            f"src.root.dir = {root}/home/.rally/benchmarks/src",
+            "[source]",
+            "remote.repo.url = https://github.com/elastic/elasticsearch.git",
+            "elasticsearch.src.subdir = elasticsearch",
+            "[benchmarks]",
+            f"local.dataset.cache = {root}/home/.rally/benchmarks/data",
+            "[reporting]",
+            "datastore.type = elasticsearch",
+            f"datastore.host = {INNER_HOST.partition(':')[0]}",
+            f"datastore.port = {INNER_HOST.partition(':')[2]}",
+            "datastore.secure = False",
+            "datastore.user =",
+            "datastore.password =",
+            "[tracks]",
+            "default.url = https://github.com/elastic/rally-tracks",
+            "[teams]",
+            "default.url = https://github.com/elastic/rally-teams",
+            "[defaults]",
+            "preserve_benchmark_candidate = false",
+            "[distributions]",
+            "release.cache = true",
+            "",
+        )
+    )
+    (root / "home" / ".rally" / f"rally-{name}.ini").write_text(ini, encoding="utf-8")
+    put_rally_templates(rally_bin, store_host)
+    # AF_UNIX paths are limited to 108 bytes: tmp_path can be longer.
+    socket_dir = Path(tempfile.mkdtemp(prefix="rally-bridge-"))
+    socket_path = socket_dir / "node.sock"
+    host, _, port = store_host.rpartition(":")
+    server = socket_bridge.serve_unix_to_tcp(socket_path, host, int(port))
+    try:
+        yield RallyOracle(rally_bin, root, name, socket_path, environment)
+    finally:
+        server.shutdown()
+        server.server_close()
+        shutil.rmtree(socket_dir, ignore_errors=True)

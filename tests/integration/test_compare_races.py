@@ -43,10 +43,10 @@ def test_throttled_contender_fails_the_gate_and_a_repeat_passes(es_hosts: list[s
     race(es_hosts, index, run, "base", target_throughput=40)
     race(es_hosts, index, run, "slow", target_throughput=20)
 
-    listed = esbench("list", "races", f"--user-tag=run:{run}", "--format=json")
+    listed = esbench("list", "races", f"--user-tag=run:{run}", "--status=completed", "--format=json")
     assert listed.returncode == 0, listed.stderr
-    races = json.loads(listed.stdout)
-    assert len(races) == 3 and all(r["status"] == "completed" for r in races)
+    races = json.loads(listed.stdout)["races"]
+    assert len(races) == 3
     assert all(r["track"] == "compare-tiny" for r in races)
 
     slow = esbench(
@@ -64,7 +64,7 @@ def test_throttled_contender_fails_the_gate_and_a_repeat_passes(es_hosts: list[s
     assert median["baseline"]["values"] and len(median["baseline"]["values"]) == 2
     assert median["diff_pct"] == pytest.approx(-50, abs=10)
 
-    base_ids = [r["race_id"] for r in races if r["user_tags"]["role"] == "base"]
+    base_ids = [r["race-id"] for r in races if r["user-tags"]["role"] == "base"]
     # A race compared with itself would pass any gate without measuring anything: the user is told.
     same = esbench(
         "compare", f"--baseline={base_ids[0]}", f"--contender={base_ids[0]}", "--fail-on-regression=25"

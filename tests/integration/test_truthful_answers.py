@@ -207,7 +207,7 @@ def test_a_bundled_race_is_stored_under_its_tracks_name(
     assert "Median Throughput | index-append" in result.stdout, result.stdout
     listed = esbench("list", "races", "--track=truth-tiny", "--format=json")
     assert listed.returncode == 0, listed.stderr
-    assert [r["race_id"] for r in json.loads(listed.stdout)] == [race_id(result)]
+    assert [r["race-id"] for r in json.loads(listed.stdout)["races"]] == [race_id(result)]
 
 
 def test_a_mistyped_track_name_is_suggested_without_git(tmp_path: Path, es_hosts: list[str]) -> None:
@@ -242,7 +242,7 @@ def test_optimize_bulk_size_refuses_a_search_task(track: tuple[Path, str], es_ho
     assert "Optimal bulk-size" not in result.stdout
     # Before any load: no race was stored and the index was never created.
     listed = esbench("list", "races", "--format=json")
-    assert json.loads(listed.stdout) == []
+    assert json.loads(listed.stdout) == {"races": []}
     es = Elasticsearch(f"http://{es_hosts[0]}")
     try:
         assert not es.indices.exists(index=index)

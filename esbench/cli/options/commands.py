@@ -37,10 +37,6 @@ NO_SOURCE_BUILD = (
     "the archive with --distribution-path=FILE, or race a cluster you started with "
     "--pipeline=benchmark-only --target-hosts=HOST:PORT."
 )
-_ANNOTATIONS = (
-    "annotations are not yet supported by esbench; see issue 40 (the Rally-layout metrics store). Until "
-    "then note the event as a user tag of the races it concerns (--user-tags=note:...)."
-)
 
 #: Rally commands esbench does not serve (yet), with the paragraph they fail with (exit 64): they
 #: parse any option, then stop. Another change may register the command: then it wins
@@ -51,9 +47,6 @@ REFUSED_COMMANDS: dict[str, str] = {
     "esbench's pipelines are benchmark-only and from-distribution (see 'esbench race --help').",
     "list elasticsearch-plugins": "listing Elasticsearch plugins is not yet supported by esbench (another "
     "change adds it, with installing them on provisioned nodes).",
-    "list annotations": _ANNOTATIONS,
-    "delete annotation": _ANNOTATIONS,
-    "add annotation": _ANNOTATIONS,
 }
 
 #: Every esbench command path that serves a Rally sub-command.

@@ -2,9 +2,8 @@
 annotation commands (Rally's ``compare``, ``list``, ``delete`` and ``add`` parsers in
 ``esrally/rally.py``).
 
-``list races``' filters and columns belong to the Rally-layout metrics store (issue 40): the
-filters it has not built yet are declared here, refused as "not yet supported", so that they parse
-and say so. The annotation commands are refused as a whole (:mod:`esbench.cli.options.commands`).
+``list races`` filters the local results store and (``--source=metrics-store``) the Rally-layout
+metrics store alike (:mod:`esbench.results.race_listing`).
 """
 
 from __future__ import annotations
@@ -19,12 +18,6 @@ from esbench.reporting.formats import REPORT_FORMATS, NumbersAlign, ReportFormat
 
 #: Rally's default ``list races --limit``.
 DEFAULT_LIST_LIMIT = 10
-
-_ISSUE_40 = (
-    "not yet supported by esbench; see issue 40 (the Rally-layout metrics store, which adds the race "
-    "filters, annotations and --source=metrics-store). Until then leave it out: 'esbench list races' "
-    "filters by --track, --user-tags, --status and --limit."
-)
 
 STORED_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
@@ -122,24 +115,39 @@ STORED_OPTIONS: tuple[CliOption, ...] = (
         type=click.Choice([ReportFormat.TEXT.value, ReportFormat.JSON.value]),
         default=ReportFormat.TEXT.value,
         show_default=True,
-        help="text (a table) or json.",
+        help='text (a table) or json: {"races": [...]} with the keys of Rally\'s race documents.',
         field="the output of list races",
     ),
-    *(
-        CliOption(
-            name=flag[2:].replace("-", "_"),
-            flags=(flag,),
-            commands=("list races",),
-            help=text,
-            field="none (refused)",
-            refused=_ISSUE_40,
-        )
-        for flag, text in (
-            ("--benchmark-name", "Rally's filter by the race's 'name' or 'benchmark-name' user tag."),
-            ("--from-date", "Rally's filter: races on or after this date (yyyyMMdd)."),
-            ("--to-date", "Rally's filter: races on or before this date (yyyyMMdd)."),
-            ("--challenge", "Rally's filter: races of this challenge."),
-        )
+    CliOption(
+        name="challenge",
+        flags=("--challenge",),
+        osb=("--test-procedure",),
+        commands=("list races",),
+        help="Only races of this challenge.",
+        field="the race filter of list races",
+    ),
+    CliOption(
+        name="benchmark_name",
+        flags=("--benchmark-name",),
+        commands=("list races",),
+        help="Only races whose user tag 'name' or 'benchmark-name' has this value (Rally's rule).",
+        field="the race filter of list races",
+    ),
+    CliOption(
+        name="from_date",
+        flags=("--from-date",),
+        commands=("list races",),
+        metavar="YYYYMMDD",
+        help="Only races started on or after this UTC day.",
+        field="the race filter of list races",
+    ),
+    CliOption(
+        name="to_date",
+        flags=("--to-date",),
+        commands=("list races",),
+        metavar="YYYYMMDD",
+        help="Only races started on or before this UTC day.",
+        field="the race filter of list races",
     ),
     CliOption(
         name="ids",

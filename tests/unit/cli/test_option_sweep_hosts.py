@@ -87,6 +87,12 @@ MINIMAL: dict[tuple[tuple[str, ...], str], list[str]] = {
     ],
     (("sweep",), "target_hosts"): ["--track-path={track}", "--task=q", "--clients=1"],
     (("trend",), "metrics_store"): ["--source=metrics-store"],
+    (("list", "races"), "metrics_store"): ["--source=metrics-store"],
+    (("report",), "metrics_store"): ["some-race", "--source=metrics-store"],
+    (("compare",), "metrics_store"): ["--baseline=a", "--contender=b", "--source=metrics-store"],
+    (("add", "annotation"), "metrics_store"): ["--race-timestamp=20261128T000000Z", "--message=m"],
+    (("list", "annotations"), "metrics_store"): [],
+    (("delete", "annotation"), "metrics_store"): ["--id=x"],
 }
 
 

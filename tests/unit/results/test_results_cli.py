@@ -6,6 +6,7 @@ import csv
 import dataclasses
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -57,37 +58,104 @@ def test_parse_tag_filter() -> None:
         parse_tag_filter(["novalue"])
 
 
-def test_list_races_text_filters_and_json(races: dict[str, RaceResult]) -> None:
-    code, out, _ = run("list", "races")
+def _ids(out: str) -> list[str]:
+    return [d["race-id"] for d in json.loads(out)["races"]]
+
+
+def test_list_races_text_has_rallys_columns(races: dict[str, RaceResult]) -> None:
+    code, out, _ = run("list", "races", "--limit=0")
     assert code == 0
     assert out.index(races["other"].race_id) < out.index(races["base0"].race_id)  # newest first
-    assert "setup:1node" in out and "failed" in out and "Race ID" in out
+    header = out.splitlines()[3]
+    # Rally 2.13's columns (esrally/metrics.py, list_races), in its order.
+    assert re.split(r"\s{2,}", header.strip()) == [
+        "Race ID",
+        "Race Timestamp",
+        "Track",
+        "Challenge",
+        "Car",
+        "ES Version",
+        "Revision",
+        "Rally Version",
+        "Track Revision",
+        "Team Revision",
+        "User Tags",
+    ]
+    row = next(line for line in out.splitlines() if line.startswith(races["base0"].race_id))
+    # Rally's timestamp format and user tags as key=value.
+    assert "20260101T000000Z" in row and row.rstrip().endswith("setup=1node")
+
+
+def test_list_races_json_has_rallys_keys(races: dict[str, RaceResult]) -> None:
     code, out, _ = run("list", "races", "--user-tag=setup:3nodes", "--format=json")
+    assert code == 0
     data = json.loads(out)
-    assert [d["race_id"] for d in data] == [races[f"slow{i}"].race_id for i in (2, 1, 0)]
-    assert data[0]["user_tags"] == {"setup": "3nodes"} and data[0]["track_params"]["bulk_size"] == 500
+    assert list(data) == ["races"]
+    assert _ids(out) == [races[f"slow{i}"].race_id for i in (2, 1, 0)]
+    first = data["races"][0]
+    assert first["user-tags"] == {"setup": "3nodes"} and first["track-params"]["bulk_size"] == 500
+    assert first["race-timestamp"] == "20260112T000000Z"
+    assert first["cluster"]["distribution-version"] == races["slow2"].cluster_version
+    assert {"rally-version", "environment", "pipeline", "car", "track"} <= set(first)
+
+
+def test_list_races_filters(races: dict[str, RaceResult]) -> None:
     code, out, _ = run("list", "races", "--limit=2", "--format=json")
-    assert len(json.loads(out)) == 2
-    code, out, _ = run("list", "races", "--track=other", "--format=json")
-    assert [d["race_id"] for d in json.loads(out)] == [races["other"].race_id]
-    code, out, _ = run("list", "races", "--status=failed", "--format=json")
-    assert [d["race_id"] for d in json.loads(out)] == [races["failed"].race_id]
+    assert len(_ids(out)) == 2
+    assert _ids(run("list", "races", "--track=other", "--format=json")[1]) == [races["other"].race_id]
+    assert _ids(run("list", "races", "--status=failed", "--format=json")[1]) == [races["failed"].race_id]
     code, _, err = run("list", "races", "--user-tag=setup:none")
-    assert code == 0 and "No races found" in err
+    assert code == 0 and "No recent races found" in err
     # Both sides of a comparison at once: a repeated key is either value; other keys still narrow.
     code, out, _ = run("list", "races", "--user-tag=setup:1node", "--user-tag=setup:3nodes", "--format=json")
-    assert {d["race_id"] for d in json.loads(out)} == {
-        races[f"{side}{i}"].race_id for side in ("base", "slow") for i in range(3)
-    }
+    assert set(_ids(out)) == {races[f"{side}{i}"].race_id for side in ("base", "slow") for i in range(3)}
     code, out, _ = run(
-        "list", "races", "--user-tag=setup:1node,setup:other", "--track=other", "--format=json"
+        "list", "races", "--user-tags=setup:1node,setup:other", "--track=other", "--format=json"
     )
-    assert [d["race_id"] for d in json.loads(out)] == [races["other"].race_id]
+    assert _ids(out) == [races["other"].race_id]
+    # Rally's dates: yyyyMMdd, both days included.
+    code, out, _ = run("list", "races", "--from-date=20260102", "--to-date=20260110", "--format=json")
+    assert _ids(out) == [races["slow0"].race_id, races["base2"].race_id, races["base1"].race_id]
+    # The limit counts the races that pass every filter.
+    code, out, _ = run("list", "races", "--to-date=20260103", "--limit=1", "--format=json")
+    assert _ids(out) == [races["base2"].race_id]
+    code, out, _ = run("list", "races", f"--challenge={races['base0'].challenge}x", "--format=json")
+    assert _ids(out) == []
+    code, _, err = run("list", "races", "--from-date=2026-01-02")
+    assert code == 64 and "--from-date" in err and "yyyyMMdd" in err
+
+
+def test_list_races_benchmark_name(isolated_home: Path) -> None:
+    named = make_race(seed=1, tags={"name": "nightly"}, timestamp="2026-01-01T00:00:00Z")
+    benchmark = make_race(seed=2, tags={"benchmark-name": "nightly"}, timestamp="2026-01-02T00:00:00Z")
+    other = make_race(seed=3, tags={"name": "weekly"}, timestamp="2026-01-03T00:00:00Z")
+    with ResultsStore.open() as store:
+        for race in (named, benchmark, other):
+            store.save(race)
+    code, out, _ = run("list", "races", "--benchmark-name=nightly", "--format=json")
+    assert code == 0 and _ids(out) == [benchmark.race_id, named.race_id]
 
 
 def test_list_races_empty_store(isolated_home: Path) -> None:
-    code, _, err = run("list", "races")
-    assert code == 0 and "No races stored yet" in err
+    code, out, err = run("list", "races")
+    assert code == 0 and "No recent races found" in err
+    code, out, _ = run("list", "races", "--format=json")
+    assert json.loads(out) == {"races": []}
+
+
+def test_environment_needs_the_metrics_store(races: dict[str, RaceResult]) -> None:
+    for args in (("list", "races"), ("report", races["base0"].race_id)):
+        code, _, err = run(*args, "--environment=nightly")
+        assert code == 64 and "--source=metrics-store" in err, err
+
+
+def test_metrics_store_source_needs_a_metrics_store(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ESBENCH_METRICS_STORE", raising=False)
+    for args in (("list", "races"), ("report", "abc"), ("compare", "--baseline=a", "--contender=b")):
+        code, _, err = run(*args, "--source=metrics-store")
+        assert code == 64 and "--source=metrics-store needs --metrics-store=URL" in err, err
 
 
 def test_compare_single_races_text(races: dict[str, RaceResult]) -> None:

@@ -7,12 +7,12 @@ from trendraces import race, task
 
 from esbench.results.es_export import race_document, result_documents
 from esbench.results.es_read import (
-    RaceFilter,
     percentile_label,
     race_from_documents,
     race_query,
     task_from_document,
 )
+from esbench.results.race_listing import RaceFilter
 from esbench.trend import TrendSelection, build_series, parse_metric
 
 
