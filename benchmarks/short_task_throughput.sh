@@ -38,8 +38,8 @@ for run in $(seq 1 "$RUNS"); do
     "$REPO/benchmarks/isolated_rally_compare.sh" "$OUT/run$run" "$OUT/track/eventdata" \
         --challenge=short-fieldstats --on-error=abort > "$OUT/run$run.log" 2>&1 || true
     for task in fieldstats-15-clients-15-warmup fieldstats-7-clients fieldstats-4-clients fieldstats-1-client; do
-        r=$(awk -F, -v t="$task" '$1 == "Mean Throughput" && $2 == t {print $3}' "$OUT/run$run/rally.csv" 2>/dev/null)
-        e=$(awk -F, -v t="$task" '$1 == "Mean Throughput" && $2 == t {print $3}' "$OUT/run$run/esbench.csv" 2>/dev/null)
+        r=$(awk -F, -v t="$task" '$1 == "Mean Throughput" && $2 == t {print $3}' "$OUT/run$run/rally.csv" 2>/dev/null || true)
+        e=$(awk -F, -v t="$task" '$1 == "Mean Throughput" && $2 == t {print $3}' "$OUT/run$run/esbench.csv" 2>/dev/null || true)
         ratio=$(awk -v r="${r:-0}" -v e="${e:-0}" 'BEGIN {if (r > 0) printf "%.2f", e / r; else print "-"}')
         printf '%-4s %-34s %12s %12s %8s\n' "$run" "$task" "${r:--}" "${e:--}" "$ratio"
     done
