@@ -11,7 +11,6 @@ from esbench.cli import list_group, main
 from esbench.cli._track_source import F, pop_track_source, track_source_options
 from esbench.console import tabulate
 from esbench.exceptions import EsbenchError, UserError
-from esbench.home import builtin_tracks_dir
 from esbench.track.model import BuildFlavor, Challenge, Parallel, Task, Track
 from esbench.track.params import parse_track_params
 from esbench.track.repository import DEFAULT_REPOSITORY, TrackRepository, check_out, open_repository
@@ -313,19 +312,21 @@ def _requirements_section(
 @track_source_options
 @click.option("--offline", is_flag=True, help="Use the local clone of the track repository as it is.")
 @click.option("--distribution-version", default=None, help="Elasticsearch version that picks the branch.")
-def list_tracks_command(**options: Any) -> None:
+@click.option(
+    "--track-path",
+    type=click.Path(exists=True, path_type=Path),
+    help="List only this track directory (with track.json) or track JSON file, as Rally does.",
+)
+def list_tracks_command(track_path: Path | None, **options: Any) -> None:
     """List the built-in tracks, the tracks in <esbench home>/tracks and, with --track-repository
-    (or --track-revision/--track-branch), the tracks of a track repository."""
-    from esbench.track.loader import TrackLocation, available_tracks, load_track
+    (or --track-revision/--track-branch), the tracks of a track repository, with Rally's columns;
+    with --track-path only that track."""
+    from esbench.track.listing import TrackEntry, track_listing
+    from esbench.track.loader import TrackLocation, available_tracks, load_track, locate_track
 
-    builtin = builtin_tracks_dir().resolve()
-    rows = []
-    locations = [
-        (location, "built-in" if location.root.resolve().is_relative_to(builtin) else "user")
-        for location in available_tracks()
-    ]
     settings = pop_track_source(options)
-    if settings.repository or settings.revision or settings.branch:
+    locations = [locate_track(path=track_path)] if track_path is not None else list(available_tracks())
+    if track_path is None and (settings.repository or settings.revision or settings.branch):
         repo = check_out(
             open_repository(settings.repository or DEFAULT_REPOSITORY, offline=options["offline"]),
             revision=settings.revision,
@@ -335,28 +336,23 @@ def list_tracks_command(**options: Any) -> None:
         )
         for name in repo.track_names():
             root = repo.track_dir(name)
-            locations.append((TrackLocation(name=name, root=root, track_file=root / "track.json"), repo.name))
-    for location, kind in locations:
+            locations.append(TrackLocation(name=name, root=root, track_file=root / "track.json"))
+    entries = []
+    for location in locations:
         try:
-            track = load_track(path=location.root)
+            entries.append(TrackEntry(name=location.name, track=load_track(path=location.root)))
         except EsbenchError as e:
-            problem = e.message.splitlines()[0][:80]
-            rows.append([location.name, kind, f"(cannot load: {problem})", "", "", ""])
-            continue
-        docs = [d for c in track.corpora for d in c.documents]
-        rows.append(
-            [
-                location.name,
-                kind,
-                track.description,
-                _count(_total([d.document_count for d in docs])) if docs else "-",
-                track.default_challenge.name,
-                ", ".join(sorted(c.name for c in track.challenges)),
-            ]
-        )
-    if not rows:
+            entries.append(TrackEntry(name=location.name, error=e))
+    if not entries:
         click.echo("No tracks found. Put a track directory (with track.json) under <esbench home>/tracks.")
         return
+    listing = track_listing(entries)
     click.echo("Available tracks:\n")
-    headers = ["Name", "Source", "Description", "Documents", "Default challenge", "All challenges"]
-    click.echo(tabulate(rows, headers=headers))
+    click.echo(
+        tabulate(
+            [list(r) for r in listing.rows],
+            headers=list(listing.headers),
+            colalign=listing.align,
+            disable_numparse=True,
+        )
+    )

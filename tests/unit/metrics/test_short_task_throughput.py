@@ -44,7 +44,9 @@ def test_warmup_then_one_request_per_client_is_all_requests_over_the_task() -> N
     result = task_result(state, task_start=100.0, task_end=last_end + 0.002)
     expected = 240 / (last_end - 100.0)
     assert result.throughput_windows == (pytest.approx(expected),)
-    assert result.throughput_min == result.throughput_mean == result.throughput_median == result.throughput_max
+    assert (
+        result.throughput_min == result.throughput_mean == result.throughput_median == result.throughput_max
+    )
     assert result.throughput_mean == pytest.approx(expected)
     # Not the rule this replaces: the 15 measurement requests over the 8 ms from the last warmup
     # response to the join point.
@@ -63,7 +65,9 @@ def test_a_long_warmup_and_a_short_measurement_phase_count_the_warmup_too() -> N
 
 
 def test_weights_are_docs_not_requests() -> None:
-    r = TaskRecorder(task="bulk", operation="bulk", operation_type="bulk", throughput_unit="docs/s", origin=5.0)
+    r = TaskRecorder(
+        task="bulk", operation="bulk", operation_type="bulk", throughput_unit="docs/s", origin=5.0
+    )
     _rec(r, 5.2, warmup=True, weight=1000)
     _rec(r, 5.5, warmup=False, weight=500)
     result = task_result(r.state(), task_start=5.0, task_end=5.6)

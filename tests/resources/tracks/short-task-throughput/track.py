@@ -1,5 +1,6 @@
 """Runners of the short-task-throughput fixture; only Rally's plugin API, so Rally runs it too."""
 
+import json
 import time
 
 
@@ -7,7 +8,7 @@ async def bulk_docs(es, params):
     lines = []
     for i in range(params["docs"]):
         lines.append('{"index": {}}')
-        lines.append('{"n": %d, "@timestamp": %d}' % (i, 1700000000000 + i * 1000))
+        lines.append(json.dumps({"n": i, "@timestamp": 1700000000000 + i * 1000}))
     await es.bulk(index=params["index"], body="\n".join(lines) + "\n")
     return params["docs"], "docs"
 
