@@ -288,6 +288,10 @@ def info_command(
     track = load_track(**source, params=params, test_mode=test_mode)
     exposed = track_parameter_names(**source, params=params)
     click.echo(track_info_text(track, challenge=challenge, exposed=exposed), nl=False)
+    from esbench.racecontrol.prepare import operation_type_warnings
+
+    for warning in operation_type_warnings(track, challenge):
+        click.echo(warning, err=True)
     click.echo("")
     click.echo(_requirements_section(track, challenge, target_hosts, client_options), nl=False)
 
