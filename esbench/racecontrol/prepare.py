@@ -16,8 +16,8 @@ from pathlib import Path
 from esbench.compat import RallyPluginHost
 from esbench.console import Console
 from esbench.corpus import CorpusSet, corpora_read, prepare_corpora
-from esbench.driver.transport.target import TargetDistribution
 from esbench.driver.coordinator.filters import filter_schedule
+from esbench.driver.transport.target import TargetDistribution
 from esbench.driver.worker.registry import Registry, prepare_race, race_registry
 from esbench.exceptions import ConfigError, TrackError
 from esbench.racecontrol.target import detect
@@ -119,7 +119,8 @@ def operation_type_warnings(track: Track, challenge: str | None = None) -> list[
     except TrackError as e:
         first = e.message.splitlines()[0]
         return [
-            f"[WARNING] The track's plugins could not be loaded, so its operation types were not checked: {first}"
+            f"[WARNING] The track's plugins could not be loaded, so its operation types were not "
+            f"checked: {first}"
         ]
     challenges = [track.find_challenge(challenge)] if challenge is not None else list(track.challenges)
     return [f"[WARNING] {u.describe()}" for u in unknown_operation_types(challenges, known)]
