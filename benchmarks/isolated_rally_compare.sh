@@ -58,11 +58,6 @@ common=(--track-path="$TRACK" --target-hosts="$HOSTS" --report-format=csv)
 HOME=$RALLY_HOME timeout 1800 "$RALLY" race --pipeline=benchmark-only --offline "${common[@]}" \
     --report-file="$OUT/rally.csv" "$@" > "$OUT/rally.out" 2>&1
 echo "rally exit $?"
-# Rally's actor-system processes outlive 'esrally race' by a while; left running, they ended the
-# esbench race that followed with SIGTERM (exit 143) in some runs. Wait for them (up to 60 s), then
-# stop the ones left. pgrep sees only this namespace's processes.
-for _ in $(seq 60); do pgrep -f "$RALLY" > /dev/null || break; sleep 1; done
-for pid in $(pgrep -f "$RALLY"); do kill "$pid" 2> /dev/null; done
 ESBENCH_HOME=$OUT/esbench-home PYTHONPATH=$REPO timeout 1800 python3 -m esbench race --offline "${common[@]}" \
     --report-file="$OUT/esbench.csv" "$@" > "$OUT/esbench.out" 2>&1
 echo "esbench exit $?"
