@@ -33,6 +33,8 @@ from esbench.records import RaceResult, describe_line
 
 #: File name of the race log inside the race directory.
 LOG_FILE_NAME = "esbench.log"
+#: The logger of a race's outcome lines: it writes to the race log file only, not the console.
+OUTCOME_LOGGER = "esbench.racelog.outcome"
 #: One line per record; the process name tells the coordinator (MainProcess) from the workers.
 LOG_FORMAT = "%(asctime)s %(processName)s %(levelname)s %(name)s: %(message)s"
 #: Descriptions per task written to the log at the end of the race.
@@ -156,9 +158,21 @@ class RaceLog:
         self._restore = restore
 
     def finish(self, race: RaceResult | None = None) -> None:
-        """Log the race's outcome and failures (if given) and detach the log (idempotent)."""
+        """Log the race's outcome and failures (if given) to the race log file only, and detach the
+        log (idempotent).
+
+        Only to the file: on the console the race's end is the report and the command's one
+        ``[ERROR]`` line; a timestamped copy of the failure on stderr repeated it (issue 38).
+        """
         if race is not None and self._handler is not None and self._handler.fd is not None:
-            log_race_outcome(race)
+            outcome = logging.getLogger(OUTCOME_LOGGER)
+            outcome.propagate = False
+            outcome.setLevel(logging.INFO)
+            outcome.addHandler(self._handler)
+            try:
+                log_race_outcome(race, outcome)
+            finally:
+                outcome.removeHandler(self._handler)
         self.close()
 
     def discard(self) -> None:
@@ -246,9 +260,10 @@ def attach_worker_log(path: str | None, credentials: Credentials | None = None) 
         transport.setLevel(logging.WARNING)
 
 
-def log_race_outcome(race: RaceResult) -> None:
-    """Write the race's status and each task's failures (top descriptions) to the log."""
-    logger = logging.getLogger(__name__)
+def log_race_outcome(race: RaceResult, logger: logging.Logger | None = None) -> None:
+    """Write the race's status and each task's failures (top descriptions) to ``logger`` (default:
+    this module's, which reaches every handler of the root logger)."""
+    logger = logger or logging.getLogger(__name__)
     if race.error:
         logger.error("race %s %s: %s", race.race_id, race.status, race.error)
     else:

@@ -12,7 +12,6 @@ from esbench.cli._track_source import pop_track_source
 from esbench.cli.options import table_options
 from esbench.console import tabulate
 from esbench.exceptions import ConfigError, EsbenchError, UserError
-from esbench.home import builtin_tracks_dir
 from esbench.track.model import Challenge, Parallel, Task, Track
 from esbench.track.params import parse_track_params
 from esbench.track.repository import DEFAULT_REPOSITORY, TrackRepository, check_out, open_repository
@@ -284,6 +283,10 @@ def info_command(
     )
     exposed = track_parameter_names(**source, params=params)
     click.echo(track_info_text(track, challenge=challenge, exposed=exposed), nl=False)
+    from esbench.racecontrol.prepare import operation_type_warnings
+
+    for warning in operation_type_warnings(track, challenge):
+        click.echo(warning, err=True)
     click.echo("")
     click.echo(_requirements_section(track, challenge, target_hosts, client_options), nl=False)
 
@@ -306,25 +309,16 @@ def _requirements_section(
 
 @list_group.command("tracks")
 @table_options("list tracks")
-def list_tracks_command(**options: Any) -> None:
+def list_tracks_command(track_path: Path | None, **options: Any) -> None:
     """List the built-in tracks, the tracks in <esbench home>/tracks and, with --track-repository
-    (or --track-revision/--track-branch), the tracks of a track repository."""
-    from esbench.track.loader import TrackLocation, available_tracks, load_track
+    (or --track-revision/--track-branch), the tracks of a track repository, with Rally's columns;
+    with --track-path only that track."""
+    from esbench.track.listing import TrackEntry, track_listing
+    from esbench.track.loader import TrackLocation, available_tracks, load_track, locate_track
 
-    builtin = builtin_tracks_dir().resolve()
-    rows = []
-    locations = [
-        (location, "built-in" if location.root.resolve().is_relative_to(builtin) else "user")
-        for location in available_tracks()
-    ]
     settings = pop_track_source(options)
-    track_path = options.pop("track_path", None)
-    if track_path is not None:
-        # Rally's list tracks --track-path lists the one track there.
-        root = track_path if track_path.is_dir() else track_path.parent
-        track_file = root / "track.json" if track_path.is_dir() else track_path
-        locations = [(TrackLocation(name=root.name, root=root, track_file=track_file), "path")]
-    elif settings.repository or settings.revision or settings.branch:
+    locations = [locate_track(path=track_path)] if track_path is not None else list(available_tracks())
+    if track_path is None and (settings.repository or settings.revision or settings.branch):
         repo = check_out(
             open_repository(settings.repository or DEFAULT_REPOSITORY, offline=options["offline"]),
             revision=settings.revision,
@@ -334,28 +328,23 @@ def list_tracks_command(**options: Any) -> None:
         )
         for name in repo.track_names():
             root = repo.track_dir(name)
-            locations.append((TrackLocation(name=name, root=root, track_file=root / "track.json"), repo.name))
-    for location, kind in locations:
+            locations.append(TrackLocation(name=name, root=root, track_file=root / "track.json"))
+    entries = []
+    for location in locations:
         try:
-            track = load_track(path=location.root)
+            entries.append(TrackEntry(name=location.name, track=load_track(path=location.root)))
         except EsbenchError as e:
-            problem = e.message.splitlines()[0][:80]
-            rows.append([location.name, kind, f"(cannot load: {problem})", "", "", ""])
-            continue
-        docs = [d for c in track.corpora for d in c.documents]
-        rows.append(
-            [
-                location.name,
-                kind,
-                track.description,
-                _count(_total([d.document_count for d in docs])) if docs else "-",
-                track.default_challenge.name,
-                ", ".join(sorted(c.name for c in track.challenges)),
-            ]
-        )
-    if not rows:
+            entries.append(TrackEntry(name=location.name, error=e))
+    if not entries:
         click.echo("No tracks found. Put a track directory (with track.json) under <esbench home>/tracks.")
         return
+    listing = track_listing(entries)
     click.echo("Available tracks:\n")
-    headers = ["Name", "Source", "Description", "Documents", "Default challenge", "All challenges"]
-    click.echo(tabulate(rows, headers=headers))
+    click.echo(
+        tabulate(
+            [list(r) for r in listing.rows],
+            headers=list(listing.headers),
+            colalign=listing.align,
+            disable_numparse=True,
+        )
+    )

@@ -107,6 +107,7 @@ def to_rally(track: model.Track, *, document_files: Mapping[str, str] | None = N
                 parameters=c.parameters,
                 meta_data=c.meta,
                 schedule=schedule,
+                auto_generated=c.auto_generated,
             )
         )
     view = Track(
@@ -245,6 +246,7 @@ def _challenge_back(c: Any) -> model.Challenge:
         default=bool(c.default),
         parameters=dict(c.parameters or {}),
         meta=dict(c.meta_data or {}),
+        auto_generated=bool(c.auto_generated),
     )
 
 

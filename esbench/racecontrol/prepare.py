@@ -16,12 +16,15 @@ from pathlib import Path
 from esbench.compat import RallyPluginHost
 from esbench.console import Console
 from esbench.corpus import CorpusSet, corpora_read, prepare_corpora
+from esbench.driver.coordinator.filters import filter_schedule
 from esbench.driver.transport.target import TargetDistribution
-from esbench.driver.worker.registry import Registry, prepare_race
+from esbench.driver.worker.registry import Registry, prepare_race, race_registry
+from esbench.exceptions import ConfigError, TrackError
 from esbench.racecontrol.target import detect
 from esbench.settings import PIPELINE_FROM_DISTRIBUTION, RaceSettings
 from esbench.track import Track, load_track
 from esbench.track.model import Challenge
+from esbench.track.optypes import unknown_operation_types
 from esbench.track.overrides import apply_task_overrides
 from esbench.track.repository import TrackRepository
 from esbench.track.warmup import short_bulk_warnings
@@ -64,6 +67,7 @@ def prepare_track(settings: RaceSettings, pipeline: str, console: Console) -> Pr
     registry, track = prepare_race(track, RallyPluginHost())
     track = apply_task_overrides(track, settings.challenge, settings.task_overrides)
     challenge = track.find_challenge(settings.challenge)
+    check_operation_types(challenge, registry, settings)
     if challenge.user_info:
         console.info(f"[INFO] {challenge.user_info}")
     for warning in short_bulk_warnings(track, challenge):
@@ -76,6 +80,50 @@ def prepare_track(settings: RaceSettings, pipeline: str, console: Console) -> Pr
         repository=repository,
         target=target,
     )
+
+
+def check_operation_types(challenge: Challenge, registry: Registry, settings: RaceSettings) -> None:
+    """Refuse a race whose challenge has a task no runner serves, before anything runs.
+
+    Rally fails only when a worker reaches such a task (esrally/driver/runner.py ``runner_for``),
+    after the earlier tasks ran. The types that count are the race registry's, so types the track's
+    plugins register are known here as they are in Rally; tasks that ``--include-tasks`` /
+    ``--exclude-tasks`` leave out are not checked, since they do not run.
+
+    Raises:
+        ConfigError: unknown operation types (one line each, with a did-you-mean), or an invalid
+            task filter.
+    """
+    selected = filter_schedule(
+        challenge, include=settings.driver.include_tasks, exclude=settings.driver.exclude_tasks
+    )
+    unknown = unknown_operation_types([selected], registry.operation_types())
+    if unknown:
+        lines = "\n".join(u.describe() for u in unknown)
+        raise ConfigError(
+            f"{lines}\nFix the task's 'operation-type', or register a runner for it in the track's "
+            f"track.py (registry.register_runner)."
+        )
+
+
+def operation_type_warnings(track: Track, challenge: str | None = None) -> list[str]:
+    """``[WARNING]`` lines for ``esbench info``: the tasks (of ``challenge``, else of every
+    challenge) whose operation type no runner serves, with a did-you-mean.
+
+    The known types are the built-in ones and those the track's plugins register (track.py is
+    imported and its ``register`` called, as a race does and as Rally's ``info`` loads the plugins).
+    When the plugins cannot be loaded, one line says so and the types are not checked.
+    """
+    try:
+        known = race_registry(track, RallyPluginHost()).operation_types()
+    except TrackError as e:
+        first = e.message.splitlines()[0]
+        return [
+            f"[WARNING] The track's plugins could not be loaded, so its operation types were not "
+            f"checked: {first}"
+        ]
+    challenges = [track.find_challenge(challenge)] if challenge is not None else list(track.challenges)
+    return [f"[WARNING] {u.describe()}" for u in unknown_operation_types(challenges, known)]
 
 
 def resolve_track_source(

@@ -7,13 +7,14 @@ race directory, the results store, the metrics store (``--metrics-store``), the 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from esbench.console import Console
 from esbench.exceptions import EsbenchError
-from esbench.records import STATUS_COMPLETED, RaceResult
-from esbench.reporting.formats import GRAPHIC_FORMATS
+from esbench.records import STATUS_COMPLETED, STATUS_FAILED, RaceResult
+from esbench.reporting.formats import GRAPHIC_FORMATS, ReportFormat
 from esbench.reporting.summary import render_summary
 from esbench.reporting.verdict import last_line_status, race_problems
 from esbench.results.files import write_results_file
@@ -41,16 +42,19 @@ def store_and_report(result: RaceResult, race_dir: Path, settings: RaceSettings,
     if settings.report.fmt in GRAPHIC_FORMATS:
         _write_graphic_report(result, race_dir, settings, console)
         # The file is for a browser; the terminal still gets the summary a race always prints.
-        print(render_summary(result, **_summary_options(settings)))
-    else:
+        print(render_summary(printed(result), **_summary_options(settings)))
+    elif settings.report.file is not None:
         report = render_summary(result, fmt=settings.report.fmt, **_summary_options(settings))
-        if settings.report.file is not None:
-            settings.report.file.parent.mkdir(parents=True, exist_ok=True)
-            text = report + ("" if report.endswith("\n") else "\n")
-            settings.report.file.write_text(text, encoding="utf-8")
-            console.info(f"Report written to {settings.report.file}")
-        else:
-            print(report)
+        settings.report.file.parent.mkdir(parents=True, exist_ok=True)
+        text = report + ("" if report.endswith("\n") else "\n")
+        settings.report.file.write_text(text, encoding="utf-8")
+        console.info(f"Report written to {settings.report.file}")
+    else:
+        print(
+            render_summary(
+                printed(result, settings.report.fmt), fmt=settings.report.fmt, **_summary_options(settings)
+            )
+        )
     # [SUCCESS] only when every task measured something and none failed on every request.
     problems = race_problems(result)
     line = f"{last_line_status(result.status, problems)} race {result.race_id} "
@@ -59,6 +63,24 @@ def store_and_report(result: RaceResult, race_dir: Path, settings: RaceSettings,
         console.warn(line.removeprefix("[WARNING] "))
     else:
         console.info(line)
+
+
+def printed(result: RaceResult, fmt: str = ReportFormat.TEXT) -> RaceResult:
+    """The race as the report printed on the terminal shows it: a failed race without its reason
+    in the text and markdown formats.
+
+    ``esbench race`` ends a failed race with one ``[ERROR]`` line that gives the reason and the race
+    log (esbench/cli/race.py); the report above it printed the same reason twice more (``Status:``
+    and a ``[WARNING]`` line). The stored results, ``--report-file`` and the json/csv reports (data
+    for programs) keep it.
+    """
+    if (
+        result.status != STATUS_FAILED
+        or not result.error
+        or fmt not in (ReportFormat.TEXT, ReportFormat.MARKDOWN)
+    ):
+        return result
+    return replace(result, error=None)
 
 
 def _write_graphic_report(

@@ -15,6 +15,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import jinja2
+
 from esbench.exceptions import NotFound, TrackSyntaxError, TrackValidationError, UserError
 from esbench.home import builtin_tracks_dir, esbench_home
 from esbench.track import render
@@ -34,6 +36,7 @@ from esbench.track.params import check_track_params, exposed_params
 from esbench.track.pluginfile import has_plugins
 from esbench.track.reader import TrackReader
 from esbench.track.schema import validate_track
+from esbench.track.sourcemap import rendered_origin
 from esbench.track.testmode import apply_test_mode
 
 SUPPORTED_TRACK_VERSION = 2
@@ -167,13 +170,32 @@ def _source_guess(line: str, files: tuple[Path, ...]) -> str:
     return f" That line is written at {', '.join(hits[:3])}{more}."
 
 
-def parse_rendered(text: str, *, description: str, source: AssembledSource) -> Any:
+def _file_context(path: Path, lineno: int) -> str:
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except (OSError, UnicodeDecodeError):
+        return ""
+    start, end = max(0, lineno - 4), min(len(lines), lineno + 3)
+    width = len(str(end))
+    return "\n".join(
+        f"{'>' if i + 1 == lineno else ' '} {i + 1:>{width}} | {lines[i]}" for i in range(start, end)
+    )
+
+
+def parse_rendered(
+    text: str, *, description: str, source: AssembledSource, env: jinja2.Environment | None = None
+) -> Any:
     """Parse rendered track text as JSON.
 
+    Args:
+        env: the environment ``text`` was rendered in; with it, an error is mapped back to the part
+            file and line it comes from (:func:`esbench.track.sourcemap.rendered_origin`).
+
     Raises:
-        TrackSyntaxError: invalid JSON; the message gives the line and column in the rendered text,
-            shows the lines around it, guesses the source file and line, and saves the rendered text
-            to a temporary file for inspection.
+        TrackSyntaxError: invalid JSON; the message names the file (a collected part or the main
+            file) and line the error comes from when it can be told (else it guesses it from the
+            text of the offending line), gives the line and column in the rendered text, shows the
+            lines around it, and saves the rendered text to a temporary file for inspection.
     """
     try:
         return json.loads(text)
@@ -182,15 +204,27 @@ def parse_rendered(text: str, *, description: str, source: AssembledSource) -> A
             "w", encoding="utf-8", prefix="esbench-rendered-", suffix=".json", delete=False
         ) as tmp:
             tmp.write(text)
+        origin = rendered_origin(env, source, text, e.pos) if env is not None else None
+        causes = (
+            "Typical causes are a missing or extra comma between collected parts or list items, or a "
+            "template expression that rendered empty."
+        )
+        rendered_context = _json_error_context(text, e.lineno, e.colno)
+        if origin is not None:
+            path, lineno = origin
+            raise TrackSyntaxError(
+                f"{description} is not valid JSON after rendering: {e.msg} at '{path}', line {lineno} "
+                f"(line {e.lineno}, column {e.colno} of the rendered text, saved to '{tmp.name}'). "
+                f"{causes} Lines around it in '{path.name}':\n{_file_context(path, lineno)}\n"
+                f"and in the rendered text:\n{rendered_context}",
+                e,
+            ) from e
         lines = text.split("\n")
         offending = lines[e.lineno - 1] if 0 < e.lineno <= len(lines) else ""
         raise TrackSyntaxError(
             f"{description} is not valid JSON after rendering: {e.msg} at line {e.lineno}, column {e.colno} "
-            "of the "
-            f"rendered text (saved to '{tmp.name}').{_source_guess(offending, source.files)} Typical causes "
-            "are a "
-            f"missing or extra comma between collected parts or list items, or a template expression that "
-            f"rendered empty. Lines around the error:\n{_json_error_context(text, e.lineno, e.colno)}",
+            f"of the rendered text (saved to '{tmp.name}').{_source_guess(offending, source.files)} "
+            f"{causes} Lines around the error:\n{rendered_context}",
             e,
         ) from e
 
@@ -213,6 +247,8 @@ class _Renderer:
         self.build_flavor = build_flavor
         self.serverless_operator = serverless_operator
         self.referenced: set[str] = set()
+        #: The environment the main file was rendered in (set by :meth:`render_main`).
+        self.main_env: jinja2.Environment | None = None
 
     def render_main(self) -> tuple[str, AssembledSource]:
         dialect = self.location.dialect
@@ -230,6 +266,7 @@ class _Renderer:
         # Render first: its syntax errors carry the part file and line.
         text = render.render_assembled(env, source, description=f"{dialect.noun} '{self.location.name}'")
         self.referenced |= render.referenced_variables(source.text, include_root=self.location.root)
+        self.main_env = env
         return text, source
 
     def _fragment_source(self, relative: str) -> AssembledSource:
@@ -263,7 +300,9 @@ class _Renderer:
         )
         text = render.render_assembled(env, source, description=description)
         self.referenced |= render.referenced_variables(source.text)
-        return parse_rendered(text, description=f"'{source.files[0]}' ({description})", source=source)
+        return parse_rendered(
+            text, description=f"'{source.files[0]}' ({description})", source=source, env=env
+        )
 
 
 def _check_version(spec: object, location: TrackLocation) -> None:
@@ -320,7 +359,9 @@ def _render(
         serverless_operator=serverless_operator,
     )
     text, source = renderer.render_main()
-    spec = parse_rendered(text, description=f"Track file '{location.track_file}'", source=source)
+    spec = parse_rendered(
+        text, description=f"Track file '{location.track_file}'", source=source, env=renderer.main_env
+    )
     return spec, renderer
 
 

@@ -237,6 +237,9 @@ class Challenge:
         schedule: tasks and parallel blocks, in order; each item ends in a join point.
         parameters: challenge ``parameters`` (exposed to templates in Rally).
         meta: free-form metadata.
+        auto_generated: True for the ``default`` challenge made from a track's top-level
+            ``schedule`` (Rally's ``Challenge.auto_generated``; ``list tracks`` then leaves out the
+            challenge columns when every track has one).
     """
 
     name: str
@@ -246,6 +249,7 @@ class Challenge:
     default: bool = False
     parameters: Mapping[str, object] = field(default_factory=dict)
     meta: Mapping[str, object] = field(default_factory=dict)
+    auto_generated: bool = False
 
     def tasks(self) -> tuple[Task, ...]:
         """All tasks in schedule order, parallel blocks flattened."""

@@ -10,6 +10,11 @@ Rally's built-ins: like a plugin's, they are reported by default.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from esbench.track.model import Challenge
 from esbench.track.optable import OPERATION_TYPES, OpType, Retries
 
 __all__ = [
@@ -19,9 +24,11 @@ __all__ = [
     "OPERATION_TYPES",
     "OpType",
     "Retries",
+    "UnknownOperationType",
     "by_name",
     "is_admin",
     "is_builtin",
+    "unknown_operation_types",
 ]
 
 _RALLY: tuple[OpType, ...] = tuple(op for op in OPERATION_TYPES if op.rally_id is not None)
@@ -47,3 +54,63 @@ def by_name(operation_type: str) -> OpType | None:
 
 
 _BY_NAME: dict[str, OpType] = {op.name: op for op in OPERATION_TYPES}
+
+
+@dataclass(frozen=True, kw_only=True)
+class UnknownOperationType:
+    """A task whose ``operation-type`` no runner serves, with the known types that look like it.
+
+    Attributes:
+        challenge / task: where it is.
+        operation_type: the type as the track spells it.
+        suggestions: up to three known types closest to it (difflib), best first; may be empty.
+    """
+
+    challenge: str
+    task: str
+    operation_type: str
+    suggestions: tuple[str, ...]
+
+    def describe(self) -> str:
+        """One sentence naming the task and the type, with a did-you-mean when there is one."""
+        hint = f" Did you mean '{self.suggestions[0]}'?" if self.suggestions else ""
+        return (
+            f"Task '{self.task}' of challenge '{self.challenge}' has the operation-type "
+            f"'{self.operation_type}', which is neither one of Rally's or esbench's operation types nor "
+            f"registered by the track's plugins.{hint}"
+        )
+
+
+def unknown_operation_types(
+    challenges: Iterable[Challenge], known: Iterable[str] | None = None
+) -> tuple[UnknownOperationType, ...]:
+    """The tasks of ``challenges`` whose operation type is not in ``known``, in schedule order.
+
+    Rally accepts any ``operation-type`` when it loads a track (esrally/track/loader.py: a type that
+    is not an ``OperationType`` member may be a plugin's, registered later by ``register(registry)``
+    in track.py) and fails only when a worker reaches the task (esrally/driver/runner.py
+    ``runner_for``: "No runner available for operation-type"). So the check needs the types the
+    track's plugins registered: pass them in ``known`` (the race's registry); without ``known`` only
+    the built-in types (:data:`OPERATION_TYPES`) count.
+
+    Args:
+        challenges: the challenges to check.
+        known: every operation type that has a runner; None = the built-in ones.
+    """
+    names = sorted(set(known) if known is not None else set(_BY_NAME))
+    name_set = frozenset(names)
+    found: list[UnknownOperationType] = []
+    for challenge in challenges:
+        for task in challenge.tasks():
+            op_type = task.operation.operation_type
+            if op_type in name_set:
+                continue
+            found.append(
+                UnknownOperationType(
+                    challenge=challenge.name,
+                    task=task.name,
+                    operation_type=op_type,
+                    suggestions=tuple(difflib.get_close_matches(op_type, names, n=3, cutoff=0.6)),
+                )
+            )
+    return tuple(found)

@@ -99,6 +99,7 @@ class ScheduleReader:
                     default=default,
                     parameters=merge_parameters(track_parameters, challenge_spec.get("parameters") or {}),
                     meta=dict(challenge_spec.get("meta") or {}),
+                    auto_generated=not base,
                 )
             )
             if default:

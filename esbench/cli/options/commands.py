@@ -43,10 +43,6 @@ NO_SOURCE_BUILD = (
 #: (:mod:`esbench.cli._unserved` registers only the missing ones).
 REFUSED_COMMANDS: dict[str, str] = {
     "build": NO_SOURCE_BUILD,
-    "list pipelines": "listing Rally's pipelines is not yet supported by esbench (another change adds it). "
-    "esbench's pipelines are benchmark-only and from-distribution (see 'esbench race --help').",
-    "list elasticsearch-plugins": "listing Elasticsearch plugins is not yet supported by esbench (another "
-    "change adds it, with installing them on provisioned nodes).",
 }
 
 #: Every esbench command path that serves a Rally sub-command.

@@ -92,6 +92,6 @@ def test_list_tracks_shows_user_tracks(isolated_home: Path) -> None:
     result = _run("list", "tracks")
     assert result.exit_code == 0
     row = next(line for line in result.output.splitlines() if line.startswith("mytrack"))
-    assert "user" in row and "mine, all mine" in row and "default" in row and "10" in row
+    assert "mine, all mine" in row and "default" in row and "10" in row
     broken_row = next(line for line in result.output.splitlines() if line.startswith("broken"))
     assert "cannot load" in broken_row

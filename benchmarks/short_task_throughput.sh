@@ -1,0 +1,49 @@
+#!/bin/bash
+# Throughput of short tasks (no complete 1-second measurement window), Rally 2.13 vs esbench on the
+# same node: the `fieldstats` tasks of Elastic's rally-eventdata-track (issue 38).
+#
+#   benchmarks/short_task_throughput.sh OUTDIR [RUNS]
+#
+# Copies rally-eventdata-track (EVENTDATA_TRACK, default: the mirror's newest commit) to
+# OUTDIR/track, adds the challenge benchmarks/tracks/eventdata-fieldstats/short-fieldstats.json
+# (20,000 documents into elasticlogs_q-*, then `fieldstats` with 15 clients x (15 warmup + 1)
+# requests, 7, 4 and 1 clients x 1 request), and races it RUNS times (default 3) with both tools
+# on a fresh node each time (benchmarks/isolated_rally_compare.sh: Rally first, then esbench).
+# Prints, per run and task, Rally's and esbench's Mean Throughput and their ratio, and the command;
+# with ESBENCH_BEFORE=DIR (an older esbench source tree, e.g. a commit's `git archive` with its C
+# extensions built) also that esbench's value, raced third on the same node.
+# Needs root (unshare) and Rally (RALLY, default: a copy of /work/venvs/rally/bin/esrally).
+set -eu
+if [ $# -lt 1 ]; then
+    echo "usage: $0 OUTDIR [RUNS]" >&2
+    exit 64
+fi
+OUT=$(realpath -m "$1"); RUNS=${2:-3}
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+MIRROR=/work/.mirror/elastic+rally-eventdata-track/repo
+mkdir -p "$OUT"
+rm -rf "$OUT/track" && mkdir -p "$OUT/track"
+if [ -n "${EVENTDATA_TRACK:-}" ]; then
+    cp -r "$EVENTDATA_TRACK"/. "$OUT/track/"
+else
+    git --git-dir="$MIRROR" archive HEAD | tar x -C "$OUT/track"
+fi
+cp "$REPO/benchmarks/tracks/eventdata-fieldstats/short-fieldstats.json" "$OUT/track/eventdata/challenges/"
+if [ -z "${RALLY:-}" ]; then
+    # Another file name, so that other sessions' --kill-running-processes does not match it.
+    cp /work/venvs/rally/bin/esrally "$OUT/rally-short-task"
+    export RALLY=$OUT/rally-short-task
+fi
+echo "command: $0 $*"
+printf '%-4s %-34s %12s %12s %8s %12s\n' run task "rally ops/s" "esbench" ratio "before"
+for run in $(seq 1 "$RUNS"); do
+    "$REPO/benchmarks/isolated_rally_compare.sh" "$OUT/run$run" "$OUT/track/eventdata" \
+        --challenge=short-fieldstats --on-error=abort > "$OUT/run$run.log" 2>&1 || true
+    for task in fieldstats-15-clients-15-warmup fieldstats-7-clients fieldstats-4-clients fieldstats-1-client; do
+        r=$(awk -F, -v t="$task" '$1 == "Mean Throughput" && $2 == t {print $3}' "$OUT/run$run/rally.csv" 2>/dev/null || true)
+        e=$(awk -F, -v t="$task" '$1 == "Mean Throughput" && $2 == t {print $3}' "$OUT/run$run/esbench.csv" 2>/dev/null || true)
+        b=$(awk -F, -v t="$task" '$1 == "Mean Throughput" && $2 == t {print $3}' "$OUT/run$run/before.csv" 2>/dev/null || true)
+        ratio=$(awk -v r="${r:-0}" -v e="${e:-0}" 'BEGIN {if (r > 0 && e > 0) printf "%.2f", e / r; else print "-"}')
+        printf '%-4s %-34s %12s %12s %8s %12s\n' "$run" "$task" "${r:--}" "${e:--}" "$ratio" "${b:--}"
+    done
+done
