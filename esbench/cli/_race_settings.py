@@ -174,6 +174,7 @@ def _driver_settings(opts: MutableMapping[str, Any]) -> DriverSettings:
         load_driver=LoadDriver(load_driver) if load_driver else None,
         ray_address=ray_address,
         load_driver_hosts=driver_hosts,
+        enable_assertions=bool(opts.pop("enable_assertions", False)),
     )
 
 

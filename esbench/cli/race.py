@@ -91,6 +91,12 @@ EXIT_RACE_FAILED = 1
     help="Rally's option: Ray nodes (IPs or names) that run workers; other hosts imply --load-driver=ray.",
 )
 @click.option("--test-mode", is_flag=True, help="Smoke test: -1k corpora, capped iterations/time periods.")
+# Rally's --enable-assertions (issue 39): DriverSettings.enable_assertions.
+@click.option(
+    "--enable-assertions",
+    is_flag=True,
+    help="Check the tasks' assertions (e.g. hits > 0) on their responses; a failed one ends the race.",
+)
 @click.option("--user-tag", "user_tag", default="", help="key:value,... tags stored with the race.")
 @click.option(
     "--report-format", type=click.Choice(REPORT_FORMATS), default=ReportFormat.TEXT.value, show_default=True

@@ -119,6 +119,9 @@ class DriverSettings:
         plugins: loads the track's plugins when :func:`run_challenge` builds the registry (none is
             given), e.g. :class:`esbench.compat.RallyPluginHost` (race control builds the registry
             itself with the same host, ``prepare_race``). None: a track with a plugin is refused.
+        enable_assertions: Rally's ``--enable-assertions``: check the tasks' ``assertions`` on
+            their responses; the first that fails ends the race
+            (:mod:`esbench.driver.worker.runners.asserting`).
     """
 
     on_error: OnError = OnError.CONTINUE
@@ -132,6 +135,7 @@ class DriverSettings:
     ray_address: str | None = None
     load_driver_hosts: tuple[str, ...] = ()
     plugins: PluginHost | None = None
+    enable_assertions: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

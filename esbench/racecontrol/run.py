@@ -30,7 +30,7 @@ from esbench.console import Console
 from esbench.driver.coordinator.filters import filter_schedule
 from esbench.driver.coordinator.run import run_challenge
 from esbench.driver.transport.client import race_secrets
-from esbench.exceptions import EsbenchError, UserInterrupted
+from esbench.exceptions import EsbenchError, TaskAssertionFailed, UserInterrupted
 from esbench.home import home_subdir
 from esbench.live_progress import LiveProgress
 from esbench.metrics.cluster import ClusterStatsSnapshot, cluster_metrics
@@ -46,7 +46,7 @@ from esbench.racecontrol.target import (
     resolve_pipeline,
     with_cluster,
 )
-from esbench.racelog import start_race_log
+from esbench.racelog import LOG_FILE_NAME, start_race_log
 from esbench.records import STATUS_INTERRUPTED, RaceResult
 from esbench.requirements import verify_race_requirements
 from esbench.results.store_probe import check_reachable
@@ -158,7 +158,7 @@ def _race_against(race: _Race, target: TargetCluster, console: Console) -> RaceR
         settings = with_cluster(settings, info)
         challenge = _checked_schedule(race.prepared, info, target.hosts, settings, console)
         telemetry = _start_telemetry(settings, target, race)
-        result = _drive(race, target, challenge, settings, info, before, telemetry, console)
+        result, failure = _drive(race, target, challenge, settings, info, before, telemetry, console)
     except EsbenchError:
         # Nothing was measured (unreachable cluster, a task that cannot run): leave no empty race behind.
         race_log.discard()
@@ -175,6 +175,12 @@ def _race_against(race: _Race, target: TargetCluster, console: Console) -> RaceR
         target.stop(console)
     race_log.finish(result)
     store_and_report(result, race.race_dir, settings, console)
+    if isinstance(failure, TaskAssertionFailed):
+        # Rally ends the race with exit 64 on a failed assertion (a failed request: status failed).
+        raise TaskAssertionFailed(
+            f"Race {race.race_id} failed: {failure} What it measured before is stored; the race log "
+            f"is {race.race_dir / LOG_FILE_NAME}."
+        )
     return result
 
 
@@ -219,8 +225,9 @@ def _drive(
     before: ClusterStatsSnapshot | None,
     telemetry: TelemetrySession,
     console: Console,
-) -> RaceResult:
-    """Run the filtered ``challenge`` under telemetry; the result with the cluster metrics."""
+) -> tuple[RaceResult, EsbenchError | None]:
+    """Run the filtered ``challenge`` under telemetry; the result with the cluster metrics, and the
+    error that ended the race early (None if it did not)."""
     driver = replace(settings.driver, include_tasks=(), exclude_tasks=())  # the schedule is filtered
     if settings.test_mode and driver.task_pause_s is None:
         driver = replace(driver, task_pause_s=0.0)  # Rally's test mode does not pause between tasks
@@ -251,7 +258,7 @@ def _drive(
         cluster_metrics=metrics,
         load_driver=outcome.load_driver,
     )
-    return attach_telemetry(result, telemetry.stop())
+    return attach_telemetry(result, telemetry.stop()), outcome.exception
 
 
 def _start_telemetry(settings: RaceSettings, target: TargetCluster, race: _Race) -> TelemetrySession:

@@ -196,6 +196,7 @@ class _Coordinator:
                 progress_interval=self.settings.progress_interval_s,
                 seed=self.seed,
                 log_file=active_log_file(),
+                enable_assertions=self.settings.enable_assertions,
             )
 
         self.handles = self.pool.start(self.pool_size, init_for)
@@ -437,7 +438,7 @@ def run_challenge(
     )
     # Checked before the pool's capacity is asked: a Ray pool joins its cluster for that.
     steps = plan_schedule(challenge.schedule, max_workers=1)
-    check_tasks(steps, registry, track, corpora)
+    check_tasks(steps, registry, track, corpora, assertions=settings.enable_assertions)
     seed = settings.seed if settings.seed is not None else random.SystemRandom().randrange(2**32)
     if not steps:
         return DriverOutcome(tasks=(), status=STATUS_COMPLETED, seed=seed)

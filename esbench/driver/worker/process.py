@@ -69,6 +69,8 @@ class InitWorker:
     seed: int = 0
     #: The race log to append to (``esbench.racelog``), None for no log file.
     log_file: str | None = None
+    #: ``--enable-assertions``: the task runs check their tasks' assertions.
+    enable_assertions: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,6 +303,7 @@ class WorkerRuntime:
                 corpora=self.init.corpora,
                 on_error=self.init.on_error,
                 seed=self.init.seed,
+                enable_assertions=self.init.enable_assertions,
             )
             for plan in message.clients:
                 self._client(plan.client_id)
