@@ -55,22 +55,6 @@ def track_source_from_options(opts: MutableMapping[str, Any], *, rule: str = RAC
     return choose_track_source(name=name, path=path, bundle=bundle, repository=repository, rule=rule)
 
 
-def split_hosts(text: str | None) -> tuple[str, ...]:
-    """``--target-hosts=HOST:PORT[,HOST:PORT...]`` as a tuple (empty without the option).
-
-    Raises:
-        UserError: a host that is not ``HOST:PORT`` or a URL
-            (:func:`esbench.driver.transport.client.host_urls`).
-    """
-    from esbench.driver.transport.client import host_urls
-
-    hosts = tuple(h.strip() for h in (text or "").split(",") if h.strip())
-    if hosts:
-        # Validate now, so that a typo fails before a corpus is generated.
-        host_urls(hosts, use_ssl=False)
-    return hosts
-
-
 def race_settings(
     opts: MutableMapping[str, Any],
     *,
@@ -108,16 +92,18 @@ def race_settings(
             file=opts.pop("report_file"),
             show_processing_time=opts.pop("show_processing_time"),
         )
-    from esbench.driver.transport.client import parse_client_options
+    from esbench.driver.transport.clusters import cluster_targets
 
+    # Rally's multi-cluster forms (issue 39): the default cluster is the target, the others the driver's.
+    clusters = cluster_targets(opts.pop("target_hosts", None), opts.pop("client_options", ""))
     settings = RaceSettings(
         track_params=dict(track_params or {}),
         challenge=opts.pop("challenge", None),
-        target_hosts=split_hosts(opts.pop("target_hosts", None)),
+        target_hosts=clusters.hosts,
         pipeline=Pipeline(pipeline) if pipeline else None,
         provision=provision_settings(**{k: opts.pop(k) for k in PROVISION_OPTION_NAMES}, offline=offline),
-        client_options=parse_client_options(opts.pop("client_options", "")),
-        driver=driver,
+        client_options=clusters.options,
+        driver=replace(driver, other_clusters=clusters.others),
         user_tags=parse_user_tags(opts.pop("user_tag", "")),
         test_mode=bool(opts.pop("test_mode", False)),
         offline=offline,

@@ -40,6 +40,7 @@ from esbench.racecontrol.target import (
     ClusterInfo,
     TargetCluster,
     admin_client,
+    cluster_admin_clients,
     connect,
     final_snapshot,
     provision,
@@ -51,8 +52,14 @@ from esbench.records import STATUS_INTERRUPTED, RaceResult
 from esbench.requirements import verify_race_requirements
 from esbench.results.store_probe import check_reachable
 from esbench.settings import PIPELINE_FROM_DISTRIBUTION, RaceSettings
-from esbench.telemetry.race import attach_telemetry, check_telemetry, provisioned_nodes, start_telemetry
-from esbench.telemetry.session import TelemetryResult, TelemetrySession
+from esbench.telemetry.race import (
+    RaceTelemetry,
+    attach_telemetry,
+    check_telemetry,
+    provisioned_nodes,
+    start_telemetry,
+)
+from esbench.telemetry.session import TelemetryResult
 from esbench.track.model import Challenge
 from esbench.version import __version__
 
@@ -151,8 +158,11 @@ def _race_against(race: _Race, target: TargetCluster, console: Console) -> RaceR
     """Connect, drive, store: the stages that run with the race log open and the cluster up (a
     provisioned cluster is stopped at the end, whatever happens)."""
     settings = target.settings
-    telemetry: TelemetrySession | None = None
-    race_log = start_race_log(race.race_dir, race_secrets(settings.target_hosts, settings.client_options))
+    telemetry: RaceTelemetry | None = None
+    secrets = race_secrets(settings.target_hosts, settings.client_options)
+    for cluster in settings.driver.other_clusters:
+        secrets += race_secrets(cluster.hosts, cluster.options)
+    race_log = start_race_log(race.race_dir, secrets)
     try:
         info, before = connect(target.hosts, settings, race.prepared.target)
         settings = with_cluster(settings, info)
@@ -223,7 +233,7 @@ def _drive(
     settings: RaceSettings,
     info: ClusterInfo,
     before: ClusterStatsSnapshot | None,
-    telemetry: TelemetrySession,
+    telemetry: RaceTelemetry,
     console: Console,
 ) -> tuple[RaceResult, EsbenchError | None]:
     """Run the filtered ``challenge`` under telemetry; the result with the cluster metrics, and the
@@ -261,7 +271,7 @@ def _drive(
     return attach_telemetry(result, telemetry.stop()), outcome.exception
 
 
-def _start_telemetry(settings: RaceSettings, target: TargetCluster, race: _Race) -> TelemetrySession:
+def _start_telemetry(settings: RaceSettings, target: TargetCluster, race: _Race) -> RaceTelemetry:
     # The devices sample in their own thread from before the first task until after the last one.
     track = race.prepared.track
     return start_telemetry(
@@ -271,10 +281,11 @@ def _start_telemetry(settings: RaceSettings, target: TargetCluster, race: _Race)
         index_names=[i.name for i in track.indices],
         data_stream_names=[d.name for d in track.data_streams],
         nodes=provisioned_nodes(target.provisioned),
+        other_clusters=cluster_admin_clients(settings),
     )
 
 
-def _stop_telemetry(telemetry: TelemetrySession, console: Console) -> TelemetryResult:
+def _stop_telemetry(telemetry: RaceTelemetry, console: Console) -> TelemetryResult:
     sampled = telemetry.stop()
     for note in sampled.notes:
         console.info(f"[INFO] {note}")

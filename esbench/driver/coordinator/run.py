@@ -48,6 +48,7 @@ from esbench.driver.settings import DriverOutcome as DriverOutcome
 from esbench.driver.settings import DriverSettings as DriverSettings
 from esbench.driver.settings import Progress as Progress
 from esbench.driver.transport.client import ClientOptions, ConnectionSettings
+from esbench.driver.transport.clusters import connection_settings
 from esbench.driver.worker.process import (
     CancelStep,
     InitWorker,
@@ -427,7 +428,7 @@ def run_challenge(
     challenge = filter_schedule(challenge, include=settings.include_tasks, exclude=settings.exclude_tasks)
     if registry is None:
         registry = race_registry(track, settings.plugins)
-    connection = ConnectionSettings.create(hosts, client_options)
+    connection = connection_settings(hosts, client_options, settings.other_clusters)
     in_thread = settings.workers == 0
     pool = create_pool(
         load_driver=settings.load_driver,
