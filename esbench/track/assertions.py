@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -71,6 +71,13 @@ class Assertion:
     property: str
     condition: Condition
     value: object
+    #: ``property`` split at its dots, once (checked on every response).
+    parts: tuple[str, ...] = field(init=False, compare=False, repr=False)
+    ordered: bool = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "parts", tuple(self.property.split(".")))
+        object.__setattr__(self, "ordered", self.condition in _ORDERED)
 
     def extract(self, properties: Mapping[str, object]) -> object:
         """The value at :attr:`property` in ``properties`` (Rally: ``path.split(".")``, one key per part).
@@ -81,7 +88,7 @@ class Assertion:
         """
         seen: object = properties
         walked: list[str] = []
-        for key in self.property.split("."):
+        for key in self.parts:
             if not isinstance(seen, Mapping):
                 raise MissingProperty(
                     f"[{'.'.join(walked)}] is {_shown(seen)}, not an object with the key [{key}]"
@@ -101,7 +108,7 @@ class Assertion:
             TypeError: an ordering condition on a value that is not a number (Rally would raise
                 the same comparing, e.g., None with 3).
         """
-        if self.condition in _ORDERED and not _is_number(seen):
+        if self.ordered and not _is_number(seen):
             raise TypeError(f"{_shown(seen)} is not a number")
         return bool(_COMPARE[self.condition](seen, self.value))
 

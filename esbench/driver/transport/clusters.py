@@ -61,7 +61,7 @@ class ClusterTargets:
 def is_json_form(text: str | None) -> bool:
     """True if an option value is in the JSON form (inline object or ``.json`` file)."""
     stripped = (text or "").strip()
-    return stripped.startswith("{") or stripped.endswith(".json")
+    return stripped.startswith(("{", "[")) or stripped.endswith(".json")
 
 
 def parse_target_hosts(text: str | None) -> dict[str, tuple[str, ...]]:

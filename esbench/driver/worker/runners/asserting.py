@@ -217,10 +217,17 @@ def check_result(
         esbench.exceptions.TaskAssertionFailed: an assertion does not hold (Rally's message), its
             property is missing from the result, or its value cannot be compared.
     """
-    properties = result_properties(result)
+    meta = result.meta
+    properties: dict[str, Any] | None = None
     for assertion in assertions:
+        parts = assertion.parts
         try:
-            seen = assertion.extract(properties)
+            if meta is not None and len(parts) == 1 and parts[0] in meta:
+                seen = meta[parts[0]]  # the common case (hits, took...) without building the dict
+            else:
+                if properties is None:
+                    properties = result_properties(result)
+                seen = assertion.extract(properties)
         except MissingProperty as missing:
             raise TaskAssertionFailed(
                 f"Task '{task}' cannot check the assertion [{assertion.describe()}] "
