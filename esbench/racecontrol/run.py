@@ -29,7 +29,7 @@ from typing import Any
 from esbench.console import Console
 from esbench.driver.coordinator.filters import filter_schedule
 from esbench.driver.coordinator.run import run_challenge
-from esbench.driver.transport.client import race_secrets
+from esbench.driver.transport.client import host_for_display, race_secrets
 from esbench.exceptions import EsbenchError, TaskAssertionFailed, UserInterrupted
 from esbench.home import home_subdir
 from esbench.live_progress import LiveProgress
@@ -165,6 +165,9 @@ def _race_against(race: _Race, target: TargetCluster, console: Console) -> RaceR
     race_log = start_race_log(race.race_dir, secrets)
     try:
         info, before = connect(target.hosts, settings, race.prepared.target)
+        for cluster in settings.driver.other_clusters:
+            hosts = ", ".join(host_for_display(h) for h in cluster.hosts)
+            console.info(f"Cluster '{cluster.name}' ({hosts}): for plugin runners that declare multi_cluster")
         settings = with_cluster(settings, info)
         challenge = _checked_schedule(race.prepared, info, target.hosts, settings, console)
         telemetry = _start_telemetry(settings, target, race)
