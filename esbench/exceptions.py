@@ -22,7 +22,8 @@ Every error a *user* can cause (bad option, bad track, unknown car, unreachable 
     │   └── LaunchError                           the node did not start or died
     ├── DriverError                               the load driver cannot continue
     │   ├── ConnectionFailed                      target hosts unreachable / auth rejected
-    │   └── RaceAborted                           ``--on-error=abort`` hit a failed request
+    │   ├── RaceAborted                           ``--on-error=abort`` hit a failed request
+    │   └── TaskAssertionFailed                   ``--enable-assertions``: a task's assertion failed
     ├── StoreError                                results store unreadable, locked or corrupt
     └── UserInterrupted                           Ctrl-C                          exit 130
 
@@ -115,6 +116,11 @@ class ConnectionFailed(DriverError):
 
 class RaceAborted(DriverError):
     """The race was aborted because a request failed and ``--on-error=abort`` was given."""
+
+
+class TaskAssertionFailed(DriverError):
+    """``--enable-assertions``: a response did not satisfy one of its task's ``assertions`` (Rally's
+    ``RallyTaskAssertionError``); the race ends whatever ``--on-error`` says, exit 64 as in Rally."""
 
 
 class StoreError(EsbenchError):

@@ -95,7 +95,11 @@ def _without_option_prefix(message: str, param: click.Parameter | None) -> str:
 
 def _hosts(text: str) -> None:
     from esbench.driver.transport.client import host_urls
+    from esbench.driver.transport.clusters import is_json_form, parse_target_hosts
 
+    if is_json_form(text):  # Rally's clusters by name (issue 39)
+        parse_target_hosts(text)
+        return
     hosts = [h.strip() for h in text.split(",")]
     if any(not h for h in hosts):
         raise ValueError(f"'{text}' has an empty host between commas; write HOST:PORT[,HOST:PORT...].")

@@ -55,22 +55,6 @@ def track_source_from_options(opts: MutableMapping[str, Any], *, rule: str = RAC
     return choose_track_source(name=name, path=path, bundle=bundle, repository=repository, rule=rule)
 
 
-def split_hosts(text: str | None) -> tuple[str, ...]:
-    """``--target-hosts=HOST:PORT[,HOST:PORT...]`` as a tuple (empty without the option).
-
-    Raises:
-        UserError: a host that is not ``HOST:PORT`` or a URL
-            (:func:`esbench.driver.transport.client.host_urls`).
-    """
-    from esbench.driver.transport.client import host_urls
-
-    hosts = tuple(h.strip() for h in (text or "").split(",") if h.strip())
-    if hosts:
-        # Validate now, so that a typo fails before a corpus is generated.
-        host_urls(hosts, use_ssl=False)
-    return hosts
-
-
 def race_settings(
     opts: MutableMapping[str, Any],
     *,
@@ -110,18 +94,20 @@ def race_settings(
             numbers_align=NumbersAlign(opts.pop("report_numbers_align", NumbersAlign.DECIMAL)),
             show_in_report=ShowInReport(opts.pop("show_in_report", ShowInReport.AVAILABLE)),
         )
-    from esbench.driver.transport.client import parse_client_options
+    from esbench.driver.transport.clusters import cluster_targets
 
+    # Rally's multi-cluster forms (issue 39): the default cluster is the target, the others the driver's.
+    clusters = cluster_targets(opts.pop("target_hosts", None), opts.pop("client_options", ""))
     settings = RaceSettings(
         track_params=dict(track_params or {}),
         challenge=opts.pop("challenge", None),
-        target_hosts=split_hosts(opts.pop("target_hosts", None)),
+        target_hosts=clusters.hosts,
         pipeline=Pipeline(pipeline) if pipeline else None,
         provision=provision_settings(
             **{k: opts.pop(k) for k in PROVISION_OPTION_NAMES if k in opts}, offline=offline
         ),
-        client_options=parse_client_options(opts.pop("client_options", "")),
-        driver=driver,
+        client_options=clusters.options,
+        driver=replace(driver, other_clusters=clusters.others),
         user_tags=parse_user_tags(opts.pop("user_tag", "")),
         test_mode=bool(opts.pop("test_mode", False)),
         offline=offline,
@@ -181,6 +167,7 @@ def _driver_settings(opts: MutableMapping[str, Any]) -> DriverSettings:
         ray_address=ray_address,
         load_driver_hosts=driver_hosts,
         profiling=bool(opts.pop("enable_driver_profiling", False)),
+        enable_assertions=bool(opts.pop("enable_assertions", False)),
     )
 
 

@@ -101,6 +101,22 @@ class OnError(StrEnum):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ClusterTarget:
+    """A cluster of a multi-cluster race other than ``default`` (Rally's ``--target-hosts`` and
+    ``--client-options`` as JSON objects keyed by cluster name; ``esrally/utils/opts.py``).
+
+    Attributes:
+        name: the cluster's name in those objects (``remote``, ``follower``...).
+        hosts: its ``HOST:PORT`` strings or URLs.
+        options: its client options.
+    """
+
+    name: str
+    hosts: tuple[str, ...]
+    options: ClientOptions = field(default_factory=ClientOptions)
+
+
+@dataclass(frozen=True, kw_only=True)
 class DriverSettings:
     """Load-driver settings.
 
@@ -127,6 +143,11 @@ class DriverSettings:
             (:func:`esbench.driver.worker.process.worker_main`).
         sample_sink: with a metrics store, called once per task at its join point with the
             task's per-request samples (the workers keep them only then); it must not raise.
+        enable_assertions: Rally's ``--enable-assertions``: check the tasks' ``assertions`` on
+            their responses; the first that fails ends the race
+            (:mod:`esbench.driver.worker.runners.asserting`).
+        other_clusters: the clusters besides the benchmark target (``default``) of a multi-cluster
+            race; a track plugin's runner that declares ``multi_cluster`` gets a client of each.
     """
 
     on_error: OnError = OnError.CONTINUE
@@ -142,6 +163,8 @@ class DriverSettings:
     plugins: PluginHost | None = None
     profiling: bool = False
     sample_sink: Callable[[RequestSamples], None] | None = field(default=None, compare=False)
+    enable_assertions: bool = False
+    other_clusters: tuple[ClusterTarget, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -29,8 +29,8 @@ from typing import Any
 from esbench.console import Console
 from esbench.driver.coordinator.filters import filter_schedule
 from esbench.driver.coordinator.run import run_challenge
-from esbench.driver.transport.client import race_secrets
-from esbench.exceptions import EsbenchError, UserError, UserInterrupted
+from esbench.driver.transport.client import host_for_display, race_secrets
+from esbench.exceptions import EsbenchError, TaskAssertionFailed, UserError, UserInterrupted
 from esbench.home import home_subdir
 from esbench.live_progress import LiveProgress
 from esbench.metrics.cluster import ClusterStatsSnapshot, cluster_metrics
@@ -40,20 +40,27 @@ from esbench.racecontrol.target import (
     ClusterInfo,
     TargetCluster,
     admin_client,
+    cluster_admin_clients,
     connect,
     final_snapshot,
     provision,
     resolve_pipeline,
     with_cluster,
 )
-from esbench.racelog import start_race_log
+from esbench.racelog import LOG_FILE_NAME, start_race_log
 from esbench.records import STATUS_INTERRUPTED, RaceResult
 from esbench.requirements import verify_race_requirements
 from esbench.results.rally_store import SampleWriter
 from esbench.results.store_probe import check_reachable
 from esbench.settings import PIPELINE_FROM_DISTRIBUTION, RaceSettings
-from esbench.telemetry.race import attach_telemetry, check_telemetry, provisioned_nodes, start_telemetry
-from esbench.telemetry.session import TelemetryResult, TelemetrySession
+from esbench.telemetry.race import (
+    RaceTelemetry,
+    attach_telemetry,
+    check_telemetry,
+    provisioned_nodes,
+    start_telemetry,
+)
+from esbench.telemetry.session import TelemetryResult
 from esbench.track.model import Challenge
 from esbench.version import __version__
 
@@ -163,14 +170,20 @@ def _race_against(race: _Race, target: TargetCluster, console: Console) -> RaceR
     """Connect, drive, store: the stages that run with the race log open and the cluster up (a
     provisioned cluster is stopped at the end, whatever happens)."""
     settings = target.settings
-    telemetry: TelemetrySession | None = None
-    race_log = start_race_log(race.race_dir, race_secrets(settings.target_hosts, settings.client_options))
+    telemetry: RaceTelemetry | None = None
+    secrets = race_secrets(settings.target_hosts, settings.client_options)
+    for cluster in settings.driver.other_clusters:
+        secrets += race_secrets(cluster.hosts, cluster.options)
+    race_log = start_race_log(race.race_dir, secrets)
     try:
         info, before = connect(target.hosts, settings, race.prepared.target)
+        for cluster in settings.driver.other_clusters:
+            hosts = ", ".join(host_for_display(h) for h in cluster.hosts)
+            console.info(f"Cluster '{cluster.name}' ({hosts}): for plugin runners that declare multi_cluster")
         settings = with_cluster(settings, info)
         challenge = _checked_schedule(race.prepared, info, target.hosts, settings, console)
         telemetry = _start_telemetry(settings, target, race)
-        result = _drive(race, target, challenge, settings, info, before, telemetry, console)
+        result, failure = _drive(race, target, challenge, settings, info, before, telemetry, console)
     except EsbenchError:
         # Nothing was measured (unreachable cluster, a task that cannot run): leave no empty race behind.
         race_log.discard()
@@ -187,6 +200,12 @@ def _race_against(race: _Race, target: TargetCluster, console: Console) -> RaceR
         target.stop(console)
     race_log.finish(result)
     store_and_report(result, race.race_dir, settings, console)
+    if isinstance(failure, TaskAssertionFailed):
+        # Rally ends the race with exit 64 on a failed assertion (a failed request: status failed).
+        raise TaskAssertionFailed(
+            f"Race {race.race_id} failed: {failure} What it measured before is stored; the race log "
+            f"is {race.race_dir / LOG_FILE_NAME}."
+        )
     return result
 
 
@@ -229,10 +248,11 @@ def _drive(
     settings: RaceSettings,
     info: ClusterInfo,
     before: ClusterStatsSnapshot | None,
-    telemetry: TelemetrySession,
+    telemetry: RaceTelemetry,
     console: Console,
-) -> RaceResult:
-    """Run the filtered ``challenge`` under telemetry; the result with the cluster metrics."""
+) -> tuple[RaceResult, EsbenchError | None]:
+    """Run the filtered ``challenge`` under telemetry; the result with the cluster metrics, and the
+    error that ended the race early (None if it did not)."""
     driver = replace(settings.driver, include_tasks=(), exclude_tasks=())  # the schedule is filtered
     if settings.test_mode and driver.task_pause_s is None:
         driver = replace(driver, task_pause_s=0.0)  # Rally's test mode does not pause between tasks
@@ -267,10 +287,10 @@ def _drive(
         cluster_metrics=metrics,
         load_driver=outcome.load_driver,
     )
-    return attach_telemetry(result, telemetry.stop())
+    return attach_telemetry(result, telemetry.stop()), outcome.exception
 
 
-def _start_telemetry(settings: RaceSettings, target: TargetCluster, race: _Race) -> TelemetrySession:
+def _start_telemetry(settings: RaceSettings, target: TargetCluster, race: _Race) -> RaceTelemetry:
     # The devices sample in their own thread from before the first task until after the last one.
     track = race.prepared.track
     return start_telemetry(
@@ -280,10 +300,11 @@ def _start_telemetry(settings: RaceSettings, target: TargetCluster, race: _Race)
         index_names=[i.name for i in track.indices],
         data_stream_names=[d.name for d in track.data_streams],
         nodes=provisioned_nodes(target.provisioned),
+        other_clusters=cluster_admin_clients(settings),
     )
 
 
-def _stop_telemetry(telemetry: TelemetrySession, console: Console) -> TelemetryResult:
+def _stop_telemetry(telemetry: RaceTelemetry, console: Console) -> TelemetryResult:
     sampled = telemetry.stop()
     for note in sampled.notes:
         console.info(f"[INFO] {note}")

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import elastic_transport
 
 from esbench.console import Console
+from esbench.driver.settings import ClusterTarget
 from esbench.driver.transport.client import ConnectionSettings, EsbenchClient, create_client
 from esbench.driver.transport.target import TargetDistribution, TargetHttpError, detect_distribution
 from esbench.exceptions import ConfigError, ConnectionFailed
@@ -188,6 +190,16 @@ async def detect(hosts: tuple[str, ...], settings: RaceSettings) -> TargetDistri
 def admin_client(hosts: tuple[str, ...], settings: RaceSettings) -> EsbenchClient:
     """A client for race control's own requests (probes, snapshots, telemetry)."""
     return create_client(ConnectionSettings.create(hosts, settings.client_options))
+
+
+def cluster_admin_clients(settings: RaceSettings) -> dict[str, Callable[[], EsbenchClient]]:
+    """Factories of race control's clients of a multi-cluster race's other clusters, by name
+    (telemetry samples them too)."""
+
+    def factory(cluster: ClusterTarget) -> Callable[[], EsbenchClient]:
+        return lambda: create_client(ConnectionSettings.create(cluster.hosts, cluster.options))
+
+    return {c.name: factory(c) for c in settings.driver.other_clusters}
 
 
 def final_snapshot(hosts: tuple[str, ...], settings: RaceSettings) -> ClusterStatsSnapshot | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -75,6 +75,21 @@ def provisioned_nodes(cluster: RunningCluster | None) -> tuple[ProvisionedNode, 
     )
 
 
+#: The devices that sample every cluster of a multi-cluster race, the others only ``default``
+#: (Rally 2.13 ``esrally/driver/driver.py`` ``prepare_telemetry`` gives ``NodeStats`` the clients of
+#: all clusters; its ``recovery-stats`` and ``ccr-stats`` take per-cluster index parameters that
+#: esbench's devices do not read, so they sample ``default`` alone here).
+PER_CLUSTER_DEVICES = frozenset({"node-stats"})
+
+
+class RaceTelemetry(Protocol):
+    """What race control does with a race's telemetry once started: stop it and take the result."""
+
+    def stop(self) -> TelemetryResult:
+        """See :meth:`TelemetrySession.stop`."""
+        ...
+
+
 def start_telemetry(
     settings: TelemetrySettings,
     *,
@@ -83,7 +98,8 @@ def start_telemetry(
     index_names: Sequence[str] = (),
     data_stream_names: Sequence[str] = (),
     nodes: Sequence[ProvisionedNode] = (),
-) -> TelemetrySession:
+    other_clusters: Mapping[str, Callable[[], AsyncElasticsearch]] | None = None,
+) -> RaceTelemetry:
     """Build and start the devices of ``settings``; the caller must call ``stop()`` on the result.
 
     Args:
@@ -92,12 +108,78 @@ def start_telemetry(
         race_dir: the race directory (for files devices write).
         index_names / data_stream_names: the track's (defaults of ``disk-usage-stats``).
         nodes: nodes esbench provisioned (for ``os``).
+        other_clusters: the client factories of a multi-cluster race's other clusters by name;
+            the :data:`PER_CLUSTER_DEVICES` of ``settings`` sample each of them too, their series
+            and rows named ``CLUSTER/NODE`` (:class:`ClusterTelemetry`).
 
     Raises:
         EsbenchError: a device cannot start (see :meth:`TelemetrySession.start`).
     """
+    default = _session(
+        settings.devices, settings, client_factory, race_dir, index_names, data_stream_names, nodes
+    )
+    per_cluster = [d for d in settings.devices if d in PER_CLUSTER_DEVICES]
+    if not other_clusters or not per_cluster:
+        return default
+    sessions: list[tuple[str | None, TelemetrySession]] = [(None, default)]
+    try:
+        for name, factory in other_clusters.items():
+            sessions.append((name, _session(per_cluster, settings, factory, race_dir, (), (), ())))
+    except BaseException:
+        for _, started in sessions:
+            started.stop()
+        raise
+    return ClusterTelemetry(sessions)
+
+
+class ClusterTelemetry:
+    """The telemetry of a multi-cluster race: one :class:`TelemetrySession` per cluster (each in its
+    own sampler thread), their results joined with the other clusters' nodes named ``CLUSTER/NODE``
+    (``CLUSTER`` for a cluster-wide series or row), so the report says which cluster a row is of.
+
+    Args:
+        sessions: ``(cluster name, started session)``; None names the default cluster.
+    """
+
+    def __init__(self, sessions: Sequence[tuple[str | None, TelemetrySession]]) -> None:
+        self.sessions = tuple(sessions)
+
+    def stop(self) -> TelemetryResult:
+        """Stop every session; what they produced, the default cluster's first."""
+        results = [(name, session.stop()) for name, session in self.sessions]
+        labelled = [result if name is None else _labelled(result, name) for name, result in results]
+        return TelemetryResult(
+            series=tuple(s for r in labelled for s in r.series),
+            metrics=tuple(m for r in labelled for m in r.metrics),
+            notes=tuple(n for r in labelled for n in r.notes),
+            warnings=tuple(w for r in labelled for w in r.warnings),
+        )
+
+
+def _labelled(result: TelemetryResult, cluster: str) -> TelemetryResult:
+    return TelemetryResult(
+        series=tuple(
+            dataclasses.replace(s, node=f"{cluster}/{s.node}" if s.node else cluster) for s in result.series
+        ),
+        metrics=tuple(
+            dataclasses.replace(m, task=f"{cluster}/{m.task}" if m.task else cluster) for m in result.metrics
+        ),
+        notes=tuple(f"Cluster '{cluster}': {n}" for n in result.notes),
+        warnings=tuple(f"Cluster '{cluster}': {w}" for w in result.warnings),
+    )
+
+
+def _session(
+    devices: Sequence[str],
+    settings: TelemetrySettings,
+    client_factory: Callable[[], AsyncElasticsearch],
+    race_dir: Path,
+    index_names: Sequence[str],
+    data_stream_names: Sequence[str],
+    nodes: Sequence[ProvisionedNode],
+) -> TelemetrySession:
     session = TelemetrySession(
-        create_devices(settings.devices, settings.params),
+        create_devices(devices, settings.params),
         context=DeviceContext(
             race_dir=race_dir,
             index_names=tuple(index_names),

@@ -24,8 +24,9 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
         flags=("--target-hosts",),
         commands=(*RACING_ANY, "info", *PLANNING),
         type=_params.HOSTS,
-        help="HOST:PORT[,HOST:PORT...] of an existing cluster.",
-        field="RaceSettings.target_hosts",
+        help="HOST:PORT[,HOST:PORT...] of an existing cluster; for several clusters a JSON object "
+        'or .json file: {"default": ["HOST:PORT"], "remote": ["HOST:PORT"]} (docs/targets.md).',
+        field="RaceSettings.target_hosts (default cluster), RaceSettings.driver.other_clusters",
     ),
     CliOption(
         name="pipeline",
@@ -152,7 +153,8 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
         default="",
         type=_params.CLIENT_OPTIONS,
         help="Client options: timeout:60,use_ssl:true,verify_certs:true,ca_certs:'/path',http_compress:true,"
-        "basic_auth_user:'u',basic_auth_password:'p' (or ESBENCH_USERNAME/ESBENCH_PASSWORD/ESBENCH_API_KEY).",
-        field="RaceSettings.client_options",
+        "basic_auth_user:'u',basic_auth_password:'p' (or ESBENCH_USERNAME/ESBENCH_PASSWORD/ESBENCH_API_KEY); "
+        'per cluster as JSON: {"default": {...}, "remote": {...}}.',
+        field="RaceSettings.client_options (default cluster), RaceSettings.driver.other_clusters",
     ),
 )

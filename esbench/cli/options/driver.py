@@ -83,6 +83,15 @@ DRIVER_OPTIONS: tuple[CliOption, ...] = (
         field="RaceSettings.driver.load_driver_hosts",
     ),
     CliOption(
+        name="enable_assertions",
+        flags=("--enable-assertions",),
+        commands=RACING,
+        kind=Kind.FLAG,
+        help="Check the tasks' assertions (e.g. hits > 0) on their responses; a failed one ends the "
+        "race (exit 64).",
+        field="RaceSettings.driver.enable_assertions",
+    ),
+    CliOption(
         name="kill_running_processes",
         flags=("--kill-running-processes",),
         commands=RACING,

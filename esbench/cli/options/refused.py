@@ -2,7 +2,7 @@
 what to use instead (the option parses; the command then fails with exit 64 before doing anything).
 
 Two kinds: meanings esbench will not have (building Elasticsearch from sources, Rally's rally.ini
-and Docker builds), and meanings that other changes are adding (teams, plugins, assertions,
+and Docker builds), and meanings that other changes are adding (teams, plugins,
 annotations: "not yet supported").
 """
 
@@ -95,16 +95,6 @@ REFUSED_OPTIONS: tuple[CliOption, ...] = (
         help="Rally's variables of the plugins to install.",
         field="none (refused)",
         refused=_PLUGINS,
-    ),
-    CliOption(
-        name="enable_assertions",
-        flags=("--enable-assertions",),
-        commands=("race",),
-        kind=Kind.FLAG,
-        help="Rally's checks of the 'assertions' of a track's tasks.",
-        field="none (refused)",
-        refused="checking the 'assertions' of a track's tasks is not yet supported by esbench (another "
-        "change adds it). Until then leave --enable-assertions out; the race runs without the checks.",
     ),
     CliOption(
         name="effective_start_date",

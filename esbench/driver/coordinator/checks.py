@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from esbench.driver.coordinator.allocator import Step
 from esbench.driver.worker.looplimits import loop_limits, unbounded
 from esbench.driver.worker.registry import Registry
+from esbench.driver.worker.runners.asserting import asserting_runner
 from esbench.driver.worker.scheduler import (
     DETERMINISTIC,
     OPS_PER_SECOND,
@@ -57,18 +58,29 @@ def builtin_unit(task: Task, runner: object) -> str | None:
     return OPS_PER_SECOND
 
 
-def check_tasks(steps: Sequence[Step], registry: Registry, track: Track, corpora: CorpusSet | None) -> None:
+def check_tasks(
+    steps: Sequence[Step],
+    registry: Registry,
+    track: Track,
+    corpora: CorpusSet | None,
+    *,
+    assertions: bool = False,
+) -> None:
     """Fail before the first request for what can be checked up front; warn about a task that runs
     until the race is interrupted (:func:`~esbench.driver.worker.looplimits.unbounded`, not ended by its
-    block).
+    block). With ``assertions`` (``--enable-assertions``) the tasks' assertions are parsed too.
 
     Raises:
         esbench.exceptions.ConfigError: an unknown schedule, a target-throughput unit the operation
-            does not report, or bad loop limits (:func:`~esbench.driver.worker.looplimits.loop_limits`).
+            does not report, or bad loop limits (:func:`~esbench.driver.worker.looplimits.loop_limits`);
+            with ``assertions``, a search with assertions but no ``detailed-results``.
+        esbench.exceptions.TrackValidationError: with ``assertions``, a malformed assertion.
     """
     for step in steps:
         for task in step.tasks:
             runner = registry.runner(task.operation.operation_type)
+            if assertions:
+                asserting_runner(runner, task)
             if (task.schedule or DETERMINISTIC) not in builtin_schedulers():
                 # A plugin's scheduler is made in the worker when the task starts (Rally's
                 # schedule_for); here only its name is checked.

@@ -54,6 +54,7 @@ from esbench.driver.settings import DriverOutcome as DriverOutcome
 from esbench.driver.settings import DriverSettings as DriverSettings
 from esbench.driver.settings import Progress as Progress
 from esbench.driver.transport.client import ClientOptions, ConnectionSettings
+from esbench.driver.transport.clusters import connection_settings
 from esbench.driver.worker.process import (
     CancelStep,
     InitWorker,
@@ -204,6 +205,7 @@ class _Coordinator:
                 log_file=active_log_file(),
                 profile=self.settings.profiling,
                 keep_samples=self.settings.sample_sink is not None,
+                enable_assertions=self.settings.enable_assertions,
             )
 
         self.handles = self.pool.start(self.pool_size, init_for)
@@ -437,7 +439,7 @@ def run_challenge(
     challenge = filter_schedule(challenge, include=settings.include_tasks, exclude=settings.exclude_tasks)
     if registry is None:
         registry = race_registry(track, settings.plugins)
-    connection = ConnectionSettings.create(hosts, client_options)
+    connection = connection_settings(hosts, client_options, settings.other_clusters)
     in_thread = settings.workers == 0
     pool = create_pool(
         load_driver=settings.load_driver,
@@ -448,7 +450,7 @@ def run_challenge(
     )
     # Checked before the pool's capacity is asked: a Ray pool joins its cluster for that.
     steps = plan_schedule(challenge.schedule, max_workers=1)
-    check_tasks(steps, registry, track, corpora)
+    check_tasks(steps, registry, track, corpora, assertions=settings.enable_assertions)
     seed = settings.seed if settings.seed is not None else random.SystemRandom().randrange(2**32)
     if not steps:
         return DriverOutcome(tasks=(), status=STATUS_COMPLETED, seed=seed)

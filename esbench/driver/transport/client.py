@@ -192,7 +192,9 @@ def client_options_from_mapping(values: Mapping[str, Any]) -> ClientOptions:
 
 
 def parse_client_options(text: str | None) -> ClientOptions:
-    """Parse Rally's ``--client-options`` (see module doc); empty text gives the defaults.
+    """Parse Rally's ``--client-options`` (see module doc); empty text gives the defaults. Of the
+    multi-cluster form only the ``default`` cluster's (:mod:`esbench.driver.transport.clusters`
+    reads every cluster's).
 
     Raises:
         esbench.exceptions.ConfigError: unreadable file, invalid JSON, bad ``k:v`` syntax, unknown
@@ -200,6 +202,18 @@ def parse_client_options(text: str | None) -> ClientOptions:
     """
     if text is None or not text.strip():
         return ClientOptions()
+    values = client_options_values(text)
+    default = values.get("default")
+    return client_options_from_mapping(default if isinstance(default, Mapping) else values)
+
+
+def client_options_values(text: str) -> Mapping[str, Any]:
+    """``--client-options`` text (``k:v`` list, inline JSON or a ``.json`` file) as the mapping it
+    gives, not yet checked.
+
+    Raises:
+        esbench.exceptions.ConfigError: unreadable file, invalid JSON, bad ``k:v`` syntax, not an object.
+    """
     text = text.strip()
     values: object
     if text.endswith(".json"):
@@ -219,8 +233,7 @@ def parse_client_options(text: str | None) -> ClientOptions:
         values = _parse_kv(text)
     if not isinstance(values, Mapping):
         raise ConfigError("--client-options must be key:value pairs or a JSON object.")
-    default = values.get("default")
-    return client_options_from_mapping(default if isinstance(default, Mapping) else values)
+    return values
 
 
 # --------------------------------------------------------------------------------- credentials
@@ -280,6 +293,11 @@ def host_urls(hosts: Sequence[str], *, use_ssl: bool) -> tuple[str, ...]:
     """
     if not hosts:
         raise ConfigError("No target hosts. Give --target-hosts=HOST:PORT[,HOST:PORT...].")
+    if hosts[0].strip().startswith("{"):
+        raise ConfigError(
+            "The JSON form of --target-hosts (clusters by name) is for 'esbench race' only; give this "
+            "command the default cluster's hosts as HOST:PORT[,HOST:PORT...]."
+        )
     scheme = "https" if use_ssl else "http"
     urls = []
     for raw in hosts:
@@ -328,11 +346,13 @@ def split_credentials(urls: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, 
 
 @dataclass(frozen=True, kw_only=True)
 class ConnectionSettings:
-    """Everything a worker needs to open clients (picklable; holds credentials, never printed)."""
+    """Everything a worker needs to open clients (picklable; holds credentials, never printed).
+    ``others``: the other clusters' of a multi-cluster race by name (:mod:`.clusters`)."""
 
     urls: tuple[str, ...]
     options: ClientOptions
     credentials: Credentials = field(repr=False)
+    others: tuple[tuple[str, ConnectionSettings], ...] = ()
 
     @classmethod
     def create(cls, hosts: Sequence[str], options: ClientOptions) -> ConnectionSettings:

@@ -36,6 +36,17 @@ class LazyClient:
         self.settings = settings
         self.http: HttpTransport = http if http is not None else raw_transport(settings)
         self._api: EsbenchClient | None = None
+        self._clusters: dict[str, Any] | None = None
+
+    def clusters(self) -> dict[str, Any]:
+        """This client as ``default`` and one client of each other cluster of a multi-cluster race
+        (``settings.others``), built on first call and kept: what a track plugin's runner that
+        declares ``multi_cluster`` receives (Rally's ``MultiClientRunner``)."""
+        if self._clusters is None:
+            self._clusters = {"default": self}
+            for name, settings in self.settings.others:
+                self._clusters[name] = LazyClient(settings)
+        return self._clusters
 
     @property
     def api(self) -> EsbenchClient:
@@ -56,7 +67,11 @@ class LazyClient:
         return getattr(self.api, name)
 
     async def close(self) -> None:
-        """Close the fast path's connections and, if it was built, the elasticsearch-py client."""
+        """Close the fast path's connections and, if it was built, the elasticsearch-py client (and
+        the other clusters' clients)."""
+        for name, other in (self._clusters or {}).items():
+            if name != "default":
+                await other.close()
         if self._api is not None:
             await self._api.close()  # closes http too
         else:

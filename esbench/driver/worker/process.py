@@ -75,6 +75,8 @@ class InitWorker:
     profile: bool = False
     #: Keep every request's sample for the metrics store (``esbench.metrics.samples``).
     keep_samples: bool = False
+    #: ``--enable-assertions``: the task runs check their tasks' assertions.
+    enable_assertions: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,6 +312,7 @@ class WorkerRuntime:
                 on_error=self.init.on_error,
                 seed=self.init.seed,
                 keep_samples=self.init.keep_samples,
+                enable_assertions=self.init.enable_assertions,
             )
             for plan in message.clients:
                 self._client(plan.client_id)

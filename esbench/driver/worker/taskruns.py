@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from esbench.driver.worker.executor import TaskRun
 from esbench.driver.worker.pluginerrors import reraise_for_plugin
+from esbench.driver.worker.runners.asserting import asserting_runner
 from esbench.track.model import Task, Track
 
 if TYPE_CHECKING:
@@ -51,8 +52,11 @@ def build_task_runs(
     on_error: OnError,
     seed: int,
     keep_samples: bool = False,
+    enable_assertions: bool = False,
 ) -> dict[str, TaskRun]:
     """One :class:`TaskRun` per task of a step: its runner and a new (unpartitioned) param source.
+    With ``enable_assertions`` the runner of a task that can carry assertions checks them
+    (:func:`~esbench.driver.worker.runners.asserting.asserting_runner`; the others are untouched).
 
     Raises:
         esbench.exceptions.EsbenchError: unknown operation type or param source, bad params, or a
@@ -62,6 +66,8 @@ def build_task_runs(
     runs = {}
     for name, task in tasks.items():
         runner = registry.runner(task.operation.operation_type)
+        if enable_assertions:
+            runner = asserting_runner(runner, task)
         try:
             source = registry.param_source(task, track, corpora=corpora)
         except Exception as exc:

@@ -135,7 +135,8 @@ class LegacyRunner(Runner):
     Rally (``esrally/driver/runner.py`` ``register_runner``, ``MultiClientRunner``,
     ``_with_completion``): ``async with runner:`` around every call of a runner that is an async
     context manager; a runner whose innermost delegate has a ``multi_cluster`` attribute gets all
-    clients by cluster name (here ``{"default": es}``), others the default client; a runner whose
+    clients by cluster name (``{"default": es, "remote": ...}``, Rally's multi-cluster
+    ``--target-hosts``), others the default client; a runner whose
     innermost delegate has both ``completed`` and ``percent_completed`` decides itself when its
     task ends. Return values are read as Rally's ``execute_single`` reads them
     (:func:`normalize_result`).
@@ -160,7 +161,7 @@ class LegacyRunner(Runner):
         return self._progressable.percent_completed if self._progressable is not None else None
 
     async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
-        client = {"default": es} if self._multi_cluster else es
+        client = es if not self._multi_cluster else _clients_by_cluster(es)
         if self._context_manager:
             async with self.delegate:
                 value = await self.delegate(client, params)
@@ -170,6 +171,13 @@ class LegacyRunner(Runner):
 
     def __repr__(self) -> str:
         return f"user-defined runner for [{self.name}]"
+
+
+def _clients_by_cluster(es: Any) -> dict[str, Any]:
+    # A worker's client knows the race's other clusters (LazyClient.clusters); any other client
+    # stands for a single-cluster race.
+    clusters = getattr(type(es), "clusters", None)
+    return clusters(es) if clusters is not None else {"default": es}
 
 
 def _unwrap(runner: object) -> object:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from esbench.driver.transport.timing import RequestTiming, current_timing
@@ -98,6 +98,13 @@ class Composite(Runner):
 
     def __init__(self, runners: Mapping[str, Runner]) -> None:
         self._runners = runners
+
+    def with_item_runners(self, wrap: Callable[[Runner], Runner]) -> Composite:
+        """A composite whose items run through ``wrap(runner)`` instead (``--enable-assertions``
+        checks each item's own ``assertions``, as Rally's items run through ``runner_for``)."""
+        return Composite(
+            {t: wrap(r) if t in SUPPORTED_OPERATION_TYPES else r for t, r in self._runners.items()}
+        )
 
     async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         requests = mandatory(params, "requests", self.name)
