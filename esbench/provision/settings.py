@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -65,6 +65,12 @@ class ProvisionSettings:
         runtime_jdk: the JDK major version that runs the nodes (Rally's ``--runtime-jdk``), or
             ``"bundled"`` for the distribution's own ``jdk/``; None: the first suitable JDK
             (:func:`esbench.provision.java.find_java`).
+        node_java_options: called at install with the JDK major version the nodes run on and a
+            node's telemetry directory (``<node dir>/telemetry``, writable by the node's account);
+            returns JVM options added to that node's ``jvm.options.d/esbench.options``. Race
+            control passes the telemetry devices' options here (``jit``, ``gc``, ``jfr``: Rally's
+            ``instrument_java_opts``); files in the telemetry directory move to
+            ``<race dir>/telemetry/<node>/`` when the node stops.
     """
 
     distribution_version: str = DEFAULT_DISTRIBUTION_VERSION
@@ -82,3 +88,4 @@ class ProvisionSettings:
     distribution_flavor: str = "elasticsearch"
     cluster_name: str | None = None
     runtime_jdk: str | None = None
+    node_java_options: Callable[[int, Path], Sequence[str]] | None = None
