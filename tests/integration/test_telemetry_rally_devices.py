@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from clusters import ES_VERSION
 from elasticsearch import Elasticsearch
+from feature_api_stub import FOLLOWER, LAG_OPS, TRANSFORM_ID, feature_api_stub
 from harness import TRACKS, esbench, no_traceback, ok, race_dir
 
 from esbench.records import RaceResult
@@ -142,3 +143,53 @@ def test_transform_and_geoip_stats_sample_or_refuse_like_rally(
         assert proc.returncode == 64, proc.stderr
         assert f"'{device}' needs" in proc.stderr and "lacks" in proc.stderr and needs in proc.stderr
         assert "results in " not in proc.stderr  # refused before the first task: no race stored
+
+
+def test_feature_devices_samples_reach_the_results_and_the_report(
+    es_hosts: list[str], tmp_path: Path
+) -> None:
+    # No distribution here has CCR, transforms, searchable snapshots or ingest-geoip: a proxy in front
+    # of the shared node answers those APIs with documented shapes (tests/feature_api_stub.py) and
+    # forwards the race's requests. What this proves is esbench's side: the requests each device
+    # makes, and where its samples go.
+    report = tmp_path / "report.json"
+    with feature_api_stub(es_hosts[0]) as (host, calls):
+        proc = ok(
+            _race(
+                f"--target-hosts={host}",
+                "--telemetry=ccr-stats,transform-stats,searchable-snapshots-stats,geoip-stats",
+                "--telemetry-params=ccr-stats-sample-interval:0.5,transform-stats-sample-interval:0.5,"
+                "searchable-snapshots-stats-sample-interval:0.5",
+                "--report-format=json",
+                f"--report-file={report}",
+            )
+        )
+    race = _stored(proc)
+    series = {(s.device, s.metric, s.node): s for s in race.telemetry}
+    rows = {(m["metric"], m["task"]): m for m in json.loads(report.read_text())["metrics"]}
+
+    # Sampled from before the first task to after the last: a start probe plus >= 3 samples each.
+    ops = series[("ccr-stats", f"{FOLLOWER}.0.operations_written", "")]
+    assert len(ops.values) >= 3 and list(ops.values) == sorted(ops.values)
+    assert series[("ccr-stats", f"{FOLLOWER}.0.time_since_last_read_millis", "")].unit == "ms"
+    assert rows[("Max CCR follower lag", FOLLOWER)]["value"] == LAG_OPS
+
+    docs = series[("transform-stats", f"{TRANSFORM_ID}.transform_documents_processed", "")]
+    assert calls["/_transform/_all/_stats"] == len(docs.values) + 1 and len(docs.values) >= 3
+    throughput = series[("transform-stats", f"{TRANSFORM_ID}.transform_throughput", "")]
+    assert throughput.unit == "docs/s" and set(throughput.values) == {100 / 30 * 1000}
+    # The report shows the last sample (Rally's total_* values): n-th call, n = the number of calls.
+    n = calls["/_transform/_all/_stats"]
+    assert rows[("Transform processing time", TRANSFORM_ID)]["value"] == 10 * n
+    assert rows[("Transform throughput", TRANSFORM_ID)]["unit"] == "docs/s"
+
+    assert len(series[("searchable-snapshots-stats", "_all.fdt.open_count", "")].values) >= 3
+
+    es = Elasticsearch(f"http://{es_hosts[0]}")
+    try:
+        node_name = next(iter(es.nodes.info(node_id="_local")["nodes"].values()))["name"]
+    finally:
+        es.close()
+    # One sample after the last task (call 2; call 1 was the start probe).
+    assert series[("geoip-stats", "geoip_cache_hits", node_name)].values == (6.0,)
+    assert rows[("GeoIP cache hits", node_name)]["value"] == 6
