@@ -30,11 +30,7 @@ def _works_with(device: type[TelemetryDevice]) -> str:
 
 def telemetry_table() -> str:
     """The devices as Rally's ``esrally list telemetry`` prints them, plus where each one works."""
-    rows = [
-        [d.name, d.human_name, d.help, _works_with(d)]
-        for d in DEVICES
-        if not d.hidden
-    ]
+    rows = [[d.name, d.human_name, d.help, _works_with(d)] for d in DEVICES if not d.hidden]
     return (
         "Available telemetry devices:\n\n"
         + tabulate(rows, ["Command", "Name", "Description", "Works with"])

@@ -91,7 +91,7 @@ def test_node_java_options_joins_the_named_devices_only(tmp_path: Path) -> None:
 def test_bad_jvm_device_parameters_are_refused() -> None:
     with pytest.raises(ConfigError, match="'jfr-delay' must be text"):
         create_devices(["jfr"], {"jfr-delay": ["10s"]})
-    with pytest.raises(ConfigError, match="Unknown telemetry parameter 'gc-log-conf'.*'gc-log-config'"):
+    with pytest.raises(ConfigError, match=r"Unknown telemetry parameter 'gc-log-conf'.*'gc-log-config'"):
         create_devices(["gc"], {"gc-log-conf": "gc"})
 
 
@@ -108,7 +108,8 @@ import esrally.utils.console as console
 lines = []
 console.println = lambda msg="", *a, **k: lines.append(str(msg))
 telemetry.list_telemetry()
-rows = [l for l in "\\n".join(lines).splitlines() if l and not l.startswith(("Command", "---", "Available", "Keep"))]
+skip = ("Command", "---", "Available", "Keep")
+rows = [l for l in "\\n".join(lines).splitlines() if l and not l.startswith(skip)]
 print(",".join(r.split()[0] for r in rows))
 """
 
