@@ -60,7 +60,7 @@ class TransformStats(TelemetryDevice):
 
     name = "transform-stats"
     human_name = "Transform Stats"
-    help = "Regularly samples transform stats"
+    help = "Regularly samples the stats of each transform"
     requires = "x-pack transform"
     params: ClassVar[Mapping[str, object]] = {
         "transform-stats-transforms": "",
