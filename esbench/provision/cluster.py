@@ -100,8 +100,12 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
         nodes = []
         for i in range(settings.nodes):
             node = NodeState(name=_node_name(settings, i), dir=str(root / "nodes" / f"node-{i}"))
-            for d in (node.data_dir, node.logs_dir, node.tmp_dir):
+            for d in (node.data_dir, node.logs_dir, node.tmp_dir, node.telemetry_dir):
                 d.mkdir(parents=True)
+            if settings.node_java_options is not None:
+                node = replace(
+                    node, jvm_options=tuple(settings.node_java_options(java.major, node.telemetry_dir))
+                )
             nodes.append(node)
         (root / "nodes").chmod(0o755)
         for node in nodes:
@@ -310,7 +314,7 @@ def _switching_allowed() -> bool:
 def _prepare_nodes(inst: Installation, user: RunAs) -> None:
     dist_config = Path(inst.es_home) / "config"
     for node in inst.nodes:
-        for d in (node.data_dir, node.logs_dir, node.tmp_dir):
+        for d in (node.data_dir, node.logs_dir, node.tmp_dir, node.telemetry_dir):
             d.mkdir(parents=True, exist_ok=True)
         node.pid_file.unlink(missing_ok=True)
         write_node_config(
@@ -319,7 +323,7 @@ def _prepare_nodes(inst: Installation, user: RunAs) -> None:
             install_id=inst.id,
             cluster_name=inst.cluster_name,
             all_nodes=inst.nodes,
-            car_jvm_options=inst.car["jvm_options"],
+            car_jvm_options=[*inst.car["jvm_options"], *node.jvm_options],
             car_settings=inst.car["settings"],
             flavor=_flavor(inst),
             security=SecurityMaterial.from_dict(inst.security),
@@ -335,7 +339,8 @@ def stop(
     logs_to: Path | None = None,
 ) -> list[int]:
     """Stop every node of ``inst`` (SIGTERM, SIGKILL after ``timeout`` s) and delete the installation
-    unless ``preserve_install``; node logs are copied to ``logs_to/<node>/`` first when given.
+    unless ``preserve_install``; node logs are copied to ``logs_to/<node>/`` first when given, and
+    the nodes' telemetry files moved to ``logs_to/../telemetry/<node>/``.
 
     Returns the pids that were stopped.
     """
@@ -345,6 +350,7 @@ def stop(
     terminate(pids, timeout=timeout)
     if logs_to is not None:
         copy_logs(inst, logs_to)
+        keep_telemetry_files(inst, logs_to.parent / "telemetry")
     if preserve_install:
         inst_mod.save(replace(inst, status="stopped"))
     else:
@@ -361,6 +367,19 @@ def copy_logs(inst: Installation, dest: Path) -> None:
         if node.console_log.is_file():
             target.mkdir(parents=True, exist_ok=True)
             shutil.copy2(node.console_log, target / "console.log")
+
+
+def keep_telemetry_files(inst: Installation, dest: Path) -> None:
+    """Move the files of each node's telemetry directory (written by the node's JVM for the ``jit``,
+    ``gc``, ``jfr`` devices) to ``dest/<node name>/``; moved, not copied: a flight recording or JIT
+    log can be large, and the installation is deleted next."""
+    for node in inst.nodes:
+        if not node.telemetry_dir.is_dir():
+            continue
+        for entry in sorted(node.telemetry_dir.iterdir()):
+            target = dest / node.name
+            target.mkdir(parents=True, exist_ok=True)
+            shutil.move(entry, target / entry.name)
 
 
 def running_installations() -> list[Installation]:
@@ -398,7 +417,8 @@ class ProvisionedCluster:
     _stopped: bool = field(default=False, repr=False)
 
     def stop(self, *, preserve_install: bool = False) -> None:
-        """Stop the nodes, copy their logs to ``<race_dir>/logs/`` and delete the installation unless
+        """Stop the nodes, copy their logs to ``<race_dir>/logs/``, move their telemetry files to
+        ``<race_dir>/telemetry/`` and delete the installation unless
         ``preserve_install`` (here or in the settings it was provisioned with). Idempotent."""
         if self._stopped:
             return

@@ -6,6 +6,7 @@ Layout of an installation directory (``<install root>/<id>/``)::
     nodes/<node name>/            owned by the account that runs the node; the node's working directory
         config/                   ES_PATH_CONF: elasticsearch.yml, jvm.options, jvm.options.d/, log4j2
         data/  logs/  tmp/        path.data, path.logs, ES_TMPDIR
+        telemetry/                files of telemetry devices (gc.log, jit.log, profile.jfr, heap dumps)
         es.pid  console.log       pid file written by the node; stdout/stderr of bin/elasticsearch
 
 The state (:class:`Installation`, JSON) lives in ``$ESBENCH_HOME/installs/<id>.json`` so ``esbench
@@ -34,13 +35,15 @@ DEFAULT_SHARED_INSTALL_ROOT = Path("/var/tmp/esbench-installs")
 
 @dataclass(frozen=True, kw_only=True)
 class NodeState:
-    """One node of an installation; ports and pid are filled in by ``start``."""
+    """One node of an installation; ports and pid are filled in by ``start``. ``jvm_options`` are
+    the node's own JVM options beyond the car's (telemetry devices', fixed at install)."""
 
     name: str
     dir: str
     http_port: int | None = None
     transport_port: int | None = None
     pid: int | None = None
+    jvm_options: tuple[str, ...] = ()
 
     @property
     def path(self) -> Path:
@@ -61,6 +64,10 @@ class NodeState:
     @property
     def tmp_dir(self) -> Path:
         return self.path / "tmp"
+
+    @property
+    def telemetry_dir(self) -> Path:
+        return self.path / "telemetry"
 
     @property
     def pid_file(self) -> Path:
@@ -192,7 +199,9 @@ def load(installation_id: str) -> Installation:
             )
         path = matches[0]
     raw = json.loads(path.read_text(encoding="utf-8"))
-    raw["nodes"] = tuple(NodeState(**n) for n in raw["nodes"])
+    raw["nodes"] = tuple(
+        NodeState(**{**n, "jvm_options": tuple(n.get("jvm_options", ()))}) for n in raw["nodes"]
+    )
     raw["state_path"] = str(path)
     return Installation(**raw)
 

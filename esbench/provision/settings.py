@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -69,6 +69,12 @@ class ProvisionSettings:
             a new UUID.
         node_name: ``node.name`` of the node (Rally's ``--node-name``); with several nodes,
             ``NAME-0`` ... ; None: ``node-0`` ...
+        node_java_options: called at install with the JDK major version the nodes run on and a
+            node's telemetry directory (``<node dir>/telemetry``, writable by the node's account);
+            returns JVM options added to that node's ``jvm.options.d/esbench.options``. Race
+            control passes the telemetry devices' options here (``jit``, ``gc``, ``jfr``: Rally's
+            ``instrument_java_opts``); files in the telemetry directory move to
+            ``<race dir>/telemetry/<node>/`` when the node stops.
     """
 
     distribution_version: str = DEFAULT_DISTRIBUTION_VERSION
@@ -88,3 +94,4 @@ class ProvisionSettings:
     runtime_jdk: str | None = None
     installation_id: str | None = None
     node_name: str | None = None
+    node_java_options: Callable[[int, Path], Sequence[str]] | None = None

@@ -12,6 +12,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 import elastic_transport
@@ -27,6 +28,7 @@ from esbench.provision.flavors import get_flavor
 from esbench.provision.repositories import RepositoryChoice, pin_repository
 from esbench.settings import PIPELINE_BENCHMARK_ONLY, PIPELINE_FROM_DISTRIBUTION, RaceSettings
 from esbench.targets import secured_client_options, unreachable_message
+from esbench.telemetry.race import node_java_options
 
 # The race log names the logger: race control keeps the one name it had as a module.
 logger = logging.getLogger("esbench.racecontrol")
@@ -104,7 +106,12 @@ def provision(settings: RaceSettings, pipeline: str, race_dir: Path, console: Co
         f"Provisioning {get_flavor(prov.distribution_flavor).product} {prov.distribution_version} "
         f"({prov.nodes} node{'s' if prov.nodes != 1 else ''}, car {prov.car})..."
     )
-    prov = replace(prov, offline=settings.offline or prov.offline)
+    prov = replace(
+        prov,
+        offline=settings.offline or prov.offline,
+        # jit, gc, jfr: their JVM options, for each node's JDK and telemetry directory.
+        node_java_options=partial(node_java_options, settings.telemetry),
+    )
     prov, repository = pin_repository(prov, notify=console.warn)
     if not repository.fallback:
         console.info(f"Distribution: {repository.reason}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from esbench.console import tabulate
+from esbench.telemetry.device import TelemetryDevice
 from esbench.telemetry.registry import DEVICES, create_devices, parse_device_names
 from esbench.telemetry.settings import TelemetrySettings
 from esbench.track.params import parse_params
@@ -21,12 +22,15 @@ def telemetry_settings(devices: str, params: str) -> TelemetrySettings:
     return TelemetrySettings(devices=names, params=parsed)
 
 
+def _works_with(device: type[TelemetryDevice]) -> str:
+    if device.provisioned_only:
+        return "provisioned nodes"
+    return f"clusters with {device.requires}" if device.requires else "any cluster"
+
+
 def telemetry_table() -> str:
     """The devices as Rally's ``esrally list telemetry`` prints them, plus where each one works."""
-    rows = [
-        [d.name, d.human_name, d.help, "provisioned nodes" if d.provisioned_only else "any cluster"]
-        for d in DEVICES
-    ]
+    rows = [[d.name, d.human_name, d.help, _works_with(d)] for d in DEVICES if not d.hidden]
     return (
         "Available telemetry devices:\n\n"
         + tabulate(rows, ["Command", "Name", "Description", "Works with"])

@@ -29,10 +29,23 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True, kw_only=True)
 class ProvisionedNode:
-    """A node esbench started on this machine: its Elasticsearch node name and JVM process id."""
+    """A node esbench started on this machine.
+
+    Attributes:
+        name: its Elasticsearch node name (``node-0``).
+        pid: its JVM's process id.
+        java_home: the JDK it runs on (``heapdump`` runs that JDK's ``jmap``); None if unknown.
+        run_as_user: the account that runs it (a JVM accepts attach requests from its own account
+            only); None for the current account.
+        telemetry_dir: the node's telemetry directory, writable by ``run_as_user`` (the JVM writes
+            heap dumps, GC, JIT and flight-recorder files there); None if unknown.
+    """
 
     name: str
     pid: int
+    java_home: Path | None = None
+    run_as_user: str | None = None
+    telemetry_dir: Path | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -76,6 +89,9 @@ class TelemetryDevice:
         params: parameter name -> default (``--telemetry-params``); the keys devices accept.
         needs_client: the device talks to the cluster's REST API.
         provisioned_only: the device needs nodes esbench provisioned on this machine.
+        requires: the plugin or module the cluster needs for the device (``""``: none).
+        hidden: left out of ``esbench list telemetry``, as Rally leaves it out of ``esrally list
+            telemetry`` (``master-node-stats``, ``blob-store-stats``), but accepted by ``--telemetry``.
     """
 
     name: ClassVar[str]
@@ -84,6 +100,8 @@ class TelemetryDevice:
     params: ClassVar[Mapping[str, object]] = {}
     needs_client: ClassVar[bool] = True
     provisioned_only: ClassVar[bool] = False
+    hidden: ClassVar[bool] = False
+    requires: ClassVar[str] = ""
 
     def __init__(self, params: Mapping[str, object]) -> None:
         self.settings = {key: params.get(key, default) for key, default in self.params.items()}
@@ -106,6 +124,12 @@ class TelemetryDevice:
         if client is None:
             raise RuntimeError(f"Telemetry device {self.name} has no cluster client (needs_client is off).")
         return client
+
+    def java_options(self, java_major: int, telemetry_dir: Path) -> tuple[str, ...]:
+        """JVM options this device adds to every node esbench provisions (Rally's
+        ``instrument_java_opts``), given the node's JDK major version and the directory its files go
+        to; none by default. Called before the node starts, outside the sampler thread."""
+        return ()
 
     async def start(self) -> None:
         """Before the first task (baseline readings). Raises ConfigError for an unusable target."""
@@ -165,6 +189,42 @@ class TelemetryDevice:
             f"The telemetry parameter '{key}' must be a comma-separated string or a list of names but was "
             f"{value!r}. Fix it in --telemetry-params."
         )
+
+    def cluster_name_list(self, key: str) -> tuple[str, ...]:
+        """Like :meth:`name_list`, also accepting Rally's per-cluster object (``{"default": [...]}``,
+        esrally ``telemetry.py`` ``CcrStats``/``TransformStats``...), of which esbench, racing one
+        cluster, reads the ``default`` key.
+
+        Raises:
+            ConfigError: the object names another cluster, or a value is not names.
+        """
+        value = self.settings[key]
+        if isinstance(value, Mapping):
+            others = sorted(set(value) - {"default"})
+            if others:
+                raise ConfigError(
+                    f"The telemetry parameter '{key}' names the clusters {others}, but esbench benchmarks "
+                    "one cluster, called 'default'. Give the names as a string, a list, or under 'default'."
+                )
+            self.settings[key] = value.get("default", "")
+        return self.name_list(key)
+
+    def optional_text(self, key: str) -> str | None:
+        """The parameter ``key`` as text, or None when not given (numbers are accepted as text:
+        ``jfr-delay:60s`` and ``jfr-duration:5m`` are JVM duration strings).
+
+        Raises:
+            ConfigError: a list, object or boolean.
+        """
+        value = self.settings[key]
+        if value is None or value == "":
+            return None
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise ConfigError(
+                f"The telemetry parameter '{key}' must be text but was {value!r}. "
+                "Fix it in --telemetry-params."
+            )
+        return str(value)
 
 
 def check_param_names(

@@ -30,17 +30,37 @@ def check_telemetry(settings: TelemetrySettings, *, provisioned: bool) -> None:
 
     Raises:
         ConfigError: unknown device or parameter, bad parameter value, or a device that needs a
-            cluster esbench provisions (``os``) in a benchmark-only race.
+            cluster esbench provisions (``os``, ``jit``, ``gc``, ``jfr``, ``heapdump``) in a
+            benchmark-only race. Rally accepts these there and silently does nothing (its
+            ``benchmark-only`` pipeline starts no node, so ``mechanic/launcher.py`` never attaches
+            them); esbench says so before the race instead.
     """
     devices = create_devices(settings.devices, settings.params)
     if not provisioned:
         local = [d.name for d in devices if d.provisioned_only]
         if local:
             raise ConfigError(
-                f"The telemetry device(s) {', '.join(local)} watch the nodes esbench provisions on this "
-                "machine, but this race benchmarks an existing cluster (--target-hosts). Drop them from "
-                "--telemetry, or let esbench provision the cluster; 'node-stats' works for any cluster."
+                f"The telemetry device(s) {', '.join(local)} work on the nodes esbench provisions on this "
+                "machine (os watches their processes; jit, gc and jfr add options to their JVM at start; "
+                "heapdump attaches to their JVM), but this race benchmarks an existing cluster "
+                "(--pipeline=benchmark-only / --target-hosts), whose JVMs esbench neither starts nor "
+                "reaches. "
+                "Drop them from --telemetry, or let esbench provision the cluster (no --target-hosts); "
+                "'node-stats' works for any cluster."
             )
+
+
+def node_java_options(settings: TelemetrySettings, java_major: int, telemetry_dir: Path) -> tuple[str, ...]:
+    """The JVM options the devices of ``settings`` add to a provisioned node (``jit``, ``gc``, ``jfr``;
+    Rally's ``Telemetry.instrument_candidate_java_opts``), for a node running JDK ``java_major`` whose
+    telemetry files go to ``telemetry_dir``. Race control hands this to provisioning as
+    ``ProvisionSettings.node_java_options`` (provisioning does not import telemetry).
+
+    Raises:
+        ConfigError: a bad device or parameter (checked before already by :func:`check_telemetry`).
+    """
+    devices = create_devices(settings.devices, settings.params)
+    return tuple(option for device in devices for option in device.java_options(java_major, telemetry_dir))
 
 
 class _Node(Protocol):
@@ -48,16 +68,23 @@ class _Node(Protocol):
     def name(self) -> str: ...
     @property
     def pid(self) -> int | None: ...
+    @property
+    def telemetry_dir(self) -> Path: ...
 
 
 class _Installation(Protocol):
     @property
     def nodes(self) -> Sequence[_Node]: ...
+    @property
+    def java_home(self) -> str: ...
+    @property
+    def run_as_user(self) -> str: ...
 
 
 class RunningCluster(Protocol):
     """What telemetry reads of a provisioned cluster (:class:`esbench.provision.ProvisionedCluster`):
-    its installation's nodes, each with a name and a JVM pid (None when not running). A protocol so
+    its installation's JDK and account and its nodes, each with a name, a JVM pid (None when not
+    running) and a telemetry directory. A protocol so
     that telemetry and provisioning stay independent stages (``.importlinter``)."""
 
     @property
@@ -67,11 +94,21 @@ class RunningCluster(Protocol):
 
 
 def provisioned_nodes(cluster: RunningCluster | None) -> tuple[ProvisionedNode, ...]:
-    """Name and JVM pid of every node of a :class:`~esbench.provision.ProvisionedCluster` (or None)."""
+    """Every running node of a :class:`~esbench.provision.ProvisionedCluster` (none for None): name,
+    JVM pid, JDK, account and telemetry directory."""
     if cluster is None:
         return ()
+    installation = cluster.installation
     return tuple(
-        ProvisionedNode(name=n.name, pid=n.pid) for n in cluster.installation.nodes if n.pid is not None
+        ProvisionedNode(
+            name=n.name,
+            pid=n.pid,
+            java_home=Path(installation.java_home),
+            run_as_user=installation.run_as_user,
+            telemetry_dir=n.telemetry_dir,
+        )
+        for n in installation.nodes
+        if n.pid is not None
     )
 
 

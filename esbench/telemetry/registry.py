@@ -1,7 +1,8 @@
 """The telemetry devices esbench knows, by their ``--telemetry`` name, and their construction.
 
 Names and order follow Rally's ``esrally/telemetry.py`` ``list_telemetry`` where Rally has the
-device; ``os`` is esbench's own.
+device; ``os`` is esbench's own; ``master-node-stats`` and ``blob-store-stats``, which Rally accepts
+but does not list, come last and are hidden from ``esbench list telemetry`` too.
 """
 
 from __future__ import annotations
@@ -11,24 +12,42 @@ from collections.abc import Mapping, Sequence
 
 from esbench.exceptions import ConfigError
 from esbench.telemetry.device import TelemetryDevice, check_param_names
+from esbench.telemetry.devices.blob_store_stats import BlobStoreStats
+from esbench.telemetry.devices.ccr_stats import CcrStats
 from esbench.telemetry.devices.data_stream_stats import DataStreamStats
 from esbench.telemetry.devices.disk_usage_stats import DiskUsageStats
+from esbench.telemetry.devices.geoip_stats import GeoIpStats
+from esbench.telemetry.devices.heapdump import Heapdump
 from esbench.telemetry.devices.ingest_pipeline_stats import IngestPipelineStats
+from esbench.telemetry.devices.jvm_options import FlightRecorder, Gc, JitCompiler
+from esbench.telemetry.devices.master_node_stats import MasterNodeStats
 from esbench.telemetry.devices.node_stats import NodeStats
 from esbench.telemetry.devices.os_stats import OsStats
 from esbench.telemetry.devices.recovery_stats import RecoveryStats
+from esbench.telemetry.devices.searchable_snapshots_stats import SearchableSnapshotsStats
 from esbench.telemetry.devices.segment_stats import SegmentStats
 from esbench.telemetry.devices.shard_stats import ShardStats
+from esbench.telemetry.devices.transform_stats import TransformStats
 
 DEVICES: tuple[type[TelemetryDevice], ...] = (
+    JitCompiler,
+    Gc,
+    FlightRecorder,
+    Heapdump,
     NodeStats,
     RecoveryStats,
+    CcrStats,
     SegmentStats,
+    TransformStats,
+    SearchableSnapshotsStats,
     ShardStats,
     DataStreamStats,
     IngestPipelineStats,
     DiskUsageStats,
+    GeoIpStats,
     OsStats,
+    MasterNodeStats,
+    BlobStoreStats,
 )
 BY_NAME: Mapping[str, type[TelemetryDevice]] = {d.name: d for d in DEVICES}
 
@@ -50,7 +69,7 @@ def parse_device_names(text: str | Sequence[str]) -> tuple[str, ...]:
             hint = f" Did you mean '{close[0]}'?" if close else ""
             raise ConfigError(
                 f"Unknown telemetry device '{name}' in --telemetry.{hint} Known devices: "
-                f"{', '.join(BY_NAME)} (see 'esbench list telemetry')."
+                f"{', '.join(d.name for d in DEVICES if not d.hidden)} (see 'esbench list telemetry')."
             )
         if name not in names:
             names.append(name)
