@@ -15,10 +15,10 @@ import click
 
 from esbench.cli import list_group, main
 from esbench.cli._store_options import metrics_store_options, reading_settings, reading_store_help
+from esbench.cli.options import table_options
 from esbench.cli.results import _delete_group
 from esbench.console import tabulate
 from esbench.exceptions import UserError
-from esbench.results.annotations import CHART_TYPES
 from esbench.results.metrics_store import MetricsStoreSettings
 from esbench.results.race_listing import DEFAULT_ENVIRONMENT
 
@@ -48,22 +48,12 @@ def _settings(verb: str, store_options: dict[str, Any]) -> MetricsStoreSettings:
 
 
 @_add_group().command("annotation")
-@click.option("--dry-run", is_flag=True, help="Show what would be added, add nothing.")
-@click.option(
-    "--race-timestamp", required=True, help="The race timestamp (yyyyMMddTHHmmssZ) whose day to annotate."
-)
-@click.option("--track", default=None, help="The track to annotate (default: every track).")
-@click.option(
-    "--chart-type",
-    type=click.Choice(CHART_TYPES),
-    default=None,
-    help="The chart type to annotate (default: every chart).",
-)
-@click.option("--chart-name", default=None, help="The chart name to annotate (default: every chart).")
-@click.option("--message", required=True, help="The annotation's text.")
 @click.option("--environment", default=DEFAULT_ENVIRONMENT, show_default=True, help=_ENVIRONMENT_HELP)
 @metrics_store_options
+@table_options("add annotation")
 def add_annotation(
+    quiet: bool,
+    offline: bool,
     dry_run: bool,
     race_timestamp: str,
     track: str | None,
@@ -112,7 +102,10 @@ def add_annotation(
 )
 @click.option("--environment", default=DEFAULT_ENVIRONMENT, show_default=True, help=_ENVIRONMENT_HELP)
 @metrics_store_options
+@table_options("list annotations")
 def list_annotations(
+    quiet: bool,
+    offline: bool,
     limit: int,
     track: str | None,
     from_date: str | None,
@@ -145,7 +138,10 @@ def list_annotations(
 @click.option("--dry-run", is_flag=True, help="Show what would be deleted, delete nothing.")
 @click.option("--environment", default=DEFAULT_ENVIRONMENT, show_default=True, help=_ENVIRONMENT_HELP)
 @metrics_store_options
-def delete_annotation(ids: str, dry_run: bool, environment: str, **store_options: Any) -> None:
+@table_options("delete annotation")
+def delete_annotation(
+    ids: str, dry_run: bool, environment: str, quiet: bool, offline: bool, **store_options: Any
+) -> None:
     """Delete annotations from the metrics store by id."""
     from esbench.results.annotations import delete_annotation as store_delete
 

@@ -11,12 +11,14 @@ from pathlib import Path
 import click
 
 from esbench.cli import list_group
+from esbench.cli.options import table_options
 from esbench.console import tabulate
 from esbench.provision.settings import DEFAULT_DISTRIBUTION_VERSION, REPOSITORIES
 
 
 @list_group.command("pipelines")
-def list_pipelines_command() -> None:
+@table_options("list pipelines")
+def list_pipelines_command(quiet: bool, offline: bool) -> None:
     """List Rally's pipelines, saying which ones esbench serves."""
     from esbench.racecontrol.pipelines import pipeline_rows
 
@@ -44,9 +46,13 @@ def list_pipelines_command() -> None:
     default=None,
     help="A local Elasticsearch .zip/.tar.gz to list instead.",
 )
-@click.option("--offline", is_flag=True, help="Never download; use only the distribution cache.")
+@table_options("list elasticsearch-plugins")
 def list_elasticsearch_plugins_command(
-    distribution_version: str, distribution_repository: str, distribution_path: Path | None, offline: bool
+    distribution_version: str,
+    distribution_repository: str,
+    distribution_path: Path | None,
+    offline: bool,
+    quiet: bool,
 ) -> None:
     """List the modules and plugins of the Elasticsearch distribution esbench provisions (esbench
     installs no further plugins), downloading it into the cache first when it is not there."""

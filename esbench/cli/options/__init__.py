@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import click
 
+from esbench.cli.options.annotations import ANNOTATION_OPTIONS
 from esbench.cli.options.cluster import CLUSTER_OPTIONS
 from esbench.cli.options.driver import DRIVER_OPTIONS
 from esbench.cli.options.entry import CliOption, Kind
@@ -38,6 +39,7 @@ OPTIONS: tuple[CliOption, ...] = (
     *STORED_OPTIONS,
     *GENERAL_OPTIONS,
     *REFUSED_OPTIONS,
+    *ANNOTATION_OPTIONS,
 )
 
 __all__ = ["OPTIONS", "CliOption", "Kind", "entries_for", "table_options"]

@@ -39,8 +39,11 @@ def commands(
 ) -> Iterator[tuple[tuple[str, ...], click.Command]]:
     """Every leaf command with its path of names (``("optimize", "bulk-size")``), except Rally's
     commands that esbench refuses as a whole (they take any argument and fail with their reason,
-    tests/unit/cli/test_rally_options.py)."""
+    tests/unit/cli/test_rally_options.py) and other names of the same command (OSB's ``run`` for
+    ``race``)."""
     for name, command in sorted(group.commands.items()):
+        if command.name != name:
+            continue
         if isinstance(command, click.Group):
             yield from commands(command, (*path, name))
         elif " ".join((*path, name)) not in REFUSED_COMMANDS:

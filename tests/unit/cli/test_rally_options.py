@@ -60,6 +60,8 @@ PLAUSIBLE: dict[str, str] = {
 REQUIRED: dict[str, list[str]] = {
     "compare": ["--baseline=a", "--contender=b"],
     "create-track": ["--track=t", "--target-hosts=127.0.0.1:9200"],
+    "add annotation": ["--race-timestamp=20261128T000000Z", "--message=m"],
+    "delete annotation": ["--id=a1"],
 }
 
 
