@@ -38,6 +38,7 @@ PROVISION_OPTION_NAMES = (
     "preserve_install",
     "run_as_user",
     "distribution_flavor",
+    *("team_path", "team_repository", "team_revision", "elasticsearch_plugins", "plugin_params"),
 )
 
 _OPTIONS = (
@@ -104,9 +105,44 @@ _OPTIONS = (
 )
 
 
+# Teams and plugins (Rally's --team-path, --team-repository, --team-revision, --elasticsearch-plugins,
+# --plugin-params); esbench.provision.teams, .teamrepos and .plugins say what they do.
+_TEAM_OPTIONS = (
+    click.option(
+        "--team-path",
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        default=None,
+        help="A rally-teams checkout: --car names its cars/v1/*.ini and the node configuration is "
+        "rendered from its templates, as Rally does.",
+    ),
+    click.option(
+        "--team-repository",
+        default=None,
+        help="Named team repository ([teams] NAME.url in esbench.ini; 'default' is rally-teams), "
+        "cloned into <esbench home>/benchmarks/teams/NAME.",
+    ),
+    click.option(
+        "--team-revision",
+        default=None,
+        help="Commit, tag or branch of the team repository (default: the branch for the distribution version).",
+    ),
+    click.option(
+        "--elasticsearch-plugins",
+        default="",
+        help="Plugins to install, comma-separated, each PLUGIN or PLUGIN:CONFIG[+CONFIG] "
+        "(e.g. analysis-icu); a local zip via [distributions] plugin.NAME.release.url in esbench.ini.",
+    ),
+    click.option(
+        "--plugin-params",
+        default="",
+        help="Variables for every plugin's templates: key:value list, inline JSON or a .json file.",
+    ),
+)
+
+
 def provision_options(f: F) -> F:
     """Add the provisioning options (:data:`PROVISION_OPTION_NAMES`) to a click command."""
-    for option in reversed(_OPTIONS):
+    for option in reversed((*_OPTIONS, *_TEAM_OPTIONS)):
         f = option(f)
     return f
 
@@ -123,11 +159,16 @@ def provision_settings(
     run_as_user: str | None,
     offline: bool = False,
     distribution_flavor: str = DistributionFlavor.ELASTICSEARCH.value,
+    team_path: Path | None = None,
+    team_repository: str | None = None,
+    team_revision: str | None = None,
+    elasticsearch_plugins: str = "",
+    plugin_params: str = "",
 ) -> ProvisionSettings:
     """Turn the option values into :class:`ProvisionSettings`.
 
     Raises:
-        UserError: unparsable ``--car-params``.
+        UserError: unparsable ``--car-params`` or ``--plugin-params``.
     """
     return ProvisionSettings(
         distribution_version=distribution_version or get_flavor(distribution_flavor).default_version,
@@ -140,4 +181,11 @@ def provision_settings(
         run_as_user=run_as_user,
         offline=offline,
         distribution_flavor=distribution_flavor,
+        team_path=team_path,
+        team_repository=team_repository,
+        team_revision=team_revision,
+        elasticsearch_plugins=elasticsearch_plugins,
+        plugin_params=(
+            parse_params(plugin_params, option="--plugin-params") if plugin_params.strip() else {}
+        ),
     )

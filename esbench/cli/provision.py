@@ -1,4 +1,4 @@
-"""``esbench download | install | start | stop`` and ``esbench list cars | installations``.
+"""``esbench download | install | start | stop`` and ``esbench list cars | elasticsearch-plugins | installations``.
 
 Rally's names and flow: ``install`` prints an installation id, ``start --installation-id`` starts it,
 ``stop`` stops it (and deletes it unless ``--preserve-install``). ``start`` without an id installs and
@@ -17,7 +17,7 @@ from esbench.cli import list_group, main
 from esbench.cli._provision_options import provision_options, provision_settings
 from esbench.cli._track_source import pop_track_source, track_source_options
 from esbench.console import tabulate
-from esbench.exceptions import NotFound
+from esbench.exceptions import NotFound, UserError
 from esbench.provision import installation
 from esbench.provision.flavors import download_archive, get_flavor
 from esbench.provision.repositories import pin_repository
@@ -173,13 +173,75 @@ def stop(installation_id: str | None, preserve_install: bool) -> None:
     click.echo(inst.id)
 
 
-@list_group.command(name="cars")
-def list_cars_command() -> None:
-    """List the cars and mixins usable with --car."""
-    from esbench.provision.cars import list_cars
+_TEAM_LIST_OPTIONS = (
+    click.option(
+        "--team-path",
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        default=None,
+        help="List the cars of this rally-teams checkout instead of esbench's built-in ones.",
+    ),
+    click.option("--team-repository", default=None, help="List the cars of this named team repository."),
+    click.option("--team-revision", default=None, help="Commit, tag or branch of the team repository."),
+    click.option("--distribution-version", default=None, help="Picks the team repository's branch."),
+    click.option("--offline", is_flag=True, default=False, help="Do not fetch the team repository."),
+)
 
-    rows = [(c.name, c.type, c.description) for c in list_cars()]
+
+def _team_list_options(f: Any) -> Any:
+    for option in reversed(_TEAM_LIST_OPTIONS):
+        f = option(f)
+    return f
+
+
+def _listed_team(
+    team_path: Path | None,
+    team_repository: str | None,
+    team_revision: str | None,
+    distribution_version: str | None,
+    offline: bool,
+) -> Path | None:
+    from esbench.provision.teamconfig import resolve_team, uses_team
+
+    settings = ProvisionSettings(
+        team_path=team_path,
+        team_repository=team_repository,
+        team_revision=team_revision,
+        offline=offline,
+        **({"distribution_version": distribution_version} if distribution_version else {}),
+    )
+    return resolve_team(settings)[0] if uses_team(settings) else None
+
+
+@list_group.command(name="cars")
+@_team_list_options
+def list_cars_command(**team: Any) -> None:
+    """List the cars and mixins usable with --car (of a team with --team-path/--team-repository)."""
+    from esbench.provision.cars import list_cars
+    from esbench.provision.teams import list_team_cars
+
+    directory = _listed_team(**team)
+    if directory is None:
+        rows = [(c.name, c.type, c.description) for c in list_cars()]
+    else:
+        rows = [(c.name, c.type, c.description) for c in list_team_cars(directory)]
     click.echo(tabulate(rows, headers=["Name", "Type", "Description"], tablefmt="simple"))
+
+
+@list_group.command(name="elasticsearch-plugins")
+@_team_list_options
+def list_plugins_command(**team: Any) -> None:
+    """List the plugins and plugin configurations of a team (--team-path or --team-repository)."""
+    from esbench.provision.plugins import list_plugins
+
+    directory = _listed_team(**team)
+    if directory is None:
+        raise UserError(
+            "esbench has no built-in plugin list: name a rally-teams checkout with --team-path, or a team "
+            "repository with --team-repository (it lists core-plugins.txt and plugins/v1/*). Any plugin name "
+            "works with --elasticsearch-plugins when its zip is configured in esbench.ini."
+        )
+    rows = list_plugins(directory)
+    click.echo(tabulate(rows, headers=["Name", "Configuration"], tablefmt="simple"))
 
 
 @list_group.command(name="installations")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import shutil
 import signal
 import subprocess
@@ -20,11 +21,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from esbench.exceptions import LaunchError, ProvisionError, UserError
 from esbench.provision import installation as inst_mod
 from esbench.provision.archives import COMPLETE_MARKER
-from esbench.provision.cars import resolve_car
+from esbench.provision import teamconfig
+from esbench.provision.cars import Car, resolve_car
 from esbench.provision.flavors import Flavor, get_flavor, obtain
 from esbench.provision.installation import Installation, NodeState
 from esbench.provision.java import find_java
@@ -40,6 +43,7 @@ from esbench.provision.launcher import (
     terminate,
 )
 from esbench.provision.nodeconfig import process_marker, write_node_config
+from esbench.provision.plugins import PluginDescriptor, install_plugin
 from esbench.provision.ports import free_ports
 from esbench.provision.security import (
     SECURITY_DIR,
@@ -66,12 +70,20 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
     """
     if settings.nodes < 1:
         raise UserError(f"--nodes must be at least 1, not {settings.nodes}.")
-    car = resolve_car(settings.car, settings.car_params)
     flavor = get_flavor(settings.distribution_flavor)
+    team_car = teamconfig.team_record(settings) if teamconfig.uses_team(settings) else None
+    car = resolve_car(settings.car, settings.car_params) if team_car is None else None
+    team_dir = Path(str(team_car["team"]["path"])) if team_car is not None else None  # type: ignore[index]
+    plugins = teamconfig.plugin_descriptors(settings, team_dir)
+    if (team_car is not None or plugins) and flavor.name.value != "elasticsearch":
+        raise UserError(
+            "--team-path/--team-repository/--team-revision and --elasticsearch-plugins provision "
+            f"Elasticsearch only, not {flavor.product}; drop them or use --distribution-flavor=elasticsearch."
+        )
     user = resolve_run_as(settings.run_as_user)
     began = time.monotonic()
     dist = obtain(settings)
-    if car.security and not (dist.home / "modules" / "x-pack-security").is_dir():
+    if car is not None and car.security and not (dist.home / "modules" / "x-pack-security").is_dir():
         raise UserError(
             f"The car '{car.name}' secures the nodes with Elasticsearch's security module, which the "
             f"{flavor.product} distribution at {dist.home} lacks. Drop the security mixin from --car."
@@ -100,8 +112,17 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
         (root / "nodes").chmod(0o755)
         for node in nodes:
             give(node.path, user)
-        if car.security:
+        if car is not None and car.security:
             security = create_security_material(root / SECURITY_DIR)
+        for plugin in plugins:
+            install_plugin(
+                plugin,
+                es_home=es_home,
+                version=dist.version,
+                env={"PATH": os.environ.get("PATH", os.defpath), "ES_JAVA_HOME": str(java.path),
+                     "ES_PATH_CONF": str(es_home / "config"), "HOME": str(root)},
+                offline=settings.offline,
+            )
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
         raise
@@ -114,13 +135,7 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
         java_home=str(java.path),
         run_as_user=user.name,
         cluster_name=f"esbench-{inst_id[:8]}",
-        car={
-            "name": car.name,
-            "names": list(car.names),
-            "jvm_options": list(car.jvm_options),
-            "settings": dict(car.settings),
-            "security": car.security,
-        },
+        car=_car_record(car, team_car, plugins),
         nodes=tuple(nodes),
         created=inst_mod.now_iso(),
         race_dir=str(race_dir) if race_dir else None,
@@ -130,8 +145,31 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
         security=security.to_dict() if security is not None else {},
     )
     inst_mod.save(installed)
-    logger.info("Installed Elasticsearch %s (%s) as %s in %s", dist.version, car.name, inst_id, root)
+    logger.info("Installed Elasticsearch %s (%s) as %s in %s", dist.version, installed.car["name"], inst_id, root)
     return installed
+
+
+def _car_record(
+    car: Car | None, team_car: dict[str, object] | None, plugins: tuple[PluginDescriptor, ...]
+) -> dict[str, Any]:
+    """The installation's ``car``: esbench's own car, or the team car's record; with the plugins."""
+    if car is not None:
+        settings: dict[str, object] = dict(car.settings)
+        mandatory = [p.name for p in plugins if p.mandatory]
+        if mandatory:
+            # Rally's safety net: the node refuses to start when an installed plugin is missing.
+            settings["plugin.mandatory"] = mandatory
+        record: dict[str, Any] = {
+            "name": car.name,
+            "names": list(car.names),
+            "jvm_options": list(car.jvm_options),
+            "settings": settings,
+            "security": car.security,
+        }
+    else:
+        record = dict(team_car or {})
+    record["plugins"] = [teamconfig.plugin_record(p) for p in plugins]
+    return record
 
 
 @contextlib.contextmanager
@@ -313,6 +351,8 @@ def _prepare_nodes(inst: Installation, user: RunAs) -> None:
             install_id=inst.id,
             cluster_name=inst.cluster_name,
             all_nodes=inst.nodes,
+            team=inst.car.get("team"),
+            plugins=inst.car.get("plugins", []),
             car_jvm_options=inst.car["jvm_options"],
             car_settings=inst.car["settings"],
             flavor=_flavor(inst),

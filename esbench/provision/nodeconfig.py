@@ -13,6 +13,7 @@ from esbench.provision.flavors import ELASTICSEARCH, Flavor
 from esbench.provision.installation import NodeState
 from esbench.provision.ports import LOOPBACK
 from esbench.provision.security import SecurityMaterial, install_node_files, node_security_settings
+from esbench.provision.teamconfig import write_team_node_config
 
 #: Settings every esbench node with the security module starts from; the car may override them.
 BASE_SETTINGS: Mapping[str, object] = {"xpack.security.enabled": False}
@@ -107,6 +108,8 @@ def write_node_config(
     car_settings: Mapping[str, object],
     flavor: Flavor = ELASTICSEARCH,
     security: SecurityMaterial | None = None,
+    team: Mapping[str, object] | None = None,
+    plugins: Sequence[Mapping[str, object]] = (),
 ) -> None:
     """(Re)write ``node.config_dir`` from the distribution's ``config/`` plus the car and identity.
 
@@ -116,7 +119,20 @@ def write_node_config(
 
     The marker ``-Desbench.node=<install id>/<node name>`` lets esbench find the node's JVM among all
     processes (``/proc/*/cmdline``) even before its pid file exists.
+
+    With ``team`` (a team car's record, :mod:`esbench.provision.teamconfig`) the directory is rendered
+    from the team's templates instead, as Rally writes it; ``plugins`` are the installed plugins' records.
     """
+    if team is not None:
+        write_team_node_config(
+            node,
+            cluster_name=cluster_name,
+            all_nodes=all_nodes,
+            team=team,
+            plugins=plugins,
+            marker_line=f"-Desbench.node={process_marker(install_id, node.name)}",
+        )
+        return
     if not node.config_dir.exists():
         shutil.copytree(dist_config, node.config_dir)
     jvm = (

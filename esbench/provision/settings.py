@@ -60,6 +60,14 @@ class ProvisionSettings:
         stop_timeout: seconds between SIGTERM and SIGKILL when stopping a node.
         distribution_flavor: ``"elasticsearch"`` or ``"opensearch"`` (see
             :mod:`esbench.provision.flavors`).
+        team_path: a rally-teams checkout (``--team-path``): ``car`` names its ``cars/v1/*.ini`` and
+            the node configuration is rendered from its templates (:mod:`esbench.provision.teams`).
+        team_repository: a named team repository (``--team-repository``; ``[teams] NAME.url`` of
+            esbench.ini, :mod:`esbench.provision.teamrepos`).
+        team_revision: commit, tag or branch of the team repository (``--team-revision``).
+        elasticsearch_plugins: ``--elasticsearch-plugins`` as given (``"analysis-icu,x:cfg"``), ``""``
+            for none (:mod:`esbench.provision.plugins`).
+        plugin_params: ``--plugin-params``: variables for every plugin's templates.
     """
 
     distribution_version: str = DEFAULT_DISTRIBUTION_VERSION
@@ -75,3 +83,8 @@ class ProvisionSettings:
     start_timeout: float = 180.0
     stop_timeout: float = 30.0
     distribution_flavor: str = "elasticsearch"
+    team_path: Path | None = None
+    team_repository: str | None = None
+    team_revision: str | None = None
+    elasticsearch_plugins: str = ""
+    plugin_params: Mapping[str, object] = field(default_factory=dict)
