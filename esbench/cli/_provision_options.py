@@ -128,13 +128,13 @@ _TEAM_OPTIONS = (
     ),
     click.option(
         "--elasticsearch-plugins",
-        default="",
+        default=None,
         help="Plugins to install, comma-separated, each PLUGIN or PLUGIN:CONFIG[+CONFIG] "
         "(e.g. analysis-icu); a local zip via [distributions] plugin.NAME.release.url in esbench.ini.",
     ),
     click.option(
         "--plugin-params",
-        default="",
+        default=None,
         help="Variables for every plugin's templates: key:value list, inline JSON or a .json file.",
     ),
 )
@@ -162,8 +162,8 @@ def provision_settings(
     team_path: Path | None = None,
     team_repository: str | None = None,
     team_revision: str | None = None,
-    elasticsearch_plugins: str = "",
-    plugin_params: str = "",
+    elasticsearch_plugins: str | None = None,
+    plugin_params: str | None = None,
 ) -> ProvisionSettings:
     """Turn the option values into :class:`ProvisionSettings`.
 
@@ -184,8 +184,6 @@ def provision_settings(
         team_path=team_path,
         team_repository=team_repository,
         team_revision=team_revision,
-        elasticsearch_plugins=elasticsearch_plugins,
-        plugin_params=(
-            parse_params(plugin_params, option="--plugin-params") if plugin_params.strip() else {}
-        ),
+        elasticsearch_plugins=elasticsearch_plugins or "",
+        plugin_params=parse_params(plugin_params, option="--plugin-params") if plugin_params else {},
     )

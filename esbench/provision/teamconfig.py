@@ -11,6 +11,7 @@ rendered into it (:func:`esbench.provision.teams.render_templates`). esbench the
 from __future__ import annotations
 
 import shutil
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -36,7 +37,8 @@ def resolve_team(settings: ProvisionSettings) -> tuple[Path, str]:
     """``(team directory, revision)``: ``--team-path`` as is (revision ``""``), else a team repository
     checked out for ``--team-revision`` or the distribution version (:mod:`esbench.provision.teamrepos`)."""
     if settings.team_path is not None:
-        return settings.team_path, ""
+        # Absolute: the installation is started later, from any working directory.
+        return settings.team_path.resolve(), ""
     return team_checkout(
         settings.team_repository,
         revision=settings.team_revision,
@@ -56,6 +58,7 @@ def team_record(settings: ProvisionSettings) -> dict[str, object]:
     team, revision = resolve_team(settings)
     car = load_team_car(team, parse_car_names(settings.car), settings.car_params)
     check_hooks(car)
+    _trial_render(car.config_paths, car.variables)
     return {
         "name": car.name,
         "names": list(car.names),
@@ -69,6 +72,26 @@ def team_record(settings: ProvisionSettings) -> dict[str, object]:
             "variables": dict(car.variables),
         },
     }
+
+
+def _trial_render(config_paths: Sequence[Path], car_variables: Mapping[str, object]) -> None:
+    # Render once for a stand-in node, so that a broken template fails the install, not the start.
+    with tempfile.TemporaryDirectory(prefix="esbench-team-") as tmp:
+        root = Path(tmp)
+        place = NodePlacement(
+            cluster_name="trial",
+            node_name="node-0",
+            node_root=root,
+            data_path=root / "data",
+            log_path=root / "logs",
+            heap_dump_path=root / HEAP_DUMP_DIR,
+            node_ip=LOOPBACK,
+            http_port=9200,
+            transport_port=9300,
+            seed_hosts=[f"{LOOPBACK}:9300"],
+            node_names=["node-0"],
+        )
+        render_templates(config_paths, root, provisioner_variables(car_variables, place))
 
 
 def plugin_descriptors(settings: ProvisionSettings, team: Path | None) -> tuple[PluginDescriptor, ...]:
