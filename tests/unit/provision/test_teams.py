@@ -172,12 +172,12 @@ def test_node_config_from_a_team_replaces_the_distributions(tmp_path: Path) -> N
         car_jvm_options=[],
         car_settings={},
         team=record["team"],  # type: ignore[arg-type]
-        plugins=[plugin_record(load_plugin(SAMPLE, "demo-plugin", ["wire"]))],
+        plugins=[plugin_record(load_plugin(SAMPLE, "esbench-demo", ["wire"]))],
     )
     assert not (node.config_dir / "stale.yml").exists()
     settings = yaml.safe_load((node.config_dir / "elasticsearch.yml").read_text())
     assert settings["http.port"] == 9205 and settings["transport.port"] == 9305
-    assert settings["plugin.mandatory"] == ["demo-plugin"] and settings["http.max_content_length"] == "1mb"
+    assert settings["plugin.mandatory"] == ["esbench-demo"] and settings["http.max_content_length"] == "1mb"
     marker = (node.config_dir / "jvm.options.d" / "esbench.options").read_text()
     assert marker == "-Desbench.node=i1/node-0\n"
     assert (node.path / "heapdump").is_dir()
@@ -199,20 +199,20 @@ def test_plugin_specs() -> None:
 
 
 def test_plugins_core_configured_and_community() -> None:
-    assert list_plugins(SAMPLE) == [("analysis-icu", ""), ("mapper-size", ""), ("demo-plugin", "fast"), ("demo-plugin", "wire")]
+    assert list_plugins(SAMPLE) == [("analysis-icu", ""), ("mapper-size", ""), ("esbench-demo", "fast"), ("esbench-demo", "wire")]
     core = load_plugin(SAMPLE, "analysis-icu", [], {"p": "1"})
     assert core.core and core.variables == {} and core.mandatory  # Rally passes no params to a bare core plugin
     community = load_plugin(SAMPLE, "my-own", [], {"p": "1"})
     assert not community.core and community.variables == {"p": "1"}
-    wired = load_plugin(SAMPLE, "demo-plugin", ["wire", "fast"], {"extra": "x"})
+    wired = load_plugin(SAMPLE, "esbench-demo", ["wire", "fast"], {"extra": "x"})
     assert wired.variables == {"wire_setting": "2mb", "extra": "x"}  # later configurations win, params last
     assert [p.name for p in wired.config_paths] == ["templates"]
     with pytest.raises(NotFound, match="has no configuration 'nope'"):
-        load_plugin(SAMPLE, "demo-plugin", ["nope"])
+        load_plugin(SAMPLE, "esbench-demo", ["nope"])
     with pytest.raises(NotFound, match="Unknown plugin 'ghost'"):
         load_plugin(SAMPLE, "ghost", ["cfg"])
     with pytest.raises(ConfigError, match="no config base"):
-        load_plugin(SAMPLE, "demo-plugin", ["fast"])
+        load_plugin(SAMPLE, "esbench-demo", ["fast"])
     assert not PluginDescriptor(name="repository-s3").mandatory  # moved to a module
 
 
