@@ -42,7 +42,7 @@ from esbench.provision.launcher import (
     read_pid_file,
     terminate,
 )
-from esbench.provision.nodeconfig import process_marker, write_node_config
+from esbench.provision.nodeconfig import DEFAULT_LICENSE_TYPE, process_marker, write_node_config
 from esbench.provision.plugins import PluginDescriptor, install_plugin
 from esbench.provision.ports import free_ports
 from esbench.provision.security import (
@@ -165,6 +165,7 @@ def _car_record(
             "jvm_options": list(car.jvm_options),
             "settings": settings,
             "security": car.security,
+            "license_type": str(car.variables.get("license_type", DEFAULT_LICENSE_TYPE)),
         }
     else:
         record = dict(team_car or {})
@@ -353,6 +354,7 @@ def _prepare_nodes(inst: Installation, user: RunAs) -> None:
             all_nodes=inst.nodes,
             team=inst.car.get("team"),
             plugins=inst.car.get("plugins", []),
+            license_type=inst.car.get("license_type", DEFAULT_LICENSE_TYPE),
             car_jvm_options=inst.car["jvm_options"],
             car_settings=inst.car["settings"],
             flavor=_flavor(inst),
