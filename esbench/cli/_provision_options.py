@@ -124,7 +124,8 @@ _TEAM_OPTIONS = (
     click.option(
         "--team-revision",
         default=None,
-        help="Commit, tag or branch of the team repository (default: the branch for the distribution version).",
+        help="Commit, tag or branch of the team repository "
+        "(default: the branch for the distribution version).",
     ),
     click.option(
         "--elasticsearch-plugins",

@@ -1,4 +1,5 @@
-"""``esbench download | install | start | stop`` and ``esbench list cars | elasticsearch-plugins | installations``.
+"""``esbench download | install | start | stop``; ``esbench list cars | elasticsearch-plugins |
+installations``.
 
 Rally's names and flow: ``install`` prints an installation id, ``start --installation-id`` starts it,
 ``stop`` stops it (and deletes it unless ``--preserve-install``). ``start`` without an id installs and
@@ -21,7 +22,7 @@ from esbench.exceptions import NotFound, UserError
 from esbench.provision import installation
 from esbench.provision.flavors import download_archive, get_flavor
 from esbench.provision.repositories import pin_repository
-from esbench.provision.settings import ProvisionSettings
+from esbench.provision.settings import DEFAULT_DISTRIBUTION_VERSION, ProvisionSettings
 
 _offline = click.option(
     "--offline", is_flag=True, default=False, help="Never download; use only cached/local artifacts."
@@ -207,7 +208,7 @@ def _listed_team(
         team_repository=team_repository,
         team_revision=team_revision,
         offline=offline,
-        **({"distribution_version": distribution_version} if distribution_version else {}),
+        distribution_version=distribution_version or DEFAULT_DISTRIBUTION_VERSION,
     )
     return resolve_team(settings)[0] if uses_team(settings) else None
 

@@ -21,15 +21,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 from esbench.exceptions import LaunchError, ProvisionError, UserError
 from esbench.provision import installation as inst_mod
-from esbench.provision.archives import COMPLETE_MARKER
 from esbench.provision import teamconfig
+from esbench.provision.archives import COMPLETE_MARKER
 from esbench.provision.cars import Car, resolve_car
 from esbench.provision.flavors import Flavor, get_flavor, obtain
-from esbench.provision.installation import Installation, NodeState
+from esbench.provision.installation import CarState, Installation, NodeState
 from esbench.provision.java import find_java
 from esbench.provision.launcher import (
     cluster_health,
@@ -73,7 +72,7 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
     flavor = get_flavor(settings.distribution_flavor)
     team_car = teamconfig.team_record(settings) if teamconfig.uses_team(settings) else None
     car = resolve_car(settings.car, settings.car_params) if team_car is None else None
-    team_dir = Path(str(team_car["team"]["path"])) if team_car is not None else None  # type: ignore[index]
+    team_dir = Path(str(team_car["team"]["path"])) if team_car is not None and "team" in team_car else None
     plugins = teamconfig.plugin_descriptors(settings, team_dir)
     if (team_car is not None or plugins) and flavor.name.value != "elasticsearch":
         raise UserError(
@@ -119,8 +118,12 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
                 plugin,
                 es_home=es_home,
                 version=dist.version,
-                env={"PATH": os.environ.get("PATH", os.defpath), "ES_JAVA_HOME": str(java.path),
-                     "ES_PATH_CONF": str(es_home / "config"), "HOME": str(root)},
+                env={
+                    "PATH": os.environ.get("PATH", os.defpath),
+                    "ES_JAVA_HOME": str(java.path),
+                    "ES_PATH_CONF": str(es_home / "config"),
+                    "HOME": str(root),
+                },
                 offline=settings.offline,
             )
     except BaseException:
@@ -145,21 +148,24 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
         security=security.to_dict() if security is not None else {},
     )
     inst_mod.save(installed)
-    logger.info("Installed Elasticsearch %s (%s) as %s in %s", dist.version, installed.car["name"], inst_id, root)
+    logger.info(
+        "Installed Elasticsearch %s (%s) as %s in %s", dist.version, installed.car["name"], inst_id, root
+    )
     return installed
 
 
 def _car_record(
-    car: Car | None, team_car: dict[str, object] | None, plugins: tuple[PluginDescriptor, ...]
-) -> dict[str, Any]:
+    car: Car | None, team_car: CarState | None, plugins: tuple[PluginDescriptor, ...]
+) -> CarState:
     """The installation's ``car``: esbench's own car, or the team car's record; with the plugins."""
+    record: CarState
     if car is not None:
         settings: dict[str, object] = dict(car.settings)
         mandatory = [p.name for p in plugins if p.mandatory]
         if mandatory:
             # Rally's safety net: the node refuses to start when an installed plugin is missing.
             settings["plugin.mandatory"] = mandatory
-        record: dict[str, Any] = {
+        record = {
             "name": car.name,
             "names": list(car.names),
             "jvm_options": list(car.jvm_options),
@@ -167,8 +173,10 @@ def _car_record(
             "security": car.security,
             "license_type": str(car.variables.get("license_type", DEFAULT_LICENSE_TYPE)),
         }
+    elif team_car is not None:
+        record = team_car
     else:
-        record = dict(team_car or {})
+        raise ValueError("either a car or a team car")
     record["plugins"] = [teamconfig.plugin_record(p) for p in plugins]
     return record
 

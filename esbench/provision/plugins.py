@@ -130,8 +130,10 @@ def load_plugin(
     for config in configs:
         path = root / f"{config}.ini"
         if not path.is_file():
-            what = f"Plugin '{name}' has no configuration '{config}'" if core or root.is_dir() else (
-                f"Unknown plugin '{name}'"
+            what = (
+                f"Plugin '{name}' has no configuration '{config}'"
+                if core or root.is_dir()
+                else (f"Unknown plugin '{name}'")
             )
             raise NotFound(
                 f"{what} in the team at '{team}' (no {path}). List plugins and configurations with "
@@ -214,11 +216,15 @@ def install_plugin(
             cwd=os.fspath(es_home),
         )
     except subprocess.TimeoutExpired as e:
-        raise SupplyError(f"Installing plugin '{plugin.name}' took more than {INSTALL_TIMEOUT_S:.0f} s.") from e
+        raise SupplyError(
+            f"Installing plugin '{plugin.name}' took more than {INSTALL_TIMEOUT_S:.0f} s."
+        ) from e
     if done.returncode == 0:
         return
     output = (done.stdout + done.stderr).strip()[-2000:]
-    reason = {64: "unknown plugin", 74: "I/O error (download or file)"}.get(done.returncode, "installer failed")
+    reason = {64: "unknown plugin", 74: "I/O error (download or file)"}.get(
+        done.returncode, "installer failed"
+    )
     raise SupplyError(
         f"Could not install plugin '{plugin.name}' from {source} ({reason}, exit code {done.returncode}):\n"
         f"{output}\nWhere Elastic's download server is out of reach, give a local zip in "

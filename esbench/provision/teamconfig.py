@@ -17,12 +17,18 @@ from pathlib import Path
 
 from esbench.exceptions import UserError
 from esbench.provision.cars import parse_car_names
-from esbench.provision.installation import NodeState
+from esbench.provision.installation import CarState, NodeState
 from esbench.provision.plugins import PluginDescriptor, load_plugins, parse_plugin_specs
 from esbench.provision.ports import LOOPBACK
 from esbench.provision.settings import ProvisionSettings
 from esbench.provision.teamrepos import team_checkout
-from esbench.provision.teams import NodePlacement, check_hooks, load_team_car, provisioner_variables, render_templates
+from esbench.provision.teams import (
+    NodePlacement,
+    check_hooks,
+    load_team_car,
+    provisioner_variables,
+    render_templates,
+)
 
 #: The directory under a node where Rally's ``heap_dump_path`` points (Rally: ``<node root>/heapdump``).
 HEAP_DUMP_DIR = "heapdump"
@@ -47,7 +53,7 @@ def resolve_team(settings: ProvisionSettings) -> tuple[Path, str]:
     )
 
 
-def team_record(settings: ProvisionSettings) -> dict[str, object]:
+def team_record(settings: ProvisionSettings) -> CarState:
     """The installation's record of the team car: ``name``, ``names``, ``team`` (path, revision, config
     paths, variables) and the empty ``jvm_options``/``settings`` of esbench's own car format.
 
@@ -103,7 +109,8 @@ def plugin_descriptors(settings: ProvisionSettings, team: Path | None) -> tuple[
         for name, configs in parse_plugin_specs(settings.elasticsearch_plugins):
             if configs:
                 raise UserError(
-                    f"--elasticsearch-plugins: '{name}:{'+'.join(configs)}' names plugin configurations, which "
+                    f"--elasticsearch-plugins: '{name}:{'+'.join(configs)}' names plugin configurations, "
+                    "which "
                     "come from a team: add --team-path (a rally-teams checkout) or --team-repository."
                 )
             out.append(PluginDescriptor(name=name, variables=dict(settings.plugin_params)))

@@ -12,7 +12,8 @@ Each use fetches (unless offline), then checks out, in Rally's order (``esrally/
 ``team_path``, ``esrally/utils/repo.py`` ``RallyRepository``): an explicit ``--team-revision`` (commit,
 tag or branch); else the remote branch :func:`esbench.track.versions.best_match` picks for the
 distribution version (``8.8.2`` -> ``8``, where rally-teams has ``8`` but no ``8.8``); else such a local
-branch; else a ``v<version>`` tag. Offline nothing is fetched; the branches of the last fetch still count. ``--team-path`` bypasses all of this.
+branch; else a ``v<version>`` tag. Offline nothing is fetched; the branches of the last fetch still
+count. ``--team-path`` bypasses all of this.
 """
 
 from __future__ import annotations
@@ -54,7 +55,9 @@ def _git(directory: Path | None, *args: str) -> str:
     except FileNotFoundError as e:
         raise DataError("Team repositories need the 'git' program; install git (apt-get install git).") from e
     except subprocess.TimeoutExpired as e:
-        raise DataError(f"'git {' '.join(args)}' took more than {GIT_TIMEOUT_S:.0f} s and was stopped.") from e
+        raise DataError(
+            f"'git {' '.join(args)}' took more than {GIT_TIMEOUT_S:.0f} s and was stopped."
+        ) from e
     if done.returncode != 0:
         raise _GitFailed(done.stderr.strip() or done.stdout.strip() or f"exit code {done.returncode}")
     return done.stdout
@@ -75,7 +78,9 @@ def repository_url(name: str) -> str:
         return parser.get("teams", key).strip()
     if name == DEFAULT_REPOSITORY:
         return DEFAULT_URL
-    configured = sorted(k.removesuffix(".url") for k in (parser.options("teams") if parser.has_section("teams") else []))
+    configured = sorted(
+        k.removesuffix(".url") for k in (parser.options("teams") if parser.has_section("teams") else [])
+    )
     raise NotFound(
         f"Unknown team repository '{name}'. Add its URL to '{path}' as\n[teams]\n{key} = <git URL>\n"
         f"Configured repositories: {', '.join([DEFAULT_REPOSITORY, *configured])}."
@@ -83,7 +88,9 @@ def repository_url(name: str) -> str:
 
 
 def _branches(directory: Path, *, remote: bool) -> list[str]:
-    refs = _git(directory, "for-each-ref", "--format=%(refname:short)", "refs/remotes/" if remote else "refs/heads/")
+    refs = _git(
+        directory, "for-each-ref", "--format=%(refname:short)", "refs/remotes/" if remote else "refs/heads/"
+    )
     names = []
     for ref in refs.split():
         if remote:
@@ -142,7 +149,9 @@ def team_checkout(
                 chosen = best_match(_branches(directory, remote=False), distribution_version)
                 if chosen is None and distribution_version:
                     tags = set(_git(directory, "tag").split())
-                    chosen = next((f"v{v}" for v in version_variants(distribution_version) if f"v{v}" in tags), None)
+                    chosen = next(
+                        (f"v{v}" for v in version_variants(distribution_version) if f"v{v}" in tags), None
+                    )
                 if chosen is None:
                     raise DataError(
                         f"The team repository '{name}' ({url}) has no branch or tag for distribution version "
@@ -152,6 +161,8 @@ def team_checkout(
         head = _git(directory, "rev-parse", "HEAD").strip()
     except _GitFailed as e:
         what = f"revision '{revision}'" if revision else f"the branch for version {distribution_version}"
-        raise DataError(f"Could not check out {what} of the team repository '{name}' in '{directory}': {e}.") from e
+        raise DataError(
+            f"Could not check out {what} of the team repository '{name}' in '{directory}': {e}."
+        ) from e
     logger.info("team repository %s at %s", name, head)
     return directory, head

@@ -59,7 +59,8 @@ def member_dir(team: Path, member: str) -> Path:
     if not path.is_dir():
         raise ConfigError(
             f"Team directory '{team}' has no '{member}/{FORMAT_DIR}' directory: it is not in the rally-teams "
-            f"layout. Point --team-path at a checkout of rally-teams (its root, which holds cars/ and plugins/)."
+            "layout. Point --team-path at a checkout of rally-teams (its root, which holds cars/ and "
+            "plugins/)."
         )
     return path
 
@@ -140,7 +141,9 @@ def list_team_cars(team: Path) -> list[TeamCarInfo]:
     return sorted(infos, key=lambda c: (c.type, c.name))
 
 
-def load_team_car(team: Path, names: Sequence[str], car_params: Mapping[str, object] | None = None) -> TeamCar:
+def load_team_car(
+    team: Path, names: Sequence[str], car_params: Mapping[str, object] | None = None
+) -> TeamCar:
     """Resolve ``--car`` (``names``) in ``team`` (module doc for the merge order).
 
     Raises:
@@ -234,7 +237,9 @@ def check_hooks(car: TeamCar, hook_dirs: Collection[Path] | None = None) -> None
             )
 
 
-def render_templates(config_paths: Sequence[Path], target: Path, variables: Mapping[str, object]) -> list[Path]:
+def render_templates(
+    config_paths: Sequence[Path], target: Path, variables: Mapping[str, object]
+) -> list[Path]:
     """Render every file under each of ``config_paths`` into ``target`` (Rally's ``_apply_config``).
 
     Text files (:data:`PLAIN_TEXT_SUFFIXES`) are Jinja2 templates rendered with ``variables`` (Jinja's
@@ -252,7 +257,8 @@ def render_templates(config_paths: Sequence[Path], target: Path, variables: Mapp
         for top in sorted(os.listdir(source)):
             if top != CONFIG_DIR:
                 raise ConfigError(
-                    f"Config base templates at '{source}' write '{top}', outside '{CONFIG_DIR}/': esbench renders "
+                    f"Config base templates at '{source}' write '{top}', outside '{CONFIG_DIR}/': esbench "
+                    "renders "
                     "only the node's configuration directory. Move the file under templates/config/."
                 )
         for root, dirs, files in os.walk(source):
@@ -335,11 +341,18 @@ def provisioner_variables(
         "network_host": place.node_ip,
         "http_port": str(place.http_port),
         "transport_port": str(place.transport_port),
-        "all_node_ips": '["%s"]' % '","'.join(place.seed_hosts),
-        "all_node_names": '["%s"]' % '","'.join(place.node_names),
+        "all_node_ips": _rally_list(place.seed_hosts),
+        "all_node_names": _rally_list(place.node_names),
         "all_node_ips_count": len(place.seed_hosts),
         "minimum_master_nodes": len(place.seed_hosts),
         "install_root_path": str(place.node_root),
     }
-    cluster_settings: dict[str, object] = {"plugin.mandatory": list(mandatory_plugins)} if mandatory_plugins else {}
+    cluster_settings: dict[str, object] = (
+        {"plugin.mandatory": list(mandatory_plugins)} if mandatory_plugins else {}
+    )
     return {**car_variables, **node, **(plugin_variables or {}), "cluster_settings": cluster_settings}
+
+
+def _rally_list(items: Sequence[str]) -> str:
+    # Rally renders these lists itself, as '["a","b"]' (no spaces), not through Jinja's repr of a list.
+    return "[" + ",".join(f'"{i}"' for i in items) + "]"

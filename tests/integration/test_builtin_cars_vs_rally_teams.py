@@ -3,8 +3,8 @@
 A built-in car keeps the distribution's own ``jvm.options`` and adds the car's options; a rally-teams car
 replaces the file with its template. So the node configurations are compared on what a car decides:
 
-* ``elasticsearch.yml``: every setting (nested keys flattened to dotted ones) but the node's identity, addresses and paths (cluster and node
-  name, ``network.host``, ports, discovery, ``path.*``), equal;
+* ``elasticsearch.yml``: every setting (nested keys flattened to dotted ones) but the node's identity,
+  addresses and paths (cluster and node name, ``network.host``, ports, discovery, ``path.*``), equal;
 * the JVM options that take effect on Java 17 (a ``N-:`` or ``N-M:`` prefix is applied as Elasticsearch
   applies it; ``-XX:HeapDumpPath``/``-XX:ErrorFile`` compared without their paths), equal as sets
   once esbench's process marker and two lines of the 8.8.2 distribution's ``jvm.options`` that the
@@ -38,7 +38,9 @@ from esbench.provision.teams import list_team_cars
 RALLY_TEAMS = Path(os.environ.get("ESBENCH_TEST_RALLY_TEAMS", "/work/.mirror/elastic+rally-teams/repo"))
 VERSION = "8.8.2"
 JAVA = 17
-_IDENTITY = re.compile(r"^(cluster\.name|node\.name|network\.host|http\.port|transport\.port|discovery\..*|cluster\.initial_master_nodes|path\..*)$")
+_IDENTITY = re.compile(
+    r"^(cluster\.name|node\.name|network\.host|http\.port|transport\.port|discovery\..*|cluster\.initial_master_nodes|path\..*)$"
+)
 _RANGE = re.compile(r"^(\d+)(-(\d*))?:(.*)$")
 _DISTRIBUTION_ONLY = ("-Xlog:gc", "-XX:+ExitOnOutOfMemoryError", "-Desbench.node=")
 

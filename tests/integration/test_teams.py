@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -53,7 +54,9 @@ def _build_plugin(es_home: Path, version: str, out: Path) -> Path:
     src.parent.mkdir(parents=True)
     src.write_text(_PLUGIN_SOURCE)
     classes = out / "classes"
-    subprocess.run(["javac", "-d", str(classes), "-cp", f"{es_home / 'lib'}/*", str(src)], check=True, timeout=120)
+    subprocess.run(
+        ["javac", "-d", str(classes), "-cp", f"{es_home / 'lib'}/*", str(src)], check=True, timeout=120
+    )
     jar = out / "esbench-demo.jar"
     subprocess.run(["jar", "cf", str(jar), "-C", str(classes), "."], check=True, timeout=60)
     plugin = out / f"esbench-demo-{version}.zip"
@@ -107,6 +110,7 @@ def test_sample_team_car_and_plugin_reach_the_node(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not RALLY_TEAMS.exists(), reason=f"no rally-teams mirror at {RALLY_TEAMS}")
+@pytest.mark.timeout(900)  # 13 node starts one after another: about 2 min on a quiet machine
 def test_every_rally_teams_car_the_integ_build_can_run_starts_a_node(tmp_path: Path) -> None:
     """Each car of rally-teams' 8 branch on 8.8.2, one node after another. Left out: cars needing a module
     the integ-test build lacks (ML, monitoring), x-pack-security (esbench refuses its hook), and the
@@ -116,7 +120,11 @@ def test_every_rally_teams_car_the_integ_build_can_run_starts_a_node(tmp_path: P
     home = tmp_path / "home"
     home.mkdir()
     dist = _distribution(home, "8.8.2")
-    needs_module = {"x-pack-ml": "x-pack-ml", "x-pack-monitoring-http": "monitoring", "x-pack-monitoring-local": "monitoring"}
+    needs_module = {
+        "x-pack-ml": "x-pack-ml",
+        "x-pack-monitoring-http": "monitoring",
+        "x-pack-monitoring-local": "monitoring",
+    }
     heap_cars = [c.name for c in list_team_cars(team) if c.name.endswith("gheap")]
     variables = {name: dict(load_team_car(team, [name], {"heap_size": "1g"}).variables) for name in heap_cars}
     assert all(v == variables["1gheap"] for v in variables.values())
@@ -128,6 +136,7 @@ def test_every_rally_teams_car_the_integ_build_can_run_starts_a_node(tmp_path: P
         if info.name == "x-pack-security" or (info.name in heap_cars and info.name != "1gheap"):
             continue
         car = info.name if info.type == "car" else f"defaults,{info.name}"
+        began = time.monotonic()
         cluster = provision(
             home,
             ProvisionSettings(
@@ -141,7 +150,7 @@ def test_every_rally_teams_car_the_integ_build_can_run_starts_a_node(tmp_path: P
         try:
             health = _get(cluster.hosts[0], "/_cluster/health")
             assert health["status"] == "green", car
-            started.append(car)
+            started.append(f"{car} {time.monotonic() - began:.0f} s")
         finally:
             cluster.stop()
     shutil.rmtree(team)

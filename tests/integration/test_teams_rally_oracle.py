@@ -113,7 +113,9 @@ def rally_teams(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = {}
     for branch in ("8", "master"):
         target = tmp_path_factory.mktemp(f"rally-teams-{branch}")
-        subprocess.run(["git", "clone", "-q", "-b", branch, str(RALLY_TEAMS), str(target)], check=True, timeout=300)
+        subprocess.run(
+            ["git", "clone", "-q", "-b", branch, str(RALLY_TEAMS), str(target)], check=True, timeout=300
+        )
         out[branch] = target
     return out
 
@@ -157,7 +159,9 @@ def _rally_config(home: Path, team: Path, car: str) -> tuple[Path, Path]:
 
 def _esbench_config(tmp: Path, team: Path, car: str) -> NodeState:
     record = team_record(ProvisionSettings(team_path=team, car=car, distribution_version=VERSION))
-    node = NodeState(name=NODE, dir=str(tmp / "nodes" / NODE), http_port=HTTP_PORT, transport_port=TRANSPORT_PORT)
+    node = NodeState(
+        name=NODE, dir=str(tmp / "nodes" / NODE), http_port=HTTP_PORT, transport_port=TRANSPORT_PORT
+    )
     for d in (node.data_dir, node.logs_dir, node.tmp_dir):
         d.mkdir(parents=True)
     write_node_config(
@@ -220,7 +224,12 @@ def _compare(tmp_path: Path, rally_home: Path, team: Path, car: str) -> None:
         "<HEAPDUMP>": rally_node / "heapdump",
         "<ROOT>": rally_es,
     }
-    our_paths = {"<DATA>": ours.data_dir, "<LOGS>": ours.logs_dir, "<HEAPDUMP>": ours.path / "heapdump", "<ROOT>": ours.path}
+    our_paths = {
+        "<DATA>": ours.data_dir,
+        "<LOGS>": ours.logs_dir,
+        "<HEAPDUMP>": ours.path / "heapdump",
+        "<ROOT>": ours.path,
+    }
     rally_conf, our_conf = rally_es / "config", ours.config_dir
 
     rally_files = {p.relative_to(rally_conf).as_posix() for p in rally_conf.rglob("*") if p.is_file()}

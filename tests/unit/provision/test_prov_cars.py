@@ -54,7 +54,10 @@ def test_user_cars_with_settings_and_undefined_variables(isolated_home: Path) ->
     car = resolve_car("fast", {"buf": "30%"})
     # A mixin alone gets defaults (whose vanilla base adds its own settings) before it.
     assert car.names == ("vanilla", "defaults", "fast")
-    assert {"indices.memory.index_buffer_size": "30%", "thread_pool.write.queue_size": 2000}.items() <= car.settings.items()
+    assert {
+        "indices.memory.index_buffer_size": "30%",
+        "thread_pool.write.queue_size": 2000,
+    }.items() <= car.settings.items()
     (cars / "broken.yml").write_text("type: mixin\njvm_options: ['-Dx={{nope}}']\n")
     with pytest.raises(ConfigError, match=r"broken.*'nope' is undefined.*--car-params"):
         resolve_car("broken")

@@ -92,7 +92,9 @@ def test_unknown_hook_is_refused_known_ones_only_when_they_would_act(tmp_path: P
     check_hooks(car, [base])  # x_pack/base acts only for x-pack-security
     secured = load_team_car(SAMPLE, ["small"])
     with pytest.raises(ConfigError, match="certificates"):
-        check_hooks(type(secured)(names=("defaults", "x-pack-security"), config_paths=(), variables={}), [base])
+        check_hooks(
+            type(secured)(names=("defaults", "x-pack-security"), config_paths=(), variables={}), [base]
+        )
 
 
 def _place(root: Path, **over: object) -> NodePlacement:
@@ -131,7 +133,9 @@ def test_provisioner_variables_override_the_cars_and_add_cluster_settings(tmp_pa
 
 def test_templates_render_append_and_copy_binaries(tmp_path: Path) -> None:
     car = load_team_car(SAMPLE, ["medium", "lowdisk", "asserts", "parallel"])
-    written = render_templates(car.config_paths, tmp_path, provisioner_variables(car.variables, _place(tmp_path)))
+    written = render_templates(
+        car.config_paths, tmp_path, provisioner_variables(car.variables, _place(tmp_path))
+    )
     config = tmp_path / "config"
     assert config / "elasticsearch.yml" in written
     settings = yaml.safe_load((config / "elasticsearch.yml").read_text())
@@ -199,9 +203,16 @@ def test_plugin_specs() -> None:
 
 
 def test_plugins_core_configured_and_community() -> None:
-    assert list_plugins(SAMPLE) == [("analysis-icu", ""), ("mapper-size", ""), ("esbench-demo", "fast"), ("esbench-demo", "wire")]
+    assert list_plugins(SAMPLE) == [
+        ("analysis-icu", ""),
+        ("mapper-size", ""),
+        ("esbench-demo", "fast"),
+        ("esbench-demo", "wire"),
+    ]
     core = load_plugin(SAMPLE, "analysis-icu", [], {"p": "1"})
-    assert core.core and core.variables == {} and core.mandatory  # Rally passes no params to a bare core plugin
+    assert (
+        core.core and core.variables == {} and core.mandatory
+    )  # Rally passes no params to a bare core plugin
     community = load_plugin(SAMPLE, "my-own", [], {"p": "1"})
     assert not community.core and community.variables == {"p": "1"}
     wired = load_plugin(SAMPLE, "esbench-demo", ["wire", "fast"], {"extra": "x"})
@@ -234,17 +245,21 @@ def test_plugin_url_from_esbench_ini(isolated_home: Path) -> None:
 
 def test_offline_plugin_without_a_url_is_refused(isolated_home: Path, tmp_path: Path) -> None:
     with pytest.raises(SupplyError, match="offline") as e:
-        install_plugin(PluginDescriptor(name="analysis-icu"), es_home=tmp_path, version="8.8.2", env={}, offline=True)
+        install_plugin(
+            PluginDescriptor(name="analysis-icu"), es_home=tmp_path, version="8.8.2", env={}, offline=True
+        )
     assert "plugin.analysis-icu.release.url" in str(e.value)
 
 
 def test_failed_plugin_install_says_why(isolated_home: Path, tmp_path: Path) -> None:
     installer = tmp_path / "bin" / "elasticsearch-plugin"
     installer.parent.mkdir()
-    installer.write_text("#!/bin/sh\necho \"cannot reach the server\" >&2\nexit 74\n")
+    installer.write_text('#!/bin/sh\necho "cannot reach the server" >&2\nexit 74\n')
     installer.chmod(0o755)
     with pytest.raises(SupplyError) as e:
-        install_plugin(PluginDescriptor(name="analysis-icu"), es_home=tmp_path, version="8.8.2", env={}, offline=False)
+        install_plugin(
+            PluginDescriptor(name="analysis-icu"), es_home=tmp_path, version="8.8.2", env={}, offline=False
+        )
     assert "I/O error" in str(e.value) and "cannot reach the server" in str(e.value)
 
 
@@ -254,7 +269,8 @@ def _git(*args: str, cwd: Path) -> str:
 
 @pytest.fixture
 def team_origin(tmp_path: Path) -> Path:
-    """A git repository of the sample team with branches master, 8 and 8.12 (each car file tells its branch)."""
+    """A git repository of the sample team with branches master, 8 and 8.12 (each car file names its
+    branch)."""
     origin = tmp_path / "origin"
     origin.mkdir()
     _git("init", "-q", "-b", "master", cwd=origin)
@@ -275,10 +291,14 @@ def team_origin(tmp_path: Path) -> Path:
     return origin
 
 
-def test_team_repository_branch_follows_the_distribution_version(isolated_home: Path, team_origin: Path) -> None:
+def test_team_repository_branch_follows_the_distribution_version(
+    isolated_home: Path, team_origin: Path
+) -> None:
     (isolated_home / "esbench.ini").write_text(f"[teams]\nlocal.url = {team_origin}\n")
     for version, branch in (("8.13.4", "8.12"), ("8.8.2", "8"), ("9.1.0", "master")):
-        directory, revision = team_checkout("local", revision=None, distribution_version=version, offline=False)
+        directory, revision = team_checkout(
+            "local", revision=None, distribution_version=version, offline=False
+        )
         assert directory == isolated_home / "benchmarks" / "teams" / "local"
         (car,) = (c for c in list_team_cars(directory) if c.name == "small")
         assert car.description == f"branch {branch}", version
