@@ -70,15 +70,16 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
     if settings.nodes < 1:
         raise UserError(f"--nodes must be at least 1, not {settings.nodes}.")
     flavor = get_flavor(settings.distribution_flavor)
-    team_car = teamconfig.team_record(settings) if teamconfig.uses_team(settings) else None
-    car = resolve_car(settings.car, settings.car_params) if team_car is None else None
-    team_dir = Path(str(team_car["team"]["path"])) if team_car is not None and "team" in team_car else None
-    plugins = teamconfig.plugin_descriptors(settings, team_dir)
-    if (team_car is not None or plugins) and flavor.name.value != "elasticsearch":
+    uses_team = teamconfig.uses_team(settings)
+    if (uses_team or settings.elasticsearch_plugins.strip()) and flavor.name.value != "elasticsearch":
         raise UserError(
             "--team-path/--team-repository/--team-revision and --elasticsearch-plugins provision "
             f"Elasticsearch only, not {flavor.product}; drop them or use --distribution-flavor=elasticsearch."
         )
+    team_car = teamconfig.team_record(settings) if uses_team else None
+    car = resolve_car(settings.car, settings.car_params) if team_car is None else None
+    team_dir = Path(str(team_car["team"]["path"])) if team_car is not None and "team" in team_car else None
+    plugins = teamconfig.plugin_descriptors(settings, team_dir)
     user = resolve_run_as(settings.run_as_user)
     began = time.monotonic()
     dist = obtain(settings)

@@ -317,3 +317,42 @@ def test_team_repository_errors(isolated_home: Path) -> None:
     (isolated_home / "esbench.ini").write_text(f"[teams]\nbroken.url = {isolated_home / 'missing'}\n")
     with pytest.raises(DataError, match="--team-path"):
         team_checkout("broken", revision=None, distribution_version="8.8.2", offline=False)
+
+
+def _cli(*args: str) -> tuple[int, str, str]:
+    from click.testing import CliRunner
+
+    from esbench.cli import main
+
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_cli_lists_a_teams_cars_and_plugins() -> None:
+    code, out, _ = _cli("list", "cars", f"--team-path={SAMPLE}")
+    assert code == 0
+    rows = [line.split()[:2] for line in out.splitlines()[2:]]
+    assert ["small", "car"] in rows and ["asserts", "mixin"] in rows and ["4gheap", "car"] not in rows
+    code, out, _ = _cli("list", "elasticsearch-plugins", f"--team-path={SAMPLE}")
+    assert code == 0 and ["esbench-demo", "wire"] in [line.split() for line in out.splitlines()]
+    code, _, err = _cli("list", "elasticsearch-plugins")
+    assert code == 64 and "--team-path" in err and "Traceback" not in err
+
+
+def test_cli_install_refuses_before_supplying_anything(isolated_home: Path) -> None:
+    code, out, err = _cli("install", f"--team-path={SAMPLE}", "--car=small,hooked")
+    assert code == 64 and out == "" and "bootstrap hook" in err and "Traceback" not in err
+    code, _, err = _cli("install", f"--team-path={SAMPLE}", "--car=asserts")
+    assert code == 64 and "runtime.jdk" in err
+    code, _, err = _cli("install", "--elasticsearch-plugins=a:b:c")
+    assert code == 64 and "PLUGIN:CONFIG" in err
+    code, _, err = _cli("install", f"--team-path={SAMPLE}", "--distribution-flavor=opensearch")
+    assert code == 64 and "Elasticsearch only" in err
+
+
+def test_cli_team_options_with_target_hosts_are_refused(isolated_home: Path) -> None:
+    track = SAMPLE.parents[1] / "tracks"
+    code, _, err = _cli(
+        "race", f"--track-path={next(track.iterdir())}", "--target-hosts=127.0.0.1:1", f"--team-path={SAMPLE}"
+    )
+    assert code == 64 and "--target-hosts races an existing one" in err
