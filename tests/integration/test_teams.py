@@ -71,9 +71,10 @@ def _build_plugin(es_home: Path, version: str, out: Path) -> Path:
 
 
 def test_sample_team_car_and_plugin_reach_the_node(tmp_path: Path) -> None:
-    """``esbench start --team-path --car --elasticsearch-plugins --plugin-params``: the node runs the car's
-    heap and JVM options, the mixins' settings, the plugin (installed from a local zip named in
-    esbench.ini) and the plugin configuration's setting with the --plugin-params value."""
+    """``esbench start --team-path --car --elasticsearch-plugins --plugin-params --nodes=2``: the two
+    nodes find each other through the team template's discovery settings, and each runs the car's heap
+    and JVM options, the mixins' settings, the plugin (installed from a local zip named in esbench.ini)
+    and the plugin configuration's setting with the --plugin-params value."""
     home = tmp_path / "home"
     home.mkdir()
     dist = _distribution(home, ES_VERSION)
@@ -89,6 +90,7 @@ def test_sample_team_car_and_plugin_reach_the_node(tmp_path: Path) -> None:
             "--car=small,asserts,lowdisk",
             "--elasticsearch-plugins=esbench-demo:wire",
             "--plugin-params=wire_setting:3mb",
+            "--nodes=2",
             home=home,
             timeout=600,
         )
@@ -96,15 +98,17 @@ def test_sample_team_car_and_plugin_reach_the_node(tmp_path: Path) -> None:
     fields = dict(line.split(": ", 1) for line in started.stdout.splitlines() if ": " in line)
     host = fields["hosts"].split(",")[0]
     try:
-        info = _get(host, "/_nodes/_local/jvm,settings,plugins")
-        (node,) = info["nodes"].values()
-        args = node["jvm"]["input_arguments"]
-        assert "-Xmx512m" in args and "-ea" in args and "-XX:+ExitOnOutOfMemoryError" in args
-        assert [p["name"] for p in node["plugins"]] == ["esbench-demo"]
-        settings = node["settings"]
-        assert settings["http"]["max_content_length"] == "3mb"
-        assert settings["plugin"]["mandatory"] in (["esbench-demo"], "esbench-demo")
-        assert settings["cluster"]["routing"]["allocation"]["disk"]["watermark"]["low"] == "400mb"
+        assert _get(host, "/_cluster/health")["number_of_nodes"] == 2
+        info = _get(host, "/_nodes/jvm,settings,plugins")
+        assert len(info["nodes"]) == 2
+        for node in info["nodes"].values():
+            args = node["jvm"]["input_arguments"]
+            assert "-Xmx512m" in args and "-ea" in args and "-XX:+ExitOnOutOfMemoryError" in args
+            assert [p["name"] for p in node["plugins"]] == ["esbench-demo"]
+            settings = node["settings"]
+            assert settings["http"]["max_content_length"] == "3mb"
+            assert settings["plugin"]["mandatory"] in (["esbench-demo"], "esbench-demo")
+            assert settings["cluster"]["routing"]["allocation"]["disk"]["watermark"]["low"] == "400mb"
     finally:
         ok(esbench("stop", f"--installation-id={fields['installation-id']}", home=home))
 
