@@ -149,6 +149,7 @@ def write_node_config(
             team=team,
             plugins=plugins,
             marker_line=f"-Desbench.node={process_marker(install_id, node.name)}",
+            dist_config=dist_config,
         )
         return
     if not node.config_dir.exists():

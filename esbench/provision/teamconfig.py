@@ -136,10 +136,13 @@ def write_team_node_config(
     team: Mapping[str, object],
     plugins: Sequence[Mapping[str, object]],
     marker_line: str,
+    dist_config: Path | None = None,
 ) -> None:
     """(Re)write ``node.config_dir`` from the team car and plugin records (module doc).
 
-    ``marker_line`` is the ``-Desbench.node=...`` JVM option written to ``jvm.options.d``.
+    ``marker_line`` is the ``-Desbench.node=...`` JVM option written to ``jvm.options.d``. A plugin's
+    own configuration directory, which ``elasticsearch-plugin install`` put into the installation's
+    ``dist_config/<plugin>``, is copied in too (Rally installs plugins into the rendered directory).
 
     Raises:
         ConfigError: a template fails to render (names the file).
@@ -172,6 +175,9 @@ def write_team_node_config(
     render_templates(_paths(team["config_paths"]), node.path, variables)
     for p in plugins:
         render_templates(_paths(p["config_paths"]), node.path, variables)
+        own = dist_config / str(p["name"]) if dist_config is not None else None
+        if own is not None and own.is_dir():
+            shutil.copytree(own, node.config_dir / own.name, dirs_exist_ok=True)
     options = node.config_dir / "jvm.options.d"
     options.mkdir(parents=True, exist_ok=True)
     (options / "esbench.options").write_text(marker_line + "\n", encoding="utf-8")

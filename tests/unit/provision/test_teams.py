@@ -167,9 +167,12 @@ def test_node_config_from_a_team_replaces_the_distributions(tmp_path: Path) -> N
     node = NodeState(name="node-0", dir=str(tmp_path / "node-0"), http_port=9205, transport_port=9305)
     node.config_dir.mkdir(parents=True)
     (node.config_dir / "stale.yml").write_text("left: over\n")
+    # what `elasticsearch-plugin install` leaves in the installation's config directory
+    (tmp_path / "dist" / "esbench-demo").mkdir(parents=True)
+    (tmp_path / "dist" / "esbench-demo" / "demo.conf").write_text("from the plugin\n")
     write_node_config(
         node,
-        dist_config=tmp_path / "none",
+        dist_config=tmp_path / "dist",
         install_id="i1",
         cluster_name="c",
         all_nodes=[node],
@@ -182,6 +185,7 @@ def test_node_config_from_a_team_replaces_the_distributions(tmp_path: Path) -> N
     settings = yaml.safe_load((node.config_dir / "elasticsearch.yml").read_text())
     assert settings["http.port"] == 9205 and settings["transport.port"] == 9305
     assert settings["plugin.mandatory"] == ["esbench-demo"] and settings["http.max_content_length"] == "1mb"
+    assert (node.config_dir / "esbench-demo" / "demo.conf").read_text() == "from the plugin\n"
     marker = (node.config_dir / "jvm.options.d" / "esbench.options").read_text()
     assert marker == "-Desbench.node=i1/node-0\n"
     assert (node.path / "heapdump").is_dir()
