@@ -62,6 +62,13 @@ def download(
     """Fetch an Elasticsearch (or OpenSearch) distribution into the cache and print the archive's path;
     with --track or --track-path, fetch (download, decompress, index) its corpora and print their files."""
     source = pop_track_source(options)
+    team_options = ("team_path", "team_repository", "team_revision", "elasticsearch_plugins")
+    if any(options.get(k) for k in team_options):
+        raise UserError(
+            "download fetches a distribution or a track's corpora; --team-path, --team-repository, "
+            "--team-revision and --elasticsearch-plugins shape an installation: give them to install, "
+            "start or race."
+        )
     if not (track_name or track_path):
         settings = _pin(provision_settings(**options, offline=offline))
         click.echo(str(download_archive(settings)))

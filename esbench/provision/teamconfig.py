@@ -41,8 +41,18 @@ def uses_team(settings: ProvisionSettings) -> bool:
 
 def resolve_team(settings: ProvisionSettings) -> tuple[Path, str]:
     """``(team directory, revision)``: ``--team-path`` as is (revision ``""``), else a team repository
-    checked out for ``--team-revision`` or the distribution version (:mod:`esbench.provision.teamrepos`)."""
+    checked out for ``--team-revision`` or the distribution version (:mod:`esbench.provision.teamrepos`).
+
+    Raises:
+        UserError: ``--team-path`` together with ``--team-repository`` or ``--team-revision``.
+        NotFound, DataError: see :func:`esbench.provision.teamrepos.team_checkout`.
+    """
     if settings.team_path is not None:
+        if settings.team_repository or settings.team_revision:
+            raise UserError(
+                "--team-path is used as it is; --team-repository and --team-revision pick a team "
+                "repository instead. Give one of the two."
+            )
         # Absolute: the installation is started later, from any working directory.
         return settings.team_path.resolve(), ""
     return team_checkout(

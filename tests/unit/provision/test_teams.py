@@ -350,6 +350,10 @@ def test_cli_install_refuses_before_supplying_anything(isolated_home: Path) -> N
     assert code == 64 and "runtime.jdk" in err
     code, _, err = _cli("install", "--elasticsearch-plugins=a:b:c")
     assert code == 64 and "PLUGIN:CONFIG" in err
+    code, _, err = _cli("install", f"--team-path={SAMPLE}", "--team-revision=8")
+    assert code == 64 and "Give one of the two" in err
+    code, _, err = _cli("download", f"--team-path={SAMPLE}")
+    assert code == 64 and "shape an installation" in err
     code, _, err = _cli("install", f"--team-path={SAMPLE}", "--distribution-flavor=opensearch")
     assert code == 64 and "Elasticsearch only" in err
 
