@@ -238,16 +238,14 @@ def list_cars_command(**team: Any) -> None:
 @list_group.command(name="elasticsearch-plugins")
 @_team_list_options
 def list_plugins_command(**team: Any) -> None:
-    """List the plugins and plugin configurations of a team (--team-path or --team-repository)."""
+    """List the plugins and plugin configurations of a team (--team-path, --team-repository; by default
+    the team repository 'default', rally-teams, as Rally does)."""
     from esbench.provision.plugins import list_plugins
 
+    if not (team["team_path"] or team["team_repository"] or team["team_revision"]):
+        team["team_repository"] = "default"
     directory = _listed_team(**team)
-    if directory is None:
-        raise UserError(
-            "esbench has no built-in plugin list: name a rally-teams checkout with --team-path, or a team "
-            "repository with --team-repository (it lists core-plugins.txt and plugins/v1/*). Any plugin name "
-            "works with --elasticsearch-plugins when its zip is configured in esbench.ini."
-        )
+    assert directory is not None  # a team option is set
     rows = list_plugins(directory)
     click.echo(tabulate(rows, headers=["Name", "Configuration"], tablefmt="simple"))
 

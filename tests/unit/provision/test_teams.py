@@ -332,15 +332,16 @@ def _cli(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-def test_cli_lists_a_teams_cars_and_plugins() -> None:
+def test_cli_lists_a_teams_cars_and_plugins(isolated_home: Path) -> None:
     code, out, _ = _cli("list", "cars", f"--team-path={SAMPLE}")
     assert code == 0
     rows = [line.split()[:2] for line in out.splitlines()[2:]]
     assert ["small", "car"] in rows and ["asserts", "mixin"] in rows and ["4gheap", "car"] not in rows
     code, out, _ = _cli("list", "elasticsearch-plugins", f"--team-path={SAMPLE}")
     assert code == 0 and ["esbench-demo", "wire"] in [line.split() for line in out.splitlines()]
-    code, _, err = _cli("list", "elasticsearch-plugins")
-    assert code == 64 and "--team-path" in err and "Traceback" not in err
+    # Without a team option: the default team repository, as in Rally; offline without a clone, refused.
+    code, _, err = _cli("list", "elasticsearch-plugins", "--offline")
+    assert code == 64 and "no clone of the team repository 'default'" in err and "Traceback" not in err
 
 
 def test_cli_install_refuses_before_supplying_anything(isolated_home: Path) -> None:
