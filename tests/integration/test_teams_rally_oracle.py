@@ -48,6 +48,7 @@ from esbench.provision.settings import ProvisionSettings
 from esbench.provision.teamconfig import team_record
 from esbench.provision.teams import list_team_cars
 from esbench.provision.users import RunAs
+from esbench.track.params import parse_params
 
 pytestmark = pytest.mark.slow
 
@@ -120,7 +121,7 @@ def rally_teams(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return out
 
 
-def _rally_config(home: Path, team: Path, car: str) -> tuple[Path, Path]:
+def _rally_config(home: Path, team: Path, car: str, car_params: str = "") -> tuple[Path, Path]:
     """Run ``esrally install``; returns (the node directory, the Elasticsearch home)."""
     env = {
         "HOME": str(home),
@@ -135,6 +136,7 @@ def _rally_config(home: Path, team: Path, car: str) -> tuple[Path, Path]:
             "--offline",
             f"--team-path={team}",
             f"--car={car}",
+            *([f"--car-params={car_params}"] if car_params else []),
             f"--distribution-version={VERSION}",
             f"--node-name={NODE}",
             f"--cluster-name={CLUSTER}",
@@ -157,8 +159,11 @@ def _rally_config(home: Path, team: Path, car: str) -> tuple[Path, Path]:
     return node_dir, es_home
 
 
-def _esbench_config(tmp: Path, team: Path, car: str) -> NodeState:
-    record = team_record(ProvisionSettings(team_path=team, car=car, distribution_version=VERSION))
+def _esbench_config(tmp: Path, team: Path, car: str, car_params: str = "") -> NodeState:
+    params = parse_params(car_params, option="--car-params") if car_params else {}
+    record = team_record(
+        ProvisionSettings(team_path=team, car=car, car_params=params, distribution_version=VERSION)
+    )
     node = NodeState(
         name=NODE, dir=str(tmp / "nodes" / NODE), http_port=HTTP_PORT, transport_port=TRANSPORT_PORT
     )
@@ -215,9 +220,9 @@ def _rally_env() -> dict[str, str]:
     return json.loads(done.stdout)
 
 
-def _compare(tmp_path: Path, rally_home: Path, team: Path, car: str) -> None:
-    ours = _esbench_config(tmp_path, team, car)
-    rally_node, rally_es = _rally_config(rally_home, team, car)
+def _compare(tmp_path: Path, rally_home: Path, team: Path, car: str, car_params: str = "") -> None:
+    ours = _esbench_config(tmp_path, team, car, car_params)
+    rally_node, rally_es = _rally_config(rally_home, team, car, car_params)
     rally_paths = {
         "<DATA>": rally_es / "data",
         "<LOGS>": rally_node / "logs" / "server",
@@ -248,9 +253,21 @@ def _compare(tmp_path: Path, rally_home: Path, team: Path, car: str) -> None:
 
 
 @needs_rally
-@pytest.mark.parametrize("car", ["small", "medium", "small,asserts", "medium,lowdisk,parallel"])
-def test_sample_team_cars_render_as_rally_renders_them(tmp_path: Path, rally_home: Path, car: str) -> None:
-    _compare(tmp_path, rally_home, SAMPLE, car)
+@pytest.mark.parametrize(
+    ("car", "car_params"),
+    [
+        ("small", ""),
+        ("medium", ""),
+        ("small,asserts", ""),
+        ("medium,lowdisk,parallel", ""),
+        # --car-params are typed alike (Rally's kv_to_map): 3 is a number, 'x' a string, true a bool
+        ("small,lowdisk", "heap_size:600m,low_mark:'450mb',refresh_pool:3,collector:parallel"),
+    ],
+)
+def test_sample_team_cars_render_as_rally_renders_them(
+    tmp_path: Path, rally_home: Path, car: str, car_params: str
+) -> None:
+    _compare(tmp_path, rally_home, SAMPLE, car, car_params)
 
 
 @needs_rally
