@@ -60,6 +60,11 @@ class ProvisionSettings:
         stop_timeout: seconds between SIGTERM and SIGKILL when stopping a node.
         distribution_flavor: ``"elasticsearch"`` or ``"opensearch"`` (see
             :mod:`esbench.provision.flavors`).
+        cluster_name: ``cluster.name`` of the nodes (Rally's ``--cluster-name``); None:
+            ``esbench-<first 8 characters of the installation id>``.
+        runtime_jdk: the JDK major version that runs the nodes (Rally's ``--runtime-jdk``), or
+            ``"bundled"`` for the distribution's own ``jdk/``; None: the first suitable JDK
+            (:func:`esbench.provision.java.find_java`).
         team_path: a rally-teams checkout (``--team-path``): ``car`` names its ``cars/v1/*.ini`` and
             the node configuration is rendered from its templates (:mod:`esbench.provision.teams`).
         team_repository: a named team repository (``--team-repository``; ``[teams] NAME.url`` of
@@ -83,6 +88,8 @@ class ProvisionSettings:
     start_timeout: float = 180.0
     stop_timeout: float = 30.0
     distribution_flavor: str = "elasticsearch"
+    cluster_name: str | None = None
+    runtime_jdk: str | None = None
     team_path: Path | None = None
     team_repository: str | None = None
     team_revision: str | None = None
