@@ -36,6 +36,7 @@ PROVISION_OPTION_NAMES = (
     "distribution_flavor",
     "cluster_name",
     "runtime_jdk",
+    *("team_path", "team_repository", "team_revision", "elasticsearch_plugins", "plugin_params"),
 )
 
 
@@ -69,11 +70,16 @@ def provision_settings(
     distribution_flavor: str = DistributionFlavor.ELASTICSEARCH.value,
     cluster_name: str | None = None,
     runtime_jdk: str | None = None,
+    team_path: Path | None = None,
+    team_repository: str | None = None,
+    team_revision: str | None = None,
+    elasticsearch_plugins: str | None = None,
+    plugin_params: str | None = None,
 ) -> ProvisionSettings:
     """Turn the option values into :class:`ProvisionSettings`.
 
     Raises:
-        UserError: unparsable ``--car-params``.
+        UserError: unparsable ``--car-params`` or ``--plugin-params``.
     """
     return ProvisionSettings(
         distribution_version=distribution_version or get_flavor(distribution_flavor).default_version,
@@ -91,4 +97,9 @@ def provision_settings(
         distribution_flavor=distribution_flavor,
         cluster_name=cluster_name,
         runtime_jdk=runtime_jdk,
+        team_path=team_path,
+        team_repository=team_repository,
+        team_revision=team_revision,
+        elasticsearch_plugins=elasticsearch_plugins or "",
+        plugin_params=parse_params(plugin_params, option="--plugin-params") if plugin_params else {},
     )

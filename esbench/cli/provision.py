@@ -1,4 +1,5 @@
-"""``esbench download | install | start | stop`` and ``esbench list cars | installations``.
+"""``esbench download | install | start | stop``; ``esbench list cars | elasticsearch-plugins |
+installations``.
 
 Rally's names and flow: ``install`` prints an installation id, ``start --installation-id`` starts it,
 ``stop`` stops it (and deletes it unless ``--preserve-install``). ``start`` without an id installs and
@@ -24,7 +25,12 @@ from esbench.exceptions import NotFound, UserError
 from esbench.provision import installation
 from esbench.provision.flavors import download_archive, get_flavor
 from esbench.provision.repositories import pin_repository
-from esbench.provision.settings import DEFAULT_ELASTIC_URL_TEMPLATE, DistributionRepository, ProvisionSettings
+from esbench.provision.settings import (
+    DEFAULT_DISTRIBUTION_VERSION,
+    DEFAULT_ELASTIC_URL_TEMPLATE,
+    DistributionRepository,
+    ProvisionSettings,
+)
 
 
 def _err(message: str, quiet: bool = False) -> None:
@@ -95,6 +101,13 @@ def download(
     (--target-os/--target-arch: Elastic's archive for another machine); with --track or --track-path,
     fetch (download, decompress, index) its corpora and print their files."""
     source = pop_track_source(options)
+    team_options = ("team_path", "team_repository", "team_revision", "elasticsearch_plugins")
+    if any(options.get(k) for k in team_options):
+        raise UserError(
+            "download fetches a distribution or a track's corpora; --team-path, --team-repository, "
+            "--team-revision and --elasticsearch-plugins shape an installation: give them to install, "
+            "start or race."
+        )
     version = options.get("distribution_version")
     settings = _settings(options, offline)
     if not (track_name or track_path):
@@ -214,14 +227,55 @@ def stop(
     click.echo(inst.id)
 
 
+
+
+def _listed_team(
+    team_path: Path | None,
+    team_repository: str | None,
+    team_revision: str | None,
+    distribution_version: str | None,
+    offline: bool,
+) -> Path | None:
+    from esbench.provision.teamconfig import resolve_team, uses_team
+
+    settings = ProvisionSettings(
+        team_path=team_path,
+        team_repository=team_repository,
+        team_revision=team_revision,
+        offline=offline,
+        distribution_version=distribution_version or DEFAULT_DISTRIBUTION_VERSION,
+    )
+    return resolve_team(settings)[0] if uses_team(settings) else None
+
+
 @list_group.command(name="cars")
 @table_options("list cars")
-def list_cars_command(quiet: bool, offline: bool) -> None:
-    """List the cars and mixins usable with --car."""
+def list_cars_command(quiet: bool, **team: Any) -> None:
+    """List the cars and mixins usable with --car (of a team with --team-path/--team-repository)."""
     from esbench.provision.cars import list_cars
+    from esbench.provision.teams import list_team_cars
 
-    rows = [(c.name, c.type, c.description) for c in list_cars()]
+    directory = _listed_team(**team)
+    if directory is None:
+        rows = [(c.name, c.type, c.description) for c in list_cars()]
+    else:
+        rows = [(c.name, c.type, c.description) for c in list_team_cars(directory)]
     click.echo(tabulate(rows, headers=["Name", "Type", "Description"], tablefmt="simple"))
+
+
+@list_group.command(name="elasticsearch-plugins")
+@table_options("list elasticsearch-plugins")
+def list_plugins_command(quiet: bool, **team: Any) -> None:
+    """List the plugins and plugin configurations of a team (--team-path, --team-repository; by default
+    the team repository 'default', rally-teams, as Rally does)."""
+    from esbench.provision.plugins import list_plugins
+
+    if not (team["team_path"] or team["team_repository"] or team["team_revision"]):
+        team["team_repository"] = "default"
+    directory = _listed_team(**team)
+    assert directory is not None  # a team option is set
+    rows = list_plugins(directory)
+    click.echo(tabulate(rows, headers=["Name", "Configuration"], tablefmt="simple"))
 
 
 @list_group.command(name="installations")

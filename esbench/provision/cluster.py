@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import shutil
 import signal
 import subprocess
@@ -23,10 +24,11 @@ from types import TracebackType
 
 from esbench.exceptions import LaunchError, ProvisionError, UserError
 from esbench.provision import installation as inst_mod
+from esbench.provision import teamconfig
 from esbench.provision.archives import COMPLETE_MARKER
-from esbench.provision.cars import resolve_car
+from esbench.provision.cars import Car, resolve_car
 from esbench.provision.flavors import Flavor, get_flavor, obtain
-from esbench.provision.installation import Installation, NodeState
+from esbench.provision.installation import CarState, Installation, NodeState
 from esbench.provision.java import runtime_java
 from esbench.provision.launcher import (
     cluster_health,
@@ -39,7 +41,8 @@ from esbench.provision.launcher import (
     read_pid_file,
     terminate,
 )
-from esbench.provision.nodeconfig import process_marker, write_node_config
+from esbench.provision.nodeconfig import DEFAULT_LICENSE_TYPE, process_marker, write_node_config
+from esbench.provision.plugins import PluginDescriptor, install_plugin
 from esbench.provision.ports import free_ports
 from esbench.provision.security import (
     SECURITY_DIR,
@@ -66,8 +69,17 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
     """
     if settings.nodes < 1:
         raise UserError(f"--nodes must be at least 1, not {settings.nodes}.")
-    car = resolve_car(settings.car, settings.car_params)
     flavor = get_flavor(settings.distribution_flavor)
+    uses_team = teamconfig.uses_team(settings)
+    if (uses_team or settings.elasticsearch_plugins.strip()) and flavor.name.value != "elasticsearch":
+        raise UserError(
+            "--team-path/--team-repository/--team-revision and --elasticsearch-plugins provision "
+            f"Elasticsearch only, not {flavor.product}; drop them or use --distribution-flavor=elasticsearch."
+        )
+    team_car = teamconfig.team_record(settings) if uses_team else None
+    car = resolve_car(settings.car, settings.car_params) if team_car is None else None
+    team_dir = Path(str(team_car["team"]["path"])) if team_car is not None and "team" in team_car else None
+    plugins = teamconfig.plugin_descriptors(settings, team_dir)
     user = resolve_run_as(settings.run_as_user)
     inst_id = settings.installation_id or inst_mod.new_installation_id()
     root = inst_mod.install_root(user) / inst_id
@@ -78,7 +90,7 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
         )
     began = time.monotonic()
     dist = obtain(settings)
-    if car.security and not (dist.home / "modules" / "x-pack-security").is_dir():
+    if car is not None and car.security and not (dist.home / "modules" / "x-pack-security").is_dir():
         raise UserError(
             f"The car '{car.name}' secures the nodes with Elasticsearch's security module, which the "
             f"{flavor.product} distribution at {dist.home} lacks. Drop the security mixin from --car."
@@ -110,8 +122,21 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
         (root / "nodes").chmod(0o755)
         for node in nodes:
             give(node.path, user)
-        if car.security:
+        if car is not None and car.security:
             security = create_security_material(root / SECURITY_DIR)
+        for plugin in plugins:
+            install_plugin(
+                plugin,
+                es_home=es_home,
+                version=dist.version,
+                env={
+                    "PATH": os.environ.get("PATH", os.defpath),
+                    "ES_JAVA_HOME": str(java.path),
+                    "ES_PATH_CONF": str(es_home / "config"),
+                    "HOME": str(root),
+                },
+                offline=settings.offline,
+            )
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
         raise
@@ -124,13 +149,7 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
         java_home=str(java.path),
         run_as_user=user.name,
         cluster_name=settings.cluster_name or f"esbench-{inst_id[:8]}",
-        car={
-            "name": car.name,
-            "names": list(car.names),
-            "jvm_options": list(car.jvm_options),
-            "settings": dict(car.settings),
-            "security": car.security,
-        },
+        car=_car_record(car, team_car, plugins),
         nodes=tuple(nodes),
         created=inst_mod.now_iso(),
         race_dir=str(race_dir) if race_dir else None,
@@ -140,8 +159,37 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
         security=security.to_dict() if security is not None else {},
     )
     inst_mod.save(installed)
-    logger.info("Installed Elasticsearch %s (%s) as %s in %s", dist.version, car.name, inst_id, root)
+    logger.info(
+        "Installed Elasticsearch %s (%s) as %s in %s", dist.version, installed.car["name"], inst_id, root
+    )
     return installed
+
+
+def _car_record(
+    car: Car | None, team_car: CarState | None, plugins: tuple[PluginDescriptor, ...]
+) -> CarState:
+    """The installation's ``car``: esbench's own car, or the team car's record; with the plugins."""
+    record: CarState
+    if car is not None:
+        settings: dict[str, object] = dict(car.settings)
+        mandatory = [p.name for p in plugins if p.mandatory]
+        if mandatory:
+            # Rally's safety net: the node refuses to start when an installed plugin is missing.
+            settings["plugin.mandatory"] = mandatory
+        record = {
+            "name": car.name,
+            "names": list(car.names),
+            "jvm_options": list(car.jvm_options),
+            "settings": settings,
+            "security": car.security,
+            "license_type": str(car.variables.get("license_type", DEFAULT_LICENSE_TYPE)),
+        }
+    elif team_car is not None:
+        record = team_car
+    else:
+        raise ValueError("either a car or a team car")
+    record["plugins"] = [teamconfig.plugin_record(p) for p in plugins]
+    return record
 
 
 @contextlib.contextmanager
@@ -323,6 +371,9 @@ def _prepare_nodes(inst: Installation, user: RunAs) -> None:
             install_id=inst.id,
             cluster_name=inst.cluster_name,
             all_nodes=inst.nodes,
+            team=inst.car.get("team"),
+            plugins=inst.car.get("plugins", []),
+            license_type=inst.car.get("license_type", DEFAULT_LICENSE_TYPE),
             car_jvm_options=[*inst.car["jvm_options"], *node.jvm_options],
             car_settings=inst.car["settings"],
             flavor=_flavor(inst),

@@ -24,7 +24,7 @@ import uuid
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from esbench.exceptions import NotFound, ProvisionError
 from esbench.home import home_subdir
@@ -85,7 +85,10 @@ class NodeState:
 class CarState(TypedDict):
     """The resolved car as an installation keeps it (:class:`esbench.provision.cars.Car`, JSON form).
 
-    ``settings`` are the rendered ``elasticsearch.yml`` settings (dotted keys, YAML values).
+    ``settings`` are the rendered ``elasticsearch.yml`` settings (dotted keys, YAML values). A team car
+    (:mod:`esbench.provision.teamconfig`) has ``team`` (its path, revision, config paths and variables)
+    and empty ``jvm_options``/``settings``; ``plugins`` are the installed plugins' records;
+    ``license_type`` is the built-in car's (``xpack.license.self_generated.type``).
     """
 
     name: str
@@ -93,6 +96,9 @@ class CarState(TypedDict):
     jvm_options: list[str]
     settings: dict[str, object]
     security: bool
+    team: NotRequired[dict[str, object]]
+    plugins: NotRequired[list[dict[str, object]]]
+    license_type: NotRequired[str]
 
 
 @dataclass(frozen=True, kw_only=True)

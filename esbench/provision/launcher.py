@@ -92,6 +92,12 @@ def node_env(
             "LOGNAME": user.name,
         }
     )
+    # Rally's launcher (esrally/mechanic/launcher.py _prepare_env): the JDK's bin first on PATH, its
+    # home also as JAVA_HOME, and a node that runs out of heap exits instead of limping on.
+    env["PATH"] = f"{java_home / 'bin'}{os.pathsep}{env['PATH']}"
+    if flavor is ELASTICSEARCH:
+        env["JAVA_HOME"] = str(java_home)
+        env["ES_JAVA_OPTS"] = "-XX:+ExitOnOutOfMemoryError"
     return env
 
 

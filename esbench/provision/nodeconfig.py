@@ -13,15 +13,32 @@ from esbench.provision.flavors import ELASTICSEARCH, Flavor
 from esbench.provision.installation import NodeState
 from esbench.provision.ports import LOOPBACK
 from esbench.provision.security import SecurityMaterial, install_node_files, node_security_settings
+from esbench.provision.teamconfig import write_team_node_config
 
 #: Settings every esbench node with the security module starts from; the car may override them.
 BASE_SETTINGS: Mapping[str, object] = {"xpack.security.enabled": False}
+#: The license type of a car that names none (Rally's vanilla template: ``license_type|default('trial')``).
+DEFAULT_LICENSE_TYPE = "trial"
 
 
-def base_settings(es_home: Path) -> dict[str, object]:
-    """:data:`BASE_SETTINGS` for distributions that have the security module; none for OSS-only ones
-    (an unknown ``xpack.*`` setting stops such a node)."""
-    return dict(BASE_SETTINGS) if (es_home / "modules" / "x-pack-security").is_dir() else {}
+def base_settings(es_home: Path, *, license_type: str = DEFAULT_LICENSE_TYPE) -> dict[str, object]:
+    """The x-pack switches of Rally's vanilla ``elasticsearch.yml`` (rally-teams
+    ``cars/v1/vanilla/templates/config/elasticsearch.yml``) for the modules the distribution has: the
+    self-generated license of type ``license_type`` (the car's variable) with ML and watcher off
+    where ``x-pack-core`` exists, :data:`BASE_SETTINGS` where ``x-pack-security`` exists; none for
+    OSS-only distributions (an unknown ``xpack.*`` setting stops such a node)."""
+    out: dict[str, object] = {}
+    if (es_home / "modules" / "x-pack-core").is_dir():
+        out.update(
+            {
+                "xpack.license.self_generated.type": license_type,
+                "xpack.ml.enabled": False,
+                "xpack.watcher.enabled": False,
+            }
+        )
+    if (es_home / "modules" / "x-pack-security").is_dir():
+        out.update(BASE_SETTINGS)
+    return out
 
 
 #: JVM options file esbench writes into ``jvm.options.d`` (read after ``jvm.options``).
@@ -107,6 +124,9 @@ def write_node_config(
     car_settings: Mapping[str, object],
     flavor: Flavor = ELASTICSEARCH,
     security: SecurityMaterial | None = None,
+    team: Mapping[str, object] | None = None,
+    plugins: Sequence[Mapping[str, object]] = (),
+    license_type: str = DEFAULT_LICENSE_TYPE,
 ) -> None:
     """(Re)write ``node.config_dir`` from the distribution's ``config/`` plus the car and identity.
 
@@ -116,7 +136,22 @@ def write_node_config(
 
     The marker ``-Desbench.node=<install id>/<node name>`` lets esbench find the node's JVM among all
     processes (``/proc/*/cmdline``) even before its pid file exists.
+
+    With ``team`` (a team car's record, :mod:`esbench.provision.teamconfig`) the directory is rendered
+    from the team's templates instead, as Rally writes it; ``plugins`` are the installed plugins' records.
+    ``license_type`` is the car's (:func:`base_settings`).
     """
+    if team is not None:
+        write_team_node_config(
+            node,
+            cluster_name=cluster_name,
+            all_nodes=all_nodes,
+            team=team,
+            plugins=plugins,
+            marker_line=f"-Desbench.node={process_marker(install_id, node.name)}",
+            dist_config=dist_config,
+        )
+        return
     if not node.config_dir.exists():
         shutil.copytree(dist_config, node.config_dir)
     jvm = (
@@ -140,7 +175,7 @@ def write_node_config(
         all_nodes=all_nodes,
         initial_masters_setting=flavor.initial_masters_setting,
     )
-    base = base_settings(dist_config.parent)
+    base = base_settings(dist_config.parent, license_type=license_type)
     if security is not None:
         install_node_files(security, node.config_dir)
         base.update(node_security_settings())

@@ -75,6 +75,14 @@ class ProvisionSettings:
             control passes the telemetry devices' options here (``jit``, ``gc``, ``jfr``: Rally's
             ``instrument_java_opts``); files in the telemetry directory move to
             ``<race dir>/telemetry/<node>/`` when the node stops.
+        team_path: a rally-teams checkout (``--team-path``): ``car`` names its ``cars/v1/*.ini`` and
+            the node configuration is rendered from its templates (:mod:`esbench.provision.teams`).
+        team_repository: a named team repository (``--team-repository``; ``[teams] NAME.url`` of
+            esbench.ini, :mod:`esbench.provision.teamrepos`).
+        team_revision: commit, tag or branch of the team repository (``--team-revision``).
+        elasticsearch_plugins: ``--elasticsearch-plugins`` as given (``"analysis-icu,x:cfg"``), ``""``
+            for none (:mod:`esbench.provision.plugins`).
+        plugin_params: ``--plugin-params``: variables for every plugin's templates.
     """
 
     distribution_version: str = DEFAULT_DISTRIBUTION_VERSION
@@ -95,3 +103,8 @@ class ProvisionSettings:
     installation_id: str | None = None
     node_name: str | None = None
     node_java_options: Callable[[int, Path], Sequence[str]] | None = None
+    team_path: Path | None = None
+    team_repository: str | None = None
+    team_revision: str | None = None
+    elasticsearch_plugins: str = ""
+    plugin_params: Mapping[str, object] = field(default_factory=dict)

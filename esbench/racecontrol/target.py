@@ -75,9 +75,20 @@ def resolve_pipeline(settings: RaceSettings) -> str:
     """The pipeline to run: the explicit one, else chosen from whether target hosts were given.
 
     Raises:
-        ConfigError: ``benchmark-only`` without target hosts, or ``from-distribution`` with them.
+        ConfigError: ``benchmark-only`` without target hosts, or ``from-distribution`` with them;
+            team or plugin options with target hosts.
     """
     pipeline = settings.pipeline
+    prov = settings.provision
+    if settings.target_hosts and (
+        prov.team_path or prov.team_repository or prov.team_revision or prov.elasticsearch_plugins
+    ):
+        # These options shape a cluster esbench provisions; on someone else's cluster they would do nothing.
+        raise ConfigError(
+            "--team-path, --team-repository, --team-revision and --elasticsearch-plugins configure the "
+            "cluster esbench provisions, but --target-hosts races an existing one: drop them, or drop "
+            "--target-hosts to race a node provisioned from that team."
+        )
     if pipeline is None:
         return PIPELINE_BENCHMARK_ONLY if settings.target_hosts else PIPELINE_FROM_DISTRIBUTION
     if pipeline == PIPELINE_BENCHMARK_ONLY and not settings.target_hosts:

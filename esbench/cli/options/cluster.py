@@ -15,6 +15,8 @@ from esbench.provision.settings import DEFAULT_DISTRIBUTION_VERSION
 
 #: Commands that provision a cluster (or race one that they provision).
 PROVISIONING = (*RACING, "download", "install", "start", *PLANNING, *AD_HOC)
+#: Rally's list kinds that read a team (its cars, its plugins).
+TEAM_LISTS = ("list cars", "list elasticsearch-plugins")
 #: Commands that race a cluster, provisioned or not.
 RACING_ANY = (*RACING, *AD_HOC)
 
@@ -87,6 +89,52 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
         type=lambda: _params.params_type("--car-params"),
         help="Override car variables: key:value list, inline JSON or a .json file (e.g. heap_size:3g).",
         field="ProvisionSettings.car_params",
+    ),
+    # Teams and plugins: esbench.provision.teams, .teamrepos and .plugins (Rally's team.py, provisioner.py).
+    CliOption(
+        name="team_path",
+        flags=("--team-path",),
+        osb=("--cluster-config-path",),
+        commands=(*PROVISIONING, *TEAM_LISTS),
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        help="A rally-teams checkout: --car names its cars/v1/*.ini and the node configuration is "
+        "rendered from its templates, as Rally does.",
+        field="ProvisionSettings.team_path",
+    ),
+    CliOption(
+        name="team_repository",
+        flags=("--team-repository",),
+        osb=("--cluster-config-repository",),
+        commands=(*PROVISIONING, *TEAM_LISTS),
+        help="Named team repository ([teams] NAME.url in esbench.ini; 'default' is rally-teams), "
+        "cloned into <esbench home>/benchmarks/teams/NAME.",
+        field="ProvisionSettings.team_repository",
+    ),
+    CliOption(
+        name="team_revision",
+        flags=("--team-revision",),
+        osb=("--cluster-config-revision",),
+        commands=(*PROVISIONING, *TEAM_LISTS),
+        help="Commit, tag or branch of the team repository "
+        "(default: the branch for the distribution version).",
+        field="ProvisionSettings.team_revision",
+    ),
+    CliOption(
+        name="elasticsearch_plugins",
+        flags=("--elasticsearch-plugins",),
+        osb=("--opensearch-plugins",),
+        commands=PROVISIONING,
+        help="Plugins to install, comma-separated, each PLUGIN or PLUGIN:CONFIG[+CONFIG] "
+        "(e.g. analysis-icu); a local zip via [distributions] plugin.NAME.release.url in esbench.ini.",
+        field="ProvisionSettings.elasticsearch_plugins",
+    ),
+    CliOption(
+        name="plugin_params",
+        flags=("--plugin-params",),
+        commands=PROVISIONING,
+        type=lambda: _params.params_type("--plugin-params"),
+        help="Variables for every plugin's templates: key:value list, inline JSON or a .json file.",
+        field="ProvisionSettings.plugin_params",
     ),
     CliOption(
         name="nodes",

@@ -2,8 +2,7 @@
 what to use instead (the option parses; the command then fails with exit 64 before doing anything).
 
 Two kinds: meanings esbench will not have (building Elasticsearch from sources, Rally's rally.ini
-and Docker builds), and meanings that other changes are adding (teams, plugins,
-annotations: "not yet supported").
+and Docker builds), and meanings that other changes may still add.
 """
 
 from __future__ import annotations
@@ -12,19 +11,7 @@ from esbench.cli.options.commands import NO_SOURCE_BUILD
 from esbench.cli.options.entry import CliOption, Kind
 
 _NO_SOURCE_BUILD = NO_SOURCE_BUILD
-_TEAMS = (
-    "Rally teams (car and plugin definitions from a team repository or directory) are not yet supported "
-    "by esbench (another change adds them). Until then cars come from esbench's built-in cars and "
-    "<esbench home>/cars (see 'esbench list cars'); leave this option out."
-)
-_PLUGINS = (
-    "installing Elasticsearch plugins on provisioned nodes is not yet supported by esbench (another change "
-    "adds it). Until then install the plugins on a cluster yourself and race it with "
-    "--pipeline=benchmark-only --target-hosts=HOST:PORT."
-)
-
 _RACE_INSTALL = ("race", "install")
-_TEAM_COMMANDS = ("race", "list cars", "download", "install")
 
 REFUSED_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
@@ -51,50 +38,6 @@ REFUSED_OPTIONS: tuple[CliOption, ...] = (
         help="Rally's release build of Elasticsearch from sources.",
         field="none (refused)",
         refused=_NO_SOURCE_BUILD,
-    ),
-    CliOption(
-        name="team_path",
-        flags=("--team-path",),
-        osb=("--cluster-config-path",),
-        commands=_TEAM_COMMANDS,
-        help="Rally's directory of car and plugin definitions.",
-        field="none (refused)",
-        refused=_TEAMS,
-    ),
-    CliOption(
-        name="team_repository",
-        flags=("--team-repository",),
-        osb=("--cluster-config-repository",),
-        commands=_TEAM_COMMANDS,
-        help="Rally's team repository.",
-        field="none (refused)",
-        refused=_TEAMS,
-    ),
-    CliOption(
-        name="team_revision",
-        flags=("--team-revision",),
-        osb=("--cluster-config-revision",),
-        commands=_TEAM_COMMANDS,
-        help="Rally's revision of the team repository.",
-        field="none (refused)",
-        refused=_TEAMS,
-    ),
-    CliOption(
-        name="elasticsearch_plugins",
-        flags=("--elasticsearch-plugins",),
-        osb=("--opensearch-plugins",),
-        commands=_RACE_INSTALL,
-        help="Rally's plugins to install on the provisioned nodes.",
-        field="none (refused)",
-        refused=_PLUGINS,
-    ),
-    CliOption(
-        name="plugin_params",
-        flags=("--plugin-params",),
-        commands=_RACE_INSTALL,
-        help="Rally's variables of the plugins to install.",
-        field="none (refused)",
-        refused=_PLUGINS,
     ),
     CliOption(
         name="effective_start_date",

@@ -16,8 +16,9 @@ TRACK_TOOL_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="distribution_version",
         flags=("--distribution-version",),
-        commands=("info", "render-track", "list tracks", "bundle"),
-        help="Elasticsearch version that picks the track repository's branch (Rally's rule; else master).",
+        commands=("info", "render-track", "list tracks", "bundle", "list cars", "list elasticsearch-plugins"),
+        help="Elasticsearch version that picks the track (or team) repository's branch (Rally's rule; else "
+        "master).",
         field="TrackRepositorySettings.resolve(distribution_version=...)",
     ),
     CliOption(

@@ -25,7 +25,7 @@ def test_defaults_sets_a_one_gib_heap() -> None:
 def test_mixins_combine_in_order_and_base_is_applied_once() -> None:
     car = resolve_car("defaults,4gheap,ea,unpooled")
     assert car.name == "defaults+4gheap+ea+unpooled"
-    assert car.names == ("defaults", "4gheap", "ea", "unpooled")
+    assert car.names == ("vanilla", "defaults", "4gheap", "ea", "unpooled")
     assert car.jvm_options == ("-Xms4g", "-Xmx4g", "-ea", "-Dio.netty.allocator.type=unpooled")
 
 
@@ -52,7 +52,12 @@ def test_user_cars_with_settings_and_undefined_variables(isolated_home: Path) ->
         "  thread_pool.write.queue_size: 2000\n"
     )
     car = resolve_car("fast", {"buf": "30%"})
-    assert car.settings == {"indices.memory.index_buffer_size": "30%", "thread_pool.write.queue_size": 2000}
+    # A mixin alone gets defaults (whose vanilla base adds its own settings) before it.
+    assert car.names == ("vanilla", "defaults", "fast")
+    assert {
+        "indices.memory.index_buffer_size": "30%",
+        "thread_pool.write.queue_size": 2000,
+    }.items() <= car.settings.items()
     (cars / "broken.yml").write_text("type: mixin\njvm_options: ['-Dx={{nope}}']\n")
     with pytest.raises(ConfigError, match=r"broken.*'nope' is undefined.*--car-params"):
         resolve_car("broken")
