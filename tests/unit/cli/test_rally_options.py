@@ -54,6 +54,8 @@ PLAUSIBLE: dict[str, str] = {
     "--pipeline": "benchmark-only",
     "--target-os": "linux",
     "--target-arch": "x86_64",
+    "--team-path": str(Path(__file__).resolve().parents[2] / "resources" / "teams" / "sample"),
+    "--plugin-params": "wire_level:2",
 }
 
 #: Options a command cannot parse without.
