@@ -35,15 +35,21 @@ if [ -z "${RALLY:-}" ]; then
     export RALLY=$OUT/rally-short-task
 fi
 echo "command: $0 $*"
-printf '%-4s %-34s %12s %12s %8s %12s\n' run task "rally ops/s" "esbench" ratio "before"
+# "rally n/t": the task's requests over the longest time a Rally worker logged for it ("finished
+# executing tasks [...] in X seconds"): what Rally's running average approximates.
+printf '%-4s %-34s %12s %12s %8s %12s %10s\n' run task "rally ops/s" "esbench" ratio "before" "rally n/t"
 for run in $(seq 1 "$RUNS"); do
     "$REPO/benchmarks/isolated_rally_compare.sh" "$OUT/run$run" "$OUT/track/eventdata" \
         --challenge=short-fieldstats --on-error=abort > "$OUT/run$run.log" 2>&1 || true
-    for task in fieldstats-15-clients-15-warmup fieldstats-7-clients fieldstats-4-clients fieldstats-1-client; do
+    for spec in fieldstats-15-clients-15-warmup:240 fieldstats-7-clients:7 fieldstats-4-clients:4 fieldstats-1-client:1; do
+        task=${spec%%:*}; requests=${spec#*:}
+        took=$(grep -h "finished executing tasks \['$task'" "$OUT/run$run"/rally-home/.rally/logs/rally.log 2>/dev/null \
+            | sed -n 's/.* in \([0-9.]*\) seconds$/\1/p' | sort -g | tail -1 || true)
+        nt=$(awk -v n="$requests" -v t="${took:-0}" 'BEGIN {if (t > 0) printf "%.2f", n / t; else print "-"}')
         r=$(awk -F, -v t="$task" '$1 == "Mean Throughput" && $2 == t {print $3}' "$OUT/run$run/rally.csv" 2>/dev/null || true)
         e=$(awk -F, -v t="$task" '$1 == "Mean Throughput" && $2 == t {print $3}' "$OUT/run$run/esbench.csv" 2>/dev/null || true)
         b=$(awk -F, -v t="$task" '$1 == "Mean Throughput" && $2 == t {print $3}' "$OUT/run$run/before.csv" 2>/dev/null || true)
         ratio=$(awk -v r="${r:-0}" -v e="${e:-0}" 'BEGIN {if (r > 0 && e > 0) printf "%.2f", e / r; else print "-"}')
-        printf '%-4s %-34s %12s %12s %8s %12s\n' "$run" "$task" "${r:--}" "${e:--}" "$ratio" "${b:--}"
+        printf '%-4s %-34s %12s %12s %8s %12s %10s\n' "$run" "$task" "${r:--}" "${e:--}" "$ratio" "${b:--}" "$nt"
     done
 done

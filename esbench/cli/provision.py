@@ -227,8 +227,6 @@ def stop(
     click.echo(inst.id)
 
 
-
-
 def _listed_team(
     team_path: Path | None,
     team_repository: str | None,
