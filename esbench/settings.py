@@ -6,6 +6,7 @@ Each stage receives only the part it needs: the driver gets :class:`DriverSettin
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -13,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from esbench.driver.settings import ClientOptions, DriverSettings
+from esbench.exceptions import UserError
 from esbench.provision import ProvisionSettings
-from esbench.reporting.formats import ReportFormat
+from esbench.reporting.formats import NumbersAlign, ReportFormat, ShowInReport
 from esbench.telemetry.settings import TelemetrySettings
 from esbench.track.model import Track
 from esbench.track.repository import TrackRepositorySettings
@@ -38,11 +40,34 @@ REPORT_FORMATS = tuple(f.value for f in ReportFormat)
 
 @dataclass(frozen=True, kw_only=True)
 class ReportSettings:
-    """How the summary is shown: ``fmt`` (a :class:`ReportFormat`), optional file to write it to."""
+    """How the summary is shown: ``fmt`` (a :class:`ReportFormat`), optional file to write it to,
+    the alignment of its numbers (:class:`NumbersAlign`) and which rows it shows
+    (:class:`ShowInReport`)."""
 
     fmt: ReportFormat = ReportFormat.TEXT
     file: Path | None = None
     show_processing_time: bool = False
+    numbers_align: NumbersAlign = NumbersAlign.DECIMAL
+    show_in_report: ShowInReport = ShowInReport.AVAILABLE
+
+
+_RACE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+def check_race_id(race_id: str) -> str:
+    """``race_id`` if it can name a new race: 1 to 128 letters, digits, ``.``, ``_`` or ``-``,
+    starting with a letter or digit (it names the race's directory under <esbench home>/races and
+    its documents in a metrics store; Rally's ``--race-id`` takes any text, esbench needs a file name).
+
+    Raises:
+        UserError: any other text.
+    """
+    if not _RACE_ID.fullmatch(race_id):
+        raise UserError(
+            f"--race-id {race_id!r} cannot name a race: use 1 to 128 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit (a UUID such as 0e5b6c9a-... is fine)."
+        )
+    return race_id
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,6 +94,9 @@ class RaceSettings:
         track: a track model built in memory (``esbench query``/``load``); when set it is raced
             instead of loading ``track_name``/``track_path``.
         telemetry: telemetry devices sampled during the race (``--telemetry``, ``--telemetry-params``).
+        race_id: the id of the new race (``--race-id``, see :func:`check_race_id`); None: a new UUID.
+        kill_running_processes: before the race, stop the user's other esbench races and the nodes
+            esbench started for races (``--kill-running-processes``).
     """
 
     track_name: str | None = None
@@ -89,3 +117,5 @@ class RaceSettings:
     track_source: TrackRepositorySettings = field(default_factory=TrackRepositorySettings)
     track: Track | None = None
     telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)
+    race_id: str | None = None
+    kill_running_processes: bool = False

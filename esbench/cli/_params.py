@@ -202,6 +202,52 @@ def _list_type(convert: Callable[[str], float], option: str) -> ValidatedText:
     return ValidatedText("list", number_list(convert, option), wrong_example="1,two", numbers=True)
 
 
+def _pipeline(text: str) -> None:
+    from esbench.settings import PIPELINES
+
+    refused = {
+        "from-sources": "esbench does not build Elasticsearch from sources: it provisions released "
+        "distributions. Use --pipeline=from-distribution with --distribution-version=X, or "
+        "--distribution-path=FILE with an archive you built (./gradlew localDistro), or "
+        "--pipeline=benchmark-only against a cluster you started.",
+        "docker": "esbench does not run Elasticsearch in Docker. Start the container yourself "
+        "(docker run -p 9200:9200 docker.elastic.co/elasticsearch/elasticsearch:X) and race it with "
+        "--pipeline=benchmark-only --target-hosts=127.0.0.1:9200, or use --pipeline=from-distribution.",
+    }
+    if text in refused:
+        raise ValueError(f"'{text}' is Rally's pipeline, refused: {refused[text]}")
+    if text not in PIPELINES:
+        raise ValueError(f"'{text}' is not a pipeline; use one of: {', '.join(PIPELINES)}.")
+
+
+def _distribution_repository(text: str) -> None:
+    from esbench.provision.settings import REPOSITORIES
+
+    if text != "release" and text not in REPOSITORIES:
+        raise ValueError(
+            f"'{text}' is not a distribution repository esbench knows. In Rally it would name a "
+            "[distributions] entry of rally.ini, which esbench does not read. Use release or elastic "
+            "(Elastic's download server; $ESBENCH_DISTRIBUTION_URL sets another URL template with "
+            "{version}, {os} and {arch}), maven, auto, or give an archive with --distribution-path=FILE."
+        )
+
+
+def _runtime_jdk(text: str) -> None:
+    if text == "bundled":
+        return
+    if not text.isdigit() or int(text) < 8:
+        raise ValueError(
+            f"'{text}' is not a JDK major version: write a number such as 17 or 21, or 'bundled' for "
+            "the JDK that comes with the distribution."
+        )
+
+
+def _race_id(text: str) -> None:
+    from esbench.settings import check_race_id
+
+    check_race_id(text)
+
+
 #: Text that must not be empty (names, ids, versions) and has no other rule the CLI can check.
 NAME = ValidatedText("text")
 #: ``HOST:PORT[,HOST:PORT...]`` or URLs.
@@ -211,6 +257,16 @@ HOSTS = ValidatedText("hosts", _hosts, wrong_example="127.0.0.1:notaport", conne
 URL = ValidatedText("url", _metrics_store, wrong_example="ftp://127.0.0.1:9200", connects=True)
 #: ``HOST:PORT`` of a Ray head.
 RAY_ADDRESS = ValidatedText("address", _ray_address, wrong_example="ray://127.0.0.1:10001", connects=True)
+#: ``--pipeline``: esbench's pipelines; Rally's others are refused with their reason.
+PIPELINE = ValidatedText("pipeline", _pipeline, wrong_example="no-such-pipeline")
+#: ``--distribution-repository``: esbench's repositories and Rally's ``release``.
+DISTRIBUTION_REPOSITORY = ValidatedText("repository", _distribution_repository, wrong_example="snapshots")
+#: ``--runtime-jdk``: a JDK major version or ``bundled``.
+RUNTIME_JDK = ValidatedText("jdk", _runtime_jdk, wrong_example="seventeen")
+#: ``--race-id``: the id of a new race (a directory name under <esbench home>/races).
+RACE_ID = ValidatedText("id", _race_id, wrong_example="../escape")
+#: ``--load-driver-hosts``: host names or IPs (Rally's default ``localhost``).
+DRIVER_HOSTS = ValidatedText("hosts", empty_ok=True)
 CLIENT_OPTIONS = ValidatedText(
     "options",
     _client_options,
@@ -240,20 +296,9 @@ def filters_type(option: str) -> ValidatedText:
     return ValidatedText("filters", _task_filters(option), empty_ok=True, wrong_example="kind:search")
 
 
-#: Types of plain-text options, by parameter name (see the module docstring).
+#: Types of esbench's own plain-text options, by parameter name (see the module docstring); the
+#: options of the option table (:mod:`esbench.cli.options`) get the type their entry declares.
 OPTION_TYPES: dict[str, click.ParamType[Any]] = {
-    "target_hosts": HOSTS,
-    "client_options": CLIENT_OPTIONS,
-    "metrics_store": URL,
-    "ray_address": RAY_ADDRESS,
-    "track_params": params_type("--track-params"),
-    "car_params": params_type("--car-params"),
-    "include_tasks": filters_type("--include-tasks"),
-    "exclude_tasks": filters_type("--exclude-tasks"),
-    "telemetry": TELEMETRY,
-    "telemetry_params": params_type("--telemetry-params"),
-    "user_tag": USER_TAGS,
-    "load_driver_hosts": ValidatedText("hosts", empty_ok=True),
     "clients_list": _list_type(positive_int, "--clients"),
     "bulk_list": _list_type(positive_int, "--bulk-size"),
     "nodes_list": _list_type(positive_int, "--nodes"),
@@ -263,6 +308,14 @@ OPTION_TYPES: dict[str, click.ParamType[Any]] = {
     "cold": ValidatedText("period", _retention("--cold"), wrong_example="ten days", numbers=True),
     "slo": ValidatedText("slo", _slo, wrong_example="latency is low"),
 }
+
+
+def option_types() -> dict[str, click.ParamType[Any]]:
+    """:data:`OPTION_TYPES` and the validated-text types of the option table, by parameter name."""
+    from esbench.cli.options import OPTIONS
+
+    table = {e.name: t for e in OPTIONS if isinstance(t := e.param_type(), ValidatedText)}
+    return {**table, **OPTION_TYPES}
 
 
 class CheckedPath(click.Path):
@@ -283,20 +336,25 @@ def _checked_path(declared: click.Path) -> CheckedPath:
 
 def apply_option_types(group: click.Group) -> None:
     """Give every plain-text parameter of ``group``'s commands (recursively) its validated type:
-    :data:`OPTION_TYPES` by name, else :data:`NAME` (not empty); paths become :class:`CheckedPath`.
+    :func:`option_types` by name, else :data:`NAME` (not empty); paths become :class:`CheckedPath`.
     Other declared types are kept."""
+    types = option_types()
     for command in group.commands.values():
         if isinstance(command, click.Group):
             apply_option_types(command)
             continue
-        for param in command.params:
-            if isinstance(param, click.Option) and param.is_flag:
-                continue
-            if isinstance(param.type, click.types.StringParamType):
-                param.type = OPTION_TYPES.get(param.name or "", NAME)
-            elif param.type is click.FLOAT:
-                param.type = click.FloatRange(min=0)
-            elif param.type is click.INT:
-                param.type = click.IntRange(min=0)
-            elif type(param.type) is click.Path:
-                param.type = _checked_path(param.type)
+        _apply(command, types)
+
+
+def _apply(command: click.Command, types: dict[str, click.ParamType[Any]]) -> None:
+    for param in command.params:
+        if isinstance(param, click.Option) and param.is_flag:
+            continue
+        if isinstance(param.type, click.types.StringParamType):
+            param.type = types.get(param.name or "", NAME)
+        elif param.type is click.FLOAT:
+            param.type = click.FloatRange(min=0)
+        elif param.type is click.INT:
+            param.type = click.IntRange(min=0)
+        elif type(param.type) is click.Path:
+            param.type = _checked_path(param.type)

@@ -1,4 +1,6 @@
-"""Click options shared by the provisioning commands and ``esbench race`` (from-distribution).
+"""The provisioning options (declared in the option table, :mod:`esbench.cli.options.cluster`) for the
+commands that provision a cluster: ``download``, ``install``, ``start``, the planning commands,
+``query`` and ``load`` (``race`` takes them with the rest of its table).
 
 Usage::
 
@@ -14,15 +16,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-import click
-
-from esbench.provision.flavors import OPENSEARCH, DistributionFlavor, get_flavor
-from esbench.provision.settings import (
-    DEFAULT_DISTRIBUTION_VERSION,
-    REPOSITORIES,
-    DistributionRepository,
-    ProvisionSettings,
-)
+from esbench.cli.options.entry import CliOption
+from esbench.provision.flavors import DistributionFlavor, get_flavor
+from esbench.provision.settings import DistributionRepository, ProvisionSettings
 from esbench.track.params import parse_params
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -38,76 +34,24 @@ PROVISION_OPTION_NAMES = (
     "preserve_install",
     "run_as_user",
     "distribution_flavor",
+    "cluster_name",
+    "runtime_jdk",
 )
 
-_OPTIONS = (
-    click.option(
-        "--distribution-version",
-        default=None,
-        help=f"Version to provision [default: {DEFAULT_DISTRIBUTION_VERSION}; "
-        f"with --distribution-flavor=opensearch: {OPENSEARCH.default_version}].",
-    ),
-    click.option(
-        "--distribution-repository",
-        type=click.Choice(REPOSITORIES),
-        default="auto",
-        show_default=True,
-        help="auto: the full distribution from Elastic's download server when it answers within a few "
-        "seconds, else maven; "
-        "maven: the integ-test distribution via the mvn client (your settings.xml mirrors apply); "
-        "elastic: the full tar.gz from Elastic's download server "
-        "($ESBENCH_DISTRIBUTION_URL overrides the URL).",
-    ),
-    click.option(
-        "--distribution-path",
-        type=click.Path(exists=True, dir_okay=False, path_type=Path),
-        default=None,
-        help="A local Elasticsearch .zip/.tar.gz to use instead of a repository.",
-    ),
-    click.option(
-        "--car",
-        default="defaults",
-        show_default=True,
-        help="Car and mixins, comma-separated (e.g. defaults,4gheap,ea); see 'esbench list cars'.",
-    ),
-    click.option(
-        "--car-params",
-        default="",
-        help="Override car variables: key:value list, inline JSON or a .json file (e.g. heap_size:3g).",
-    ),
-    click.option(
-        "--nodes",
-        type=click.IntRange(min=1),
-        default=1,
-        show_default=True,
-        help="Number of nodes on 127.0.0.1 forming one cluster.",
-    ),
-    click.option(
-        "--preserve-install",
-        is_flag=True,
-        default=False,
-        help="Keep the installation (config, data, logs) after the nodes stop.",
-    ),
-    click.option(
-        "--run-as-user",
-        default=None,
-        help="Account that runs the nodes when esbench runs as root (default: esbench, created if missing).",
-    ),
-    click.option(
-        "--distribution-flavor",
-        type=click.Choice([f.value for f in DistributionFlavor]),
-        default=DistributionFlavor.ELASTICSEARCH.value,
-        show_default=True,
-        help="Product to provision: elasticsearch, or opensearch (its Maven integ-test zip "
-        "org.opensearch.distribution.integ-test-zip:opensearch:<version>:zip, e.g. 2.18.0).",
-    ),
-)
+
+def _table_entries() -> tuple[CliOption, ...]:
+    from esbench.cli.options import OPTIONS
+
+    by_name = {e.name: e for e in OPTIONS}
+    return tuple(by_name[name] for name in PROVISION_OPTION_NAMES)
 
 
 def provision_options(f: F) -> F:
     """Add the provisioning options (:data:`PROVISION_OPTION_NAMES`) to a click command."""
-    for option in reversed(_OPTIONS):
-        f = option(f)
+    from esbench.cli.options import add_option
+
+    for entry in reversed(_table_entries()):
+        add_option(f, entry.click_option())
     return f
 
 
@@ -123,6 +67,8 @@ def provision_settings(
     run_as_user: str | None,
     offline: bool = False,
     distribution_flavor: str = DistributionFlavor.ELASTICSEARCH.value,
+    cluster_name: str | None = None,
+    runtime_jdk: str | None = None,
 ) -> ProvisionSettings:
     """Turn the option values into :class:`ProvisionSettings`.
 
@@ -131,7 +77,10 @@ def provision_settings(
     """
     return ProvisionSettings(
         distribution_version=distribution_version or get_flavor(distribution_flavor).default_version,
-        distribution_repository=DistributionRepository(distribution_repository),
+        # Rally's "release" is Elastic's download server, esbench's "elastic".
+        distribution_repository=DistributionRepository(
+            "elastic" if distribution_repository == "release" else distribution_repository
+        ),
         distribution_path=distribution_path,
         car=car,
         car_params=parse_params(car_params, option="--car-params") if car_params.strip() else {},
@@ -140,4 +89,6 @@ def provision_settings(
         run_as_user=run_as_user,
         offline=offline,
         distribution_flavor=distribution_flavor,
+        cluster_name=cluster_name,
+        runtime_jdk=runtime_jdk,
     )

@@ -26,7 +26,7 @@ from esbench.cli._tags import parse_user_tags
 from esbench.cli._track_source import pop_track_source
 from esbench.driver.coordinator.filters import parse_task_filters
 from esbench.driver.settings import DriverSettings, LoadDriver, OnError
-from esbench.reporting.formats import ReportFormat
+from esbench.reporting.formats import NumbersAlign, ReportFormat, ShowInReport
 from esbench.settings import Pipeline, RaceSettings, ReportSettings
 from esbench.telemetry.settings import TelemetrySettings
 from esbench.tracksource import (
@@ -107,6 +107,8 @@ def race_settings(
             fmt=ReportFormat(opts.pop("report_format")),
             file=opts.pop("report_file"),
             show_processing_time=opts.pop("show_processing_time"),
+            numbers_align=NumbersAlign(opts.pop("report_numbers_align", NumbersAlign.DECIMAL)),
+            show_in_report=ShowInReport(opts.pop("show_in_report", ShowInReport.AVAILABLE)),
         )
     from esbench.driver.transport.client import parse_client_options
 
@@ -115,7 +117,9 @@ def race_settings(
         challenge=opts.pop("challenge", None),
         target_hosts=split_hosts(opts.pop("target_hosts", None)),
         pipeline=Pipeline(pipeline) if pipeline else None,
-        provision=provision_settings(**{k: opts.pop(k) for k in PROVISION_OPTION_NAMES}, offline=offline),
+        provision=provision_settings(
+            **{k: opts.pop(k) for k in PROVISION_OPTION_NAMES if k in opts}, offline=offline
+        ),
         client_options=parse_client_options(opts.pop("client_options", "")),
         driver=driver,
         user_tags=parse_user_tags(opts.pop("user_tag", "")),
@@ -125,6 +129,8 @@ def race_settings(
         metrics_store=opts.pop("metrics_store", None),
         report=report,
         telemetry=telemetry,
+        race_id=opts.pop("race_id", None),
+        kill_running_processes=bool(opts.pop("kill_running_processes", False)),
     )
     return _with_track(settings, track)
 

@@ -27,7 +27,7 @@ from esbench.provision.archives import COMPLETE_MARKER
 from esbench.provision.cars import resolve_car
 from esbench.provision.flavors import Flavor, get_flavor, obtain
 from esbench.provision.installation import Installation, NodeState
-from esbench.provision.java import find_java
+from esbench.provision.java import runtime_java
 from esbench.provision.launcher import (
     cluster_health,
     is_bind_failure,
@@ -76,7 +76,8 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
             f"The car '{car.name}' secures the nodes with Elasticsearch's security module, which the "
             f"{flavor.product} distribution at {dist.home} lacks. Drop the security mixin from --car."
         )
-    java = find_java(
+    java = runtime_java(
+        settings.runtime_jdk,
         dist.version,
         dist_home=dist.home,
         requirement=flavor.java_requirement(dist.version),
@@ -113,7 +114,7 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
         flavor=dist.flavor,
         java_home=str(java.path),
         run_as_user=user.name,
-        cluster_name=f"esbench-{inst_id[:8]}",
+        cluster_name=settings.cluster_name or f"esbench-{inst_id[:8]}",
         car={
             "name": car.name,
             "names": list(car.names),

@@ -180,3 +180,80 @@ def find_java(
 
 def _need(low: int, high: int | None) -> str:
     return f"Java {low} or newer" if high is None else f"Java {low} to {high}"
+
+
+def runtime_java(
+    runtime_jdk: str | None,
+    es_version: str,
+    *,
+    dist_home: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    jvm_dirs: Sequence[Path] = DEFAULT_JVM_DIRS,
+    requirement: tuple[int, int | None] | None = None,
+    product: str = "Elasticsearch",
+) -> JavaHome:
+    """The JDK that runs the nodes, as Rally's ``--runtime-jdk`` chooses it
+    (``esrally/mechanic/java_resolver.py``, ``esrally/utils/jvm.py``).
+
+    ``runtime_jdk``: None: :func:`find_java`'s choice. ``"bundled"``: the distribution's ``jdk/``.
+    ``"N"`` (a major version): ``JAVAN_HOME`` when it is set (Rally's variable), else the first JDK of
+    version N that :func:`find_java` would consider. The version must still run ``es_version``.
+
+    Raises:
+        JavaError: no bundled JDK, ``JAVAN_HOME`` not a JDK N, no JDK N found, or N cannot run
+            ``es_version``; the message says which and how to fix it.
+    """
+    env = os.environ if env is None else env
+    if runtime_jdk is None:
+        return find_java(
+            es_version,
+            dist_home=dist_home,
+            env=env,
+            jvm_dirs=jvm_dirs,
+            requirement=requirement,
+            product=product,
+        )
+    low, high = requirement or java_requirement(es_version)
+    if runtime_jdk == "bundled":
+        bundled = dist_home / "jdk" if dist_home is not None else None
+        major = java_version(bundled) if bundled is not None else None
+        if bundled is None or major is None:
+            raise JavaError(
+                f"--runtime-jdk=bundled: the {product} {es_version} distribution"
+                f"{f' at {dist_home}' if dist_home else ''} has no bundled JDK (jdk/bin/java); the Maven "
+                "integ-test distribution never has one. Give a JDK major version (--runtime-jdk=21) or "
+                "use --distribution-repository=release for the full distribution."
+            )
+        return JavaHome(path=bundled.resolve(), major=major, origin="the JDK bundled with the distribution")
+    wanted = int(runtime_jdk)
+    if wanted < low or (high is not None and wanted > high):
+        raise JavaError(
+            f"--runtime-jdk={wanted} cannot run {product} {es_version}: it needs {_need(low, high)}. "
+            "Give a version in that range or leave --runtime-jdk out."
+        )
+    variable = f"JAVA{wanted}_HOME"
+    if env.get(variable):
+        home = Path(env[variable])
+        major = java_version(home)
+        if major != wanted:
+            raise JavaError(
+                f"--runtime-jdk={wanted}: {variable}={home} is "
+                f"{'not a JDK (no bin/java)' if major is None else f'Java {major}'}, not Java {wanted}. "
+                f"Point {variable} at a JDK {wanted}."
+            )
+        return JavaHome(path=home.resolve(), major=major, origin=variable)
+    try:
+        # Rally takes the bundled JDK only for "bundled", so the distribution is not searched here.
+        return find_java(
+            es_version,
+            dist_home=None,
+            env=env,
+            jvm_dirs=jvm_dirs,
+            requirement=(wanted, wanted),
+            product=product,
+        )
+    except JavaError as e:
+        raise JavaError(
+            f"--runtime-jdk={wanted}: no Java {wanted} found. Set {variable} to a JDK {wanted} "
+            f"(as for Rally) or install one below {', '.join(map(str, jvm_dirs))}. ({e.message})"
+        ) from e

@@ -60,6 +60,11 @@ class ProvisionSettings:
         stop_timeout: seconds between SIGTERM and SIGKILL when stopping a node.
         distribution_flavor: ``"elasticsearch"`` or ``"opensearch"`` (see
             :mod:`esbench.provision.flavors`).
+        cluster_name: ``cluster.name`` of the nodes (Rally's ``--cluster-name``); None:
+            ``esbench-<first 8 characters of the installation id>``.
+        runtime_jdk: the JDK major version that runs the nodes (Rally's ``--runtime-jdk``), or
+            ``"bundled"`` for the distribution's own ``jdk/``; None: the first suitable JDK
+            (:func:`esbench.provision.java.find_java`).
     """
 
     distribution_version: str = DEFAULT_DISTRIBUTION_VERSION
@@ -75,3 +80,5 @@ class ProvisionSettings:
     start_timeout: float = 180.0
     stop_timeout: float = 30.0
     distribution_flavor: str = "elasticsearch"
+    cluster_name: str | None = None
+    runtime_jdk: str | None = None

@@ -30,7 +30,7 @@ from esbench.console import Console
 from esbench.driver.coordinator.filters import filter_schedule
 from esbench.driver.coordinator.run import run_challenge
 from esbench.driver.transport.client import race_secrets
-from esbench.exceptions import EsbenchError, UserInterrupted
+from esbench.exceptions import EsbenchError, UserError, UserInterrupted
 from esbench.home import home_subdir
 from esbench.live_progress import LiveProgress
 from esbench.metrics.cluster import ClusterStatsSnapshot, cluster_metrics
@@ -127,13 +127,19 @@ def _check_before_start(settings: RaceSettings) -> str:
         check_reachable(store)
     pipeline = resolve_pipeline(settings)
     check_telemetry(settings.telemetry, provisioned=pipeline == PIPELINE_FROM_DISTRIBUTION)
+    if settings.race_id is not None and (home_subdir("races") / settings.race_id).exists():
+        raise UserError(
+            f"--race-id {settings.race_id}: a race with this id exists already "
+            f"({home_subdir('races') / settings.race_id}). Give a new id, or leave --race-id out for "
+            "a new UUID."
+        )
     return pipeline
 
 
 def _start(prepared: PreparedTrack, settings: RaceSettings, pipeline: str, console: Console) -> _Race:
-    race_id = str(uuid.uuid4())
+    race_id = settings.race_id or str(uuid.uuid4())
     race_dir = home_subdir("races") / race_id
-    race_dir.mkdir(parents=True, exist_ok=True)
+    race_dir.mkdir(parents=True, exist_ok=settings.race_id is None)
     race = _Race(
         race_id=race_id,
         race_dir=race_dir,

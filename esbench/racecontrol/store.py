@@ -8,6 +8,7 @@ race directory, the results store, the metrics store (``--metrics-store``), the 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from esbench.console import Console
 from esbench.exceptions import EsbenchError
@@ -40,11 +41,9 @@ def store_and_report(result: RaceResult, race_dir: Path, settings: RaceSettings,
     if settings.report.fmt in GRAPHIC_FORMATS:
         _write_graphic_report(result, race_dir, settings, console)
         # The file is for a browser; the terminal still gets the summary a race always prints.
-        print(render_summary(result, show_processing_time=settings.report.show_processing_time))
+        print(render_summary(result, **_summary_options(settings)))
     else:
-        report = render_summary(
-            result, fmt=settings.report.fmt, show_processing_time=settings.report.show_processing_time
-        )
+        report = render_summary(result, fmt=settings.report.fmt, **_summary_options(settings))
         if settings.report.file is not None:
             settings.report.file.parent.mkdir(parents=True, exist_ok=True)
             text = report + ("" if report.endswith("\n") else "\n")
@@ -96,3 +95,13 @@ def _export(result: RaceResult, store: MetricsStoreSettings, console: Console) -
         export_race(result, store)
     except EsbenchError as e:
         console.warn(f"Export to the metrics store failed: {e}")
+
+
+def _summary_options(settings: RaceSettings) -> dict[str, Any]:
+    """The keyword arguments of :func:`render_summary` that ``settings.report`` gives."""
+    report = settings.report
+    return {
+        "show_processing_time": report.show_processing_time,
+        "numbers_align": report.numbers_align,
+        "show": report.show_in_report,
+    }

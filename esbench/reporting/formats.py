@@ -40,6 +40,28 @@ class ReportFormat(StrEnum):
     PNG = "png"
 
 
+class NumbersAlign(StrEnum):
+    """``--report-numbers-align``: tabulate's ``numalign`` of the number columns (Rally's
+    ``reporting.numbers.align``, ``esrally/reporter.py`` ``format_as_markdown``)."""
+
+    RIGHT = "right"
+    CENTER = "center"
+    LEFT = "left"
+    DECIMAL = "decimal"
+
+
+class ShowInReport(StrEnum):
+    """``--show-in-report``: which summary rows are shown (Rally's ``reporting.values``,
+    ``esrally/reporter.py`` ``SummaryReporter``)."""
+
+    #: The rows that have a value (a percentile a task has too few samples for is left out).
+    AVAILABLE = "available"
+    #: Every percentile row of the latency/service/processing time (``-`` where a task has no value).
+    ALL_PERCENTILES = "all-percentiles"
+    #: Every row: also the rows of values a task lacks (error rate, throughput...), shown as ``-``.
+    ALL = "all"
+
+
 FORMATS: tuple[str, ...] = tuple(
     f.value for f in (ReportFormat.TEXT, ReportFormat.MARKDOWN, ReportFormat.CSV, ReportFormat.JSON)
 )
@@ -119,15 +141,18 @@ def dump_json(data: object) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def render_table(headers: Sequence[str], rows: Sequence[Sequence[Cell]], *, fmt: str) -> str:
-    """One table in ``fmt`` (see the module docstring); text/markdown end with a newline.
+def render_table(
+    headers: Sequence[str], rows: Sequence[Sequence[Cell]], *, fmt: str, numalign: str = NumbersAlign.DECIMAL
+) -> str:
+    """One table in ``fmt`` (see the module docstring); text/markdown end with a newline, their
+    numbers aligned as ``numalign`` says (:class:`NumbersAlign`; CSV and JSON have no alignment).
 
     Raises:
         ConfigError: unknown ``fmt``.
     """
     check_format(fmt)
     if fmt in ("text", "markdown"):
-        return pipe_table(headers, rows) + "\n"
+        return pipe_table(headers, rows, numalign=str(numalign)) + "\n"
     if fmt == "csv":
         return csv_table(headers, rows)
     return dump_json(json_rows(headers, rows))

@@ -20,7 +20,16 @@ from collections.abc import Iterable
 
 from esbench.records import STATUS_COMPLETED, RaceResult, TaskResult, describe_line
 from esbench.reporting import failures
-from esbench.reporting.formats import Cell, check_format, csv_table, dump_json, json_rows, pipe_table
+from esbench.reporting.formats import (
+    Cell,
+    NumbersAlign,
+    ShowInReport,
+    check_format,
+    csv_table,
+    dump_json,
+    json_rows,
+    pipe_table,
+)
 
 HEADERS: tuple[str, str, str, str] = ("Metric", "Task", "Value", "Unit")
 
@@ -39,12 +48,21 @@ def cluster_rows(race: RaceResult) -> list[Row]:
     return [(m.name, m.task, m.value, m.unit) for m in race.cluster_metrics]
 
 
-def _percentile_rows(name: str, task: str, values: dict[str, float]) -> list[Row]:
-    return [(f"{p}th percentile {name}", task, values[p], "ms") for p in PERCENTILES if p in values]
+def _percentile_rows(name: str, task: str, values: dict[str, float], show: ShowInReport) -> list[Row]:
+    # Rally's _report_percentiles: nothing without any percentile; with all-percentiles/all, every
+    # percentile row, without value (and unit) where the sample count was too small for it.
+    if show is ShowInReport.AVAILABLE or not values:
+        return [(f"{p}th percentile {name}", task, values[p], "ms") for p in PERCENTILES if p in values]
+    return [
+        (f"{p}th percentile {name}", task, values.get(p), "ms" if p in values else "") for p in PERCENTILES
+    ]
 
 
-def task_rows(task: TaskResult, *, show_processing_time: bool = False) -> list[Row]:
-    """The rows of one task, in Rally's order."""
+def task_rows(
+    task: TaskResult, *, show_processing_time: bool = False, show: ShowInReport = ShowInReport.AVAILABLE
+) -> list[Row]:
+    """The rows of one task, in Rally's order; ``show`` is Rally's ``--show-in-report``
+    (:class:`~esbench.reporting.formats.ShowInReport`): ``all`` keeps throughput rows without a value."""
     rows: list[Row] = []
     # Rally's summary_stats keeps the four values only when the mean is truthy: a task whose every
     # request failed (weight 0) shows latencies and its error rate, no throughput.
@@ -56,10 +74,12 @@ def task_rows(task: TaskResult, *, show_processing_time: bool = False) -> list[R
     ):
         if value is not None and task.throughput_mean:
             rows.append((label, task.task, _fmt2(value), task.throughput_unit))
-    rows += _percentile_rows("latency", task.task, task.latency_ms)
-    rows += _percentile_rows("service time", task.task, task.service_time_ms)
+        elif show is ShowInReport.ALL:
+            rows.append((label, task.task, None, ""))
+    rows += _percentile_rows("latency", task.task, task.latency_ms, show)
+    rows += _percentile_rows("service time", task.task, task.service_time_ms, show)
     if show_processing_time:
-        rows += _percentile_rows("processing time", task.task, task.processing_time_ms)
+        rows += _percentile_rows("processing time", task.task, task.processing_time_ms, show)
     rows.append(("error rate", task.task, _fmt2(task.error_rate * 100.0), "%"))
     return rows
 
@@ -70,11 +90,14 @@ def reported_tasks(race: RaceResult) -> list[TaskResult]:
     return [t for t in race.tasks if t.reported]
 
 
-def summary_rows(race: RaceResult, *, show_processing_time: bool = False) -> list[Row]:
-    """All rows of the summary table: cluster rows, then each reported task's rows."""
+def summary_rows(
+    race: RaceResult, *, show_processing_time: bool = False, show: ShowInReport = ShowInReport.AVAILABLE
+) -> list[Row]:
+    """All rows of the summary table: cluster rows, then each reported task's rows (``show``: see
+    :func:`task_rows`; cluster rows are those the race recorded, whatever ``show`` says)."""
     rows = cluster_rows(race)
     for task in reported_tasks(race):
-        rows += task_rows(task, show_processing_time=show_processing_time)
+        rows += task_rows(task, show_processing_time=show_processing_time, show=show)
     return rows
 
 
@@ -190,7 +213,14 @@ JSON_RACE_FIELDS: tuple[str, ...] = (
 )
 
 
-def render_summary(race: RaceResult, *, fmt: str = "text", show_processing_time: bool = False) -> str:
+def render_summary(
+    race: RaceResult,
+    *,
+    fmt: str = "text",
+    show_processing_time: bool = False,
+    numbers_align: NumbersAlign = NumbersAlign.DECIMAL,
+    show: ShowInReport = ShowInReport.AVAILABLE,
+) -> str:
     """The summary report of ``race`` as text.
 
     Args:
@@ -204,12 +234,15 @@ def render_summary(race: RaceResult, *, fmt: str = "text", show_processing_time:
             numbers).
         show_processing_time: add the processing time percentile rows (Rally's
             ``reporting.output.processingtime`` setting; off by default as in Rally).
+        numbers_align: alignment of the numbers of the text and markdown table (Rally's
+            ``--report-numbers-align``, tabulate's ``numalign``).
+        show: which rows are shown (Rally's ``--show-in-report``, :func:`task_rows`).
 
     Raises:
         ConfigError: unknown ``fmt``.
     """
     check_format(fmt)
-    rows = summary_rows(race, show_processing_time=show_processing_time)
+    rows = summary_rows(race, show_processing_time=show_processing_time, show=show)
     warnings = summary_warnings(race)
     if fmt == "csv":
         return csv_table(HEADERS, rows + failures.failure_csv_rows(race))
@@ -222,7 +255,7 @@ def render_summary(race: RaceResult, *, fmt: str = "text", show_processing_time:
                 "warnings": warnings,
             }
         )
-    table = pipe_table(HEADERS, rows)
+    table = pipe_table(HEADERS, rows, numalign=str(numbers_align))
     header = header_fields(race)
     failure_table = failures.failure_table(race, markdown=fmt == "markdown")
     if fmt == "markdown":

@@ -1,0 +1,158 @@
+"""Options that say which cluster a race runs against, and how esbench provisions one (Rally's
+``--target-hosts``, ``--pipeline``, ``--distribution-*``, ``--car``... in ``esrally/rally.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from esbench.cli import _params
+from esbench.cli.options.entry import CliOption, Kind
+from esbench.cli.options.track import AD_HOC, PLANNING, RACING
+from esbench.provision.flavors import OPENSEARCH, DistributionFlavor
+from esbench.provision.settings import DEFAULT_DISTRIBUTION_VERSION
+
+#: Commands that provision a cluster (or race one that they provision).
+PROVISIONING = (*RACING, "download", "install", "start", *PLANNING, *AD_HOC)
+#: Commands that race a cluster, provisioned or not.
+RACING_ANY = (*RACING, *AD_HOC)
+
+CLUSTER_OPTIONS: tuple[CliOption, ...] = (
+    CliOption(
+        name="target_hosts",
+        flags=("--target-hosts",),
+        commands=RACING_ANY,
+        type=_params.HOSTS,
+        help="HOST:PORT[,HOST:PORT...] of an existing cluster.",
+        field="RaceSettings.target_hosts",
+    ),
+    CliOption(
+        name="pipeline",
+        flags=("--pipeline",),
+        commands=RACING_ANY,
+        type=_params.PIPELINE,
+        help="benchmark-only (needs --target-hosts) or from-distribution (default without --target-hosts); "
+        "Rally's from-sources and docker are refused with their reason.",
+        field="RaceSettings.pipeline",
+    ),
+    CliOption(
+        name="distribution_version",
+        flags=("--distribution-version",),
+        commands=PROVISIONING,
+        help=f"Version to provision [default: {DEFAULT_DISTRIBUTION_VERSION}; "
+        f"with --distribution-flavor=opensearch: {OPENSEARCH.default_version}].",
+        field="ProvisionSettings.distribution_version",
+    ),
+    CliOption(
+        name="distribution_repository",
+        flags=("--distribution-repository",),
+        commands=PROVISIONING,
+        type=_params.DISTRIBUTION_REPOSITORY,
+        default="auto",
+        show_default=True,
+        help="release (Rally's name): the full tar.gz from Elastic's download server, as 'elastic'; "
+        "auto: that server when it answers within a few seconds, else maven; "
+        "maven: the integ-test distribution via the mvn client (your settings.xml mirrors apply); "
+        "elastic: the full tar.gz from Elastic's download server "
+        "($ESBENCH_DISTRIBUTION_URL overrides the URL).",
+        field="ProvisionSettings.distribution_repository",
+    ),
+    CliOption(
+        name="distribution_path",
+        flags=("--distribution-path",),
+        commands=PROVISIONING,
+        rally=False,
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        help="A local Elasticsearch .zip/.tar.gz to use instead of a repository.",
+        field="ProvisionSettings.distribution_path",
+    ),
+    CliOption(
+        name="car",
+        flags=("--car",),
+        osb=("--cluster-config",),
+        commands=PROVISIONING,
+        default="defaults",
+        show_default=True,
+        help="Car and mixins, comma-separated (e.g. defaults,4gheap,ea); see 'esbench list cars'.",
+        field="ProvisionSettings.car",
+    ),
+    CliOption(
+        name="car_params",
+        flags=("--car-params",),
+        osb=("--cluster-config-params",),
+        commands=PROVISIONING,
+        default="",
+        type=lambda: _params.params_type("--car-params"),
+        help="Override car variables: key:value list, inline JSON or a .json file (e.g. heap_size:3g).",
+        field="ProvisionSettings.car_params",
+    ),
+    CliOption(
+        name="nodes",
+        flags=("--nodes",),
+        # A sweep takes --nodes as a list of node counts (esbench.cli.planning).
+        commands=tuple(p for p in PROVISIONING if p != "sweep"),
+        rally=False,
+        type=click.IntRange(min=1),
+        default=1,
+        show_default=True,
+        help="Number of nodes on 127.0.0.1 forming one cluster.",
+        field="ProvisionSettings.nodes",
+    ),
+    CliOption(
+        name="cluster_name",
+        flags=("--cluster-name",),
+        commands=PROVISIONING,
+        help="cluster.name of the provisioned nodes [default: esbench-<installation id prefix>; "
+        "Rally's is rally-benchmark].",
+        field="ProvisionSettings.cluster_name",
+    ),
+    CliOption(
+        name="runtime_jdk",
+        flags=("--runtime-jdk",),
+        commands=PROVISIONING,
+        type=_params.RUNTIME_JDK,
+        help="Major version of the JDK that runs the provisioned nodes (e.g. 21; found via JAVA21_HOME, "
+        "like Rally, else the usual search), or 'bundled' for the distribution's own JDK "
+        "[default: the first suitable JDK].",
+        field="ProvisionSettings.runtime_jdk",
+    ),
+    CliOption(
+        name="preserve_install",
+        flags=("--preserve-install",),
+        commands=PROVISIONING,
+        kind=Kind.FLAG,
+        help="Keep the installation (config, data, logs) after the nodes stop.",
+        field="ProvisionSettings.preserve_install",
+    ),
+    CliOption(
+        name="run_as_user",
+        flags=("--run-as-user",),
+        commands=PROVISIONING,
+        rally=False,
+        help="Account that runs the nodes when esbench runs as root (default: esbench, created if missing).",
+        field="ProvisionSettings.run_as_user",
+    ),
+    CliOption(
+        name="distribution_flavor",
+        flags=("--distribution-flavor",),
+        commands=PROVISIONING,
+        rally=False,
+        type=click.Choice([f.value for f in DistributionFlavor]),
+        default=DistributionFlavor.ELASTICSEARCH.value,
+        show_default=True,
+        help="Product to provision: elasticsearch, or opensearch (its Maven integ-test zip "
+        "org.opensearch.distribution.integ-test-zip:opensearch:<version>:zip, e.g. 2.18.0).",
+        field="ProvisionSettings.distribution_flavor",
+    ),
+    CliOption(
+        name="client_options",
+        flags=("--client-options",),
+        commands=RACING_ANY,
+        default="",
+        type=_params.CLIENT_OPTIONS,
+        help="Client options: timeout:60,use_ssl:true,verify_certs:true,ca_certs:'/path',http_compress:true,"
+        "basic_auth_user:'u',basic_auth_password:'p' (or ESBENCH_USERNAME/ESBENCH_PASSWORD/ESBENCH_API_KEY).",
+        field="RaceSettings.client_options",
+    ),
+)

@@ -1,0 +1,176 @@
+"""One command-line option, declared once: :class:`CliOption`, and how it becomes a click option.
+
+An entry says everything esbench knows about an option: its spellings (esbench's, which are
+Rally's, and OSB's where OSB's option is a plain alias of Rally's), the commands that take it, its
+value parser, the settings field it fills, its help, and, for an option whose meaning cannot be
+served here, ``refused``: the paragraph a user gets (exit 64) when the option is given. A refused
+option still parses (any value), so the user learns why and what to use instead rather than
+"no such option".
+
+Sources: Rally 2.13 ``esrally/rally.py`` ``create_arg_parser`` (spellings, defaults, which
+sub-commands take each option); OSB 2.4.0 ``osbenchmark/benchmark.py`` ``create_arg_parser``
+(OSB's spellings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from esbench.exceptions import UserError
+
+if TYPE_CHECKING:
+    _ParamType = click.ParamType[Any]
+else:
+    _ParamType = click.ParamType
+
+
+class Kind(StrEnum):
+    """How an option is written on the command line."""
+
+    #: ``--opt=VALUE``.
+    VALUE = "value"
+    #: ``--opt`` (present or not).
+    FLAG = "flag"
+    #: ``--opt`` / ``--no-opt`` (argparse's ``BooleanOptionalAction``, click's ``--a/--no-a``).
+    SWITCH = "switch"
+
+
+#: The commands of Rally 2.13 whose options esbench takes (``list`` kinds and ``delete``/``add``
+#: targets are esbench sub-commands: ``"list races"``).
+RALLY_COMMANDS = (
+    "race",
+    "list",
+    "delete",
+    "info",
+    "render-track",
+    "create-track",
+    "compare",
+    "build",
+    "download",
+    "install",
+    "start",
+    "stop",
+    "add",
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CliOption:
+    """One option of the command line.
+
+    Attributes:
+        name: the click parameter name (the keyword argument the command gets), e.g. ``"user_tag"``.
+        flags: esbench's spellings, first the long one Rally uses (``("--user-tags", "--user-tag")``);
+            a short alias (``-q``) may follow.
+        osb: OSB's spellings where OSB's option is a plain alias of this one
+            (``--test-procedure`` for ``--challenge``); they are accepted too.
+        commands: the esbench command paths that take the option (``"race"``, ``"list races"``).
+        help: the help text.
+        kind: :class:`Kind`.
+        type: the value parser (a click type; validated text types check with the parser of the
+            stage that owns the format, imported lazily, see :mod:`esbench.cli._params`); None:
+            plain text, given a checked type by :func:`esbench.cli.options.apply_option_types`.
+        default: the value when the option is not given.
+        field: the settings field the option fills (``"RaceSettings.challenge"``), or a sentence
+            saying what it does when it fills none (a listing filter, a command's own argument).
+        refused: None when the option is taken; else the one paragraph (what, why, what to use
+            instead) that the command fails with, exit 64, before doing anything.
+        rally: the option is one of Rally 2.13's (False: esbench's own).
+        show_default: click's ``show_default``.
+        metavar: click's ``metavar``.
+        envvar: an environment variable that gives the value (``ESBENCH_METRICS_STORE``).
+    """
+
+    name: str
+    flags: tuple[str, ...]
+    commands: tuple[str, ...]
+    help: str
+    osb: tuple[str, ...] = ()
+    kind: Kind = Kind.VALUE
+    type: _ParamType | Callable[[], _ParamType] | None = None
+    default: Any = None
+    field: str = ""
+    refused: str | None = None
+    rally: bool = True
+    show_default: bool = False
+    metavar: str | None = None
+    envvar: str | None = None
+
+    @property
+    def long(self) -> str:
+        """The first spelling (Rally's), e.g. ``"--user-tags"``."""
+        return self.flags[0]
+
+    @property
+    def spellings(self) -> tuple[str, ...]:
+        """Every long spelling esbench accepts (its own and OSB's; ``--no-x`` of a switch too)."""
+        own = tuple(f for f in self.flags if f.startswith("--"))
+        negated = tuple("--no-" + f[2:] for f in own) if self.kind is Kind.SWITCH else ()
+        return own + negated + self.osb
+
+    def param_type(self) -> _ParamType | None:
+        """The value parser (a factory in :attr:`type` is called), or None for plain text."""
+        if self.type is None or isinstance(self.type, click.ParamType):
+            return self.type
+        return self.type()
+
+    def for_command(self, path: str) -> bool:
+        """Whether the command at ``path`` (``"list races"``) takes this option."""
+        return path in self.commands
+
+    def click_option(self) -> click.Option:
+        """The click option of this entry (a refused one refuses in its callback)."""
+        names = [*self.flags, *self.osb]
+        if self.refused is not None:
+            return _refused_option(self, names)
+        kwargs: dict[str, Any] = {"help": self.help, "show_default": self.show_default}
+        if self.envvar:
+            kwargs["envvar"] = self.envvar
+        if self.metavar:
+            kwargs["metavar"] = self.metavar
+        if self.kind is Kind.FLAG:
+            return click.Option([*names, self.name], is_flag=True, default=bool(self.default), **kwargs)
+        if self.kind is Kind.SWITCH:
+            long = [n for n in names if n.startswith("--")]
+            short = [n for n in names if not n.startswith("--")]
+            pair = "/".join([long[0], "--no-" + long[0][2:]])
+            decls = [pair, *long[1:], *short, self.name]
+            return click.Option(decls, is_flag=True, default=bool(self.default), **kwargs)
+        return click.Option([*names, self.name], type=self.param_type(), default=self.default, **kwargs)
+
+
+class RefusedValue(_ParamType):
+    """The type of a refused option: any text (even empty) parses; the callback refuses it."""
+
+    name = "text"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        return value
+
+
+REFUSED = RefusedValue()
+
+
+def _refused_option(entry: CliOption, names: list[str]) -> click.Option:
+    def refuse(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+        # The default is None, so any other value was given (even "" or --no-x).
+        if value is not None and not ctx.resilient_parsing:
+            raise UserError(f"{entry.long}: {entry.refused}")
+
+    help_text = f"{entry.help} Not served by esbench: see the message it gives."
+    if entry.kind is Kind.VALUE:
+        return click.Option(
+            [*names, entry.name], type=REFUSED, expose_value=False, callback=refuse, help=help_text
+        )
+    decls = [*names, entry.name]
+    if entry.kind is Kind.SWITCH:
+        long = [n for n in names if n.startswith("--")]
+        decls = ["/".join([long[0], "--no-" + long[0][2:]]), *long[1:], entry.name]
+    return click.Option(
+        decls, is_flag=True, default=None, expose_value=False, callback=refuse, help=help_text
+    )

@@ -1,0 +1,107 @@
+"""Options of the summary report, the metrics store, telemetry and user tags (Rally's
+``--report-*``, ``--show-in-report``, ``--telemetry*``, ``--user-tags`` in ``esrally/rally.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from esbench.cli import _params
+from esbench.cli.options.cluster import RACING_ANY
+from esbench.cli.options.entry import CliOption, Kind
+from esbench.cli.options.track import RACING
+from esbench.reporting.formats import NumbersAlign, ReportFormat, ShowInReport
+
+REPORT_OPTIONS: tuple[CliOption, ...] = (
+    CliOption(
+        name="user_tag",
+        flags=("--user-tags", "--user-tag"),
+        commands=RACING_ANY,
+        default="",
+        type=_params.USER_TAGS,
+        help="key:value,... tags stored with the race (Rally spells it --user-tags or --user-tag).",
+        field="RaceSettings.user_tags",
+    ),
+    CliOption(
+        name="report_format",
+        flags=("--report-format",),
+        osb=("--results-format",),
+        commands=RACING_ANY,
+        type=click.Choice([f.value for f in ReportFormat]),
+        default=ReportFormat.TEXT.value,
+        show_default=True,
+        help="How the summary is shown (Rally's are markdown and csv).",
+        field="RaceSettings.report.fmt",
+    ),
+    CliOption(
+        name="report_numbers_align",
+        flags=("--report-numbers-align",),
+        osb=("--results-numbers-align",),
+        commands=RACING,
+        type=click.Choice([a.value for a in NumbersAlign]),
+        default=NumbersAlign.DECIMAL.value,
+        show_default=True,
+        help="Alignment of the numbers in the text and markdown summary (right, center, left, decimal).",
+        field="RaceSettings.report.numbers_align",
+    ),
+    CliOption(
+        name="show_in_report",
+        flags=("--show-in-report",),
+        osb=("--show-in-results",),
+        commands=RACING,
+        type=click.Choice([s.value for s in ShowInReport]),
+        default=ShowInReport.AVAILABLE.value,
+        show_default=True,
+        help="Which rows the summary shows: available (those with a value), all-percentiles (every "
+        "percentile row, '-' where a task has too few samples) or all (every row of every task).",
+        field="RaceSettings.report.show_in_report",
+    ),
+    CliOption(
+        name="report_file",
+        flags=("--report-file",),
+        osb=("--results-file",),
+        commands=RACING_ANY,
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Write the summary also to this file.",
+        field="RaceSettings.report.file",
+    ),
+    CliOption(
+        name="show_processing_time",
+        flags=("--show-processing-time",),
+        commands=RACING_ANY,
+        rally=False,
+        kind=Kind.FLAG,
+        help="Add processing-time percentiles to the report.",
+        field="RaceSettings.report.show_processing_time",
+    ),
+    CliOption(
+        name="metrics_store",
+        flags=("--metrics-store",),
+        commands=RACING_ANY,
+        rally=False,
+        type=_params.URL,
+        envvar="ESBENCH_METRICS_STORE",
+        help="URL of an Elasticsearch cluster to export the race to (also ESBENCH_METRICS_STORE).",
+        field="RaceSettings.metrics_store",
+    ),
+    CliOption(
+        name="telemetry",
+        flags=("--telemetry",),
+        commands=RACING,
+        default="",
+        type=_params.TELEMETRY,
+        help="Telemetry devices sampled during the race, e.g. node-stats,os (see 'esbench list telemetry').",
+        field="RaceSettings.telemetry",
+    ),
+    CliOption(
+        name="telemetry_params",
+        flags=("--telemetry-params",),
+        commands=RACING,
+        default="",
+        type=lambda: _params.params_type("--telemetry-params"),
+        help="Telemetry device parameters: k:v list, inline JSON or a .json file "
+        "(node-stats-sample-interval:2).",
+        field="RaceSettings.telemetry",
+    ),
+)
