@@ -79,6 +79,8 @@ def run_race(settings: RaceSettings, *, console: Console | None = None) -> RaceR
         EsbenchError: for user errors before any measurement (bad track, unreachable cluster...).
             Errors during measurement end the race with status ``failed`` instead; Ctrl-C ends it
             with ``interrupted``. Both still store and report what was measured.
+        TaskAssertionFailed: with ``--enable-assertions``, a task's assertion failed (Rally's exit
+            64); raised after the failed race was stored and reported.
     """
     console = console or Console()
     if settings.kill_running_processes:
@@ -201,7 +203,7 @@ def _race_against(race: _Race, target: TargetCluster, console: Console) -> RaceR
     race_log.finish(result)
     store_and_report(result, race.race_dir, settings, console)
     if isinstance(failure, TaskAssertionFailed):
-        # Rally ends the race with exit 64 on a failed assertion (a failed request: status failed).
+        # Rally exits 64 on a failed task assertion; other failed races return their result (exit 1).
         raise TaskAssertionFailed(
             f"Race {race.race_id} failed: {failure} What it measured before is stored; the race log "
             f"is {race.race_dir / LOG_FILE_NAME}."
