@@ -73,7 +73,8 @@ def race_options(f: F) -> F:
     for option in reversed(_OWN_OPTIONS):
         f = option(f)
     first: dict[str, CliOption] = {}
-    for entry in OPTIONS:  # a name declared for several commands: the race's entry comes first
+    # A name declared for several commands (--quiet: render-track's default differs): the race's entry.
+    for entry in sorted(OPTIONS, key=lambda e: "race" not in e.commands):
         first.setdefault(entry.name, entry)
     for name in reversed(TABLE_OPTION_NAMES):
         add_option(f, first[name].click_option())
