@@ -146,8 +146,10 @@ def write_races(
             the message names the hosts without credentials.
     """
     counts = {"races": 0, "results": 0, "metrics": 0, "telemetry": 0}
+    races = list(races)
     with metrics_store_client(settings, "export") as es:
         prepare_store(es, settings)
+        _keep_extra_unindexed(es, {monthly_index(StoreIndex.RACES, docs.race_timestamp(r)) for r in races})
         _bulk(
             es,
             settings,
@@ -156,6 +158,22 @@ def write_races(
         )
     logger.debug("wrote %s to %s", counts, settings.display_url)
     return ExportCounts(**counts)
+
+
+def _keep_extra_unindexed(es: Elasticsearch, indices: set[str]) -> None:
+    """Map the ``esbench`` object of the race documents as not indexed in race indices that exist
+    already. Templates apply when an index is created; a ``rally-races-YYYY-MM`` index that Rally
+    created has Rally's mapping, where the ``esbench`` object would be mapped dynamically, and its
+    percentile keys (``99`` beside ``99.9``) cannot be. A field can be added to an existing mapping,
+    so this is done before the first esbench race document goes into such an index.
+
+    Raises:
+        elasticsearch.ApiError: the store refused the mapping (an ``esbench`` field of another
+            type is already mapped there); the caller reports it.
+    """
+    for index in sorted(indices):
+        if es.indices.exists(index=index):
+            es.indices.put_mapping(index=index, properties={"esbench": {"type": "object", "enabled": False}})
 
 
 class SampleWriter:
