@@ -28,7 +28,7 @@ import pytest
 from harness import ROOT, TRACKS, dist_cache
 from rally_oracle import missing, namespaces_available, rally_bin, renamed_copy  # noqa: F401
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500), pytest.mark.xdist_group("rally-store-writer")]
 
 SCRIPT = Path(__file__).with_name("rally_store_oracle.sh")
 ES_VERSION = "8.8.2"

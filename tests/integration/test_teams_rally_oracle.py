@@ -50,7 +50,7 @@ from esbench.provision.teams import list_team_cars
 from esbench.provision.users import RunAs
 from esbench.track.params import parse_params
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("rally-teams-oracle")]
 
 RALLY = Path(os.environ.get("ESBENCH_TEST_RALLY", "/work/venvs/rally/bin/esrally"))
 RALLY_TEAMS = Path(os.environ.get("ESBENCH_TEST_RALLY_TEAMS", "/work/.mirror/elastic+rally-teams/repo"))
