@@ -30,7 +30,7 @@ _EXPORTS = {
     "Registry": "esbench.driver.worker.registry",
     "default_registry": "esbench.compat.host",
     "ProvisionSettings": "esbench.provision.settings",
-    "provision_cluster": "esbench.provision.cluster",
+    "provision_cluster": "esbench.provision.provisioned",
 }
 
 __all__ = [
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from esbench.compat.host import default_registry
     from esbench.driver.worker.registry import Registry
     from esbench.exceptions import EsbenchError
-    from esbench.provision.cluster import provision_cluster
+    from esbench.provision.provisioned import provision_cluster
     from esbench.provision.settings import ProvisionSettings
     from esbench.racecontrol import run_race
     from esbench.records import RaceResult, TaskResult

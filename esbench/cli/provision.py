@@ -165,6 +165,7 @@ def install(
 def start(installation_id: str | None, offline: bool, quiet: bool, **options: Any) -> None:
     """Start an installation (or install and start one) and print its endpoints and installation id."""
     from esbench.provision import cluster
+    from esbench.provision.provisioned import provision_cluster
     from esbench.provision.security import SecurityMaterial
 
     settings = _settings(options, offline)
@@ -173,7 +174,7 @@ def start(installation_id: str | None, offline: bool, quiet: bool, **options: An
         inst = installation.load(installation_id)
         started = cluster.start(inst, timeout=settings.start_timeout, stop_timeout=settings.stop_timeout)
     else:
-        pc = cluster.provision_cluster(_pin(settings, quiet), race_dir=None)
+        pc = provision_cluster(_pin(settings, quiet), race_dir=None)
         started = pc.installation
     _err(
         f"Started {get_flavor(started.distribution_flavor).product} {started.version} "

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from esbench.lazy import lazy_exports
 
 _EXPORTS = {
-    "ProvisionedCluster": "esbench.provision.cluster",
-    "provision_cluster": "esbench.provision.cluster",
+    "ProvisionedCluster": "esbench.provision.provisioned",
+    "provision_cluster": "esbench.provision.provisioned",
     "DEFAULT_DISTRIBUTION_VERSION": "esbench.provision.settings",
     "ProvisionSettings": "esbench.provision.settings",
 }
@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from esbench.provision.cluster import ProvisionedCluster, provision_cluster
+    from esbench.provision.provisioned import ProvisionedCluster, provision_cluster
     from esbench.provision.settings import DEFAULT_DISTRIBUTION_VERSION, ProvisionSettings
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

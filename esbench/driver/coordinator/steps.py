@@ -16,9 +16,9 @@ from esbench.driver.worker.process import (
     CompleteStep,
     ProgressReport,
     StepDone,
-    WorkerError,
     WorkerMessage,
 )
+from esbench.driver.worker.stepfailure import WorkerError
 from esbench.exceptions import DriverError, EsbenchError
 from esbench.metrics.recorder import RecorderState
 from esbench.metrics.stats import task_result

@@ -20,7 +20,6 @@ import contextlib
 import logging
 import signal
 import time
-import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -35,8 +34,8 @@ from esbench.driver.worker.context import RaceContext
 from esbench.driver.worker.executor import ClientExecutor, StepControl, TaskRun, kept_samples
 from esbench.driver.worker.loop import new_loop, watch_pipe
 from esbench.driver.worker.profiling import worker_profile
+from esbench.driver.worker.stepfailure import WorkerError, as_worker_error
 from esbench.driver.worker.taskruns import build_registry, build_task_runs
-from esbench.exceptions import EsbenchError
 from esbench.metrics.recorder import RecorderState
 from esbench.racelog import attach_worker_log
 from esbench.records.samples import RequestSamples
@@ -110,14 +109,6 @@ class Shutdown:
 
 
 @dataclass(frozen=True, slots=True)
-class WorkerError:
-    """An error that ends the race: the esbench exception class name and its message."""
-
-    kind: str
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
 class Ready:
     worker_id: int
     step: int
@@ -173,14 +164,6 @@ class StepDone:
 CoordinatorMessage = PrepareStep | StartStep | CompleteStep | CancelStep | Shutdown
 #: What a worker sends to the coordinator.
 WorkerMessage = Ready | ProgressReport | ClientEnded | StepDone
-
-
-def as_worker_error(exc: BaseException) -> WorkerError:
-    """The error to report for an exception raised while running a step."""
-    if isinstance(exc, EsbenchError):
-        return WorkerError(kind=type(exc).__name__, message=str(exc))
-    tb = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    return WorkerError(kind="DriverError", message=f"Unexpected error in the load driver: {tb}")
 
 
 # ------------------------------------------------------------------------------------ runtime
@@ -471,6 +454,20 @@ class WorkerRuntime:
                 await step.runner
 
 
+def _serve(conn: Connection, init: InitWorker, runtime_kwargs: Mapping[str, Any] | None = None) -> None:
+    """Build the worker's runtime and serve until shutdown (profiled with ``init.profile``); a runtime
+    that cannot be built is answered with an error :class:`Ready`."""
+    try:
+        runtime = WorkerRuntime(conn, init, **dict(runtime_kwargs or {}))
+    except Exception as exc:
+        with contextlib.suppress(BrokenPipeError, OSError):
+            conn.send(Ready(worker_id=getattr(init, "worker_id", -1), step=-1, error=as_worker_error(exc)))
+        return
+    profiled = worker_profile(init.worker_id, init.log_file if init.profile else None)
+    with profiled, asyncio.Runner(loop_factory=new_loop) as runner:
+        runner.run(runtime.serve())
+
+
 def worker_main(conn: Connection, *, in_thread: bool = False) -> None:
     """Entry point of a worker process (or thread): receive ``InitWorker``, serve until shutdown."""
     if not in_thread:
@@ -481,26 +478,11 @@ def worker_main(conn: Connection, *, in_thread: bool = False) -> None:
         return
     with contextlib.suppress(OSError):  # no race log is no reason to fail the race
         attach_worker_log(init.log_file, init.connection.credentials)
-    try:
-        runtime = WorkerRuntime(conn, init)
-    except Exception as exc:
-        with contextlib.suppress(BrokenPipeError, OSError):
-            conn.send(Ready(worker_id=getattr(init, "worker_id", -1), step=-1, error=as_worker_error(exc)))
-        return
-    profiled = worker_profile(init.worker_id, init.log_file if init.profile else None)
-    with profiled, asyncio.Runner(loop_factory=new_loop) as runner:
-        runner.run(runtime.serve())
+    _serve(conn, init)
 
 
 def run_in_thread(
     conn: Connection, init: InitWorker, *, runtime_kwargs: Mapping[str, Any] | None = None
 ) -> None:
     """Thread entry point used by in-process workers (tests): like :func:`worker_main`."""
-    try:
-        runtime = WorkerRuntime(conn, init, **dict(runtime_kwargs or {}))
-    except Exception as exc:
-        conn.send(Ready(worker_id=init.worker_id, step=-1, error=as_worker_error(exc)))
-        return
-    profiled = worker_profile(init.worker_id, init.log_file if init.profile else None)
-    with profiled, asyncio.Runner(loop_factory=new_loop) as runner:
-        runner.run(runtime.serve())
+    _serve(conn, init, runtime_kwargs)

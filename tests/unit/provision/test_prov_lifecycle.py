@@ -17,6 +17,7 @@ from esbench.exceptions import LaunchError, ProvisionError
 from esbench.provision import cluster, installation
 from esbench.provision.launcher import pid_alive, pids_with_marker
 from esbench.provision.ports import free_ports
+from esbench.provision.provisioned import provision_cluster
 from esbench.provision.settings import DEFAULT_RUN_AS_USER, ProvisionSettings
 
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -44,7 +45,7 @@ def _all_marker_pids(inst_id: str, nodes: int) -> list[int]:
 
 def test_provision_start_stop_single_node(fake_dist: Callable[..., Path], tmp_path: Path) -> None:
     race = tmp_path / "race"
-    pc = cluster.provision_cluster(_settings(fake_dist(), car="defaults,ea"), race_dir=race)
+    pc = provision_cluster(_settings(fake_dist(), car="defaults,ea"), race_dir=race)
     inst = pc.installation
     root = Path(inst.root)
     (node,) = inst.nodes
@@ -70,7 +71,7 @@ def test_provision_start_stop_single_node(fake_dist: Callable[..., Path], tmp_pa
 
 
 def test_three_nodes_get_distinct_ports_and_form_one_cluster(fake_dist: Callable[..., Path]) -> None:
-    with cluster.provision_cluster(_settings(fake_dist(), nodes=3), race_dir=None) as pc:
+    with provision_cluster(_settings(fake_dist(), nodes=3), race_dir=None) as pc:
         nodes = pc.installation.nodes
         ports = [n.http_port for n in nodes] + [n.transport_port for n in nodes]
         assert len(set(ports)) == 6
@@ -81,13 +82,13 @@ def test_three_nodes_get_distinct_ports_and_form_one_cluster(fake_dist: Callable
 
 def test_launch_failure_shows_the_console_output_and_cleans_up(fake_dist: Callable[..., Path]) -> None:
     with pytest.raises(LaunchError, match=r"(?s)node-0 .* failed to start.*unknown setting \[foo\.bar\]"):
-        cluster.provision_cluster(_settings(fake_dist("fail-launch")), race_dir=None)
+        provision_cluster(_settings(fake_dist("fail-launch")), race_dir=None)
     assert installation.list_installations() == []
 
 
 def test_node_dying_during_start_shows_its_log_tail(fake_dist: Callable[..., Path]) -> None:
     with pytest.raises(LaunchError, match=r"(?s)died during start.*fake OutOfMemoryError"):
-        cluster.provision_cluster(_settings(fake_dist("die-after-start")), race_dir=None)
+        provision_cluster(_settings(fake_dist("die-after-start")), race_dir=None)
     assert installation.list_installations() == []
 
 
@@ -96,7 +97,7 @@ def test_a_cluster_that_never_gets_green_times_out_and_is_stopped(fake_dist: Cal
         distribution_path=fake_dist("never-green"), start_timeout=1.5, stop_timeout=5
     )
     with pytest.raises(LaunchError, match="did not report a green cluster of 1 node"):
-        cluster.provision_cluster(settings, race_dir=None)
+        provision_cluster(settings, race_dir=None)
     # the no_leftover_nodes fixture asserts that nothing keeps running
 
 
@@ -117,7 +118,7 @@ def test_a_port_taken_between_choice_and_bind_is_retried_with_fresh_ports(
             return ports
 
         monkeypatch.setattr(cluster, "free_ports", racy_free_ports)
-        with cluster.provision_cluster(_settings(fake_dist()), race_dir=None) as pc:
+        with provision_cluster(_settings(fake_dist()), race_dir=None) as pc:
             assert len(calls) == 2
             assert pc.hosts[0] != f"127.0.0.1:{taken}"
             assert _health(pc.hosts[0])["status"] == "green"
@@ -132,7 +133,7 @@ def test_ports_that_keep_being_taken_give_up_with_a_clear_error(
         taken = blocker.getsockname()[1]
         monkeypatch.setattr(cluster, "free_ports", lambda count, exclude=(): [taken, *free_ports(count - 1)])
         with pytest.raises(LaunchError, match="ports kept being taken"):
-            cluster.provision_cluster(_settings(fake_dist()), race_dir=None)
+            provision_cluster(_settings(fake_dist()), race_dir=None)
 
 
 def test_ctrl_c_during_start_stops_the_node_and_removes_the_install(
@@ -147,7 +148,7 @@ def test_ctrl_c_during_start_stops_the_node_and_removes_the_install(
 
     monkeypatch.setattr(cluster, "cluster_health", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        cluster.provision_cluster(_settings(fake_dist()), race_dir=None)
+        provision_cluster(_settings(fake_dist()), race_dir=None)
     assert seen, "the node should have been running when Ctrl-C hit"
     assert not any(pid_alive(p) for p in seen)
     assert installation.list_installations() == []
@@ -191,7 +192,7 @@ def test_sigterm_during_start_is_treated_like_ctrl_c(
     monkeypatch.setattr(cluster, "cluster_health", terminated)
     previous = signal.getsignal(signal.SIGTERM)
     with pytest.raises(KeyboardInterrupt):
-        cluster.provision_cluster(_settings(fake_dist()), race_dir=None)
+        provision_cluster(_settings(fake_dist()), race_dir=None)
     assert signal.getsignal(signal.SIGTERM) == previous
     assert seen and not any(pid_alive(p) for p in seen)
     assert installation.list_installations() == []

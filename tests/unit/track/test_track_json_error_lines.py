@@ -73,7 +73,7 @@ def test_newlines_inside_tags_get_no_marker() -> None:
 
 def test_without_the_environment_the_line_is_guessed_from_its_text(tmp_path: Path) -> None:
     from esbench.track.assemble import assemble
-    from esbench.track.loader import parse_rendered
+    from esbench.track.rendered import parse_rendered
 
     source = assemble('{"a": 1\n"b": 2}', file=tmp_path / "track.json", base_dir=tmp_path)
     with pytest.raises(TrackSyntaxError, match="at line 2, column 1 of the rendered text"):
