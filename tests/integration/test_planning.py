@@ -106,6 +106,9 @@ def number(cell: str) -> float:
     return float(cell.replace(",", ""))
 
 
+# Timing: the knee is read off throughput per point, which the other xdist worker's races on the same
+# node moved by 25 % in CI (8 clients 238 ops/s, 16 clients 351): run alone, after the others.
+@pytest.mark.timing
 def test_client_sweep_rises_then_flattens_names_a_knee_and_is_resumable(
     track: tuple[Path, str], es_hosts: list[str]
 ) -> None:
@@ -153,6 +156,8 @@ def test_client_sweep_rises_then_flattens_names_a_knee_and_is_resumable(
     assert all("reused" in r[-1] for r in table_rows(again.stdout).values()), again.stdout
 
 
+# Timing: whether a rate meets the latency SLO depends on the node's capacity, which other races share.
+@pytest.mark.timing
 def test_find_max_rate_meets_the_slo_and_twenty_percent_more_does_not(
     track: tuple[Path, str], es_hosts: list[str]
 ) -> None:
