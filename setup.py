@@ -11,7 +11,9 @@ same code (see esbench/metrics/accumulator.py). ``ESBENCH_PURE_PYTHON=1`` select
 even where the extensions are built.
 """
 
+import importlib.util
 import shutil
+import sys
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -27,29 +29,37 @@ class BuildPyWithAssets(build_py):
             src = Path(name)
             if src.is_dir():
                 dst = Path(self.build_lib) / "esbench" / "builtin" / name
-                shutil.copytree(src, dst, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+                shutil.copytree(
+                    src, dst, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+                )
 
 
-setup(
-    cmdclass={"build_py": BuildPyWithAssets},
-    ext_modules=[
+def _compiled_module():
+    """esbench/_compiled.py, loaded by path: the extension list and the source digest live there,
+    and importing the esbench package would need its dependencies at build time."""
+    path = Path(__file__).resolve().parent / "esbench" / "_compiled.py"
+    spec = importlib.util.spec_from_file_location("_esbench_compiled", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses resolves the module of its classes by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def _extensions():
+    compiled = _compiled_module()
+    root = Path(__file__).resolve().parent
+    return [
         Extension(
-            "esbench.metrics._accumulator",
-            [f"esbench/metrics/{name}.c" for name in ("_accumulator", "_phase", "_record")],
-            depends=["esbench/_capi.h", "esbench/metrics/_accumulator.h"],
+            spec.name,
+            list(spec.sources),
+            depends=list(spec.depends),
+            # The module carries the digest of its sources, so that a checkout whose sources moved on
+            # runs the Python twin instead of a stale build (esbench/_compiled.py).
+            define_macros=[(compiled.DIGEST_MACRO, f'"{compiled.source_digest(spec, root)}"')],
             optional=True,
-        ),
-        Extension(
-            "esbench.driver.transport._connection",
-            [f"esbench/driver/transport/{name}.c" for name in ("_connection", "_received", "_prepared", "_repeat", "_response", "_timing")],
-            depends=["esbench/_capi.h", "esbench/driver/transport/_connection.h"],
-            optional=True,
-        ),
-        Extension(
-            "esbench.corpus._lines",
-            ["esbench/corpus/_lines.c"],
-            depends=["esbench/_capi.h"],
-            optional=True,
-        ),
-    ],
-)
+        )
+        for spec in compiled.EXTENSION_SPECS
+    ]
+
+
+setup(cmdclass={"build_py": BuildPyWithAssets}, ext_modules=_extensions())

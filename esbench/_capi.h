@@ -9,6 +9,12 @@
 #include <Python.h>
 #include <structmember.h>
 
+/* The digest of the sources the module was built from: setup.py defines it, the module exports it as
+ * SOURCE_DIGEST, and esbench/_compiled.py runs the Python twin when the checkout's sources differ. */
+#ifndef ESBENCH_SOURCE_DIGEST
+#define ESBENCH_SOURCE_DIGEST ""
+#endif
+
 /* Shared by the files of one extension module only. */
 #define ESB_HIDDEN __attribute__((visibility("hidden")))
 

@@ -170,7 +170,8 @@ PyInit__accumulator(void)
     if (m == NULL)
         return NULL;
     /* Readies each type and adds it under the last part of its tp_name. */
-    if (PyModule_AddType(m, &PhaseType) < 0 || PyModule_AddType(m, &CoreType) < 0) {
+    if (PyModule_AddType(m, &PhaseType) < 0 || PyModule_AddType(m, &CoreType) < 0 ||
+        PyModule_AddStringConstant(m, "SOURCE_DIGEST", ESBENCH_SOURCE_DIGEST) < 0) {
         Py_DECREF(m);
         return NULL;
     }

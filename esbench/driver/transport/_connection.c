@@ -414,7 +414,8 @@ PyInit__connection(void)
         return NULL;
     /* Readies each type and adds it under the last part of its tp_name. */
     if (PyModule_AddType(m, &ConnType) < 0 || PyModule_AddType(m, &ResponseType) < 0 ||
-        PyModule_AddType(m, &TimingType) < 0 || PyModule_AddType(m, &RepeatType) < 0) {
+        PyModule_AddType(m, &TimingType) < 0 || PyModule_AddType(m, &RepeatType) < 0 ||
+        PyModule_AddStringConstant(m, "SOURCE_DIGEST", ESBENCH_SOURCE_DIGEST) < 0) {
         Py_DECREF(m);
         return NULL;
     }
