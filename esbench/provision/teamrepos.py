@@ -18,49 +18,25 @@ count. ``--team-path`` bypasses all of this.
 
 from __future__ import annotations
 
-import configparser
-import logging
-import os
-import subprocess
 from pathlib import Path
 
-from esbench.exceptions import DataError, NotFound
 from esbench.home import esbench_home
-from esbench.track.versions import best_match, version_variants
+from esbench.track import gitrepo
 
-logger = logging.getLogger(__name__)
-
-DEFAULT_REPOSITORY = "default"
+DEFAULT_REPOSITORY = gitrepo.DEFAULT_REPOSITORY
 #: Rally's default team repository.
 DEFAULT_URL = "https://github.com/elastic/rally-teams"
-#: Seconds a clone or fetch may take before it counts as hanging.
-GIT_TIMEOUT_S = 600.0
 
-
-class _GitFailed(Exception):
-    pass
-
-
-def _git(directory: Path | None, *args: str) -> str:
-    cmd = ["git", *(["-C", str(directory)] if directory else []), *args]
-    try:
-        done = subprocess.run(
-            cmd,
-            capture_output=True,
-            text=True,
-            timeout=GIT_TIMEOUT_S,
-            env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
-            check=False,
-        )
-    except FileNotFoundError as e:
-        raise DataError("Team repositories need the 'git' program; install git (apt-get install git).") from e
-    except subprocess.TimeoutExpired as e:
-        raise DataError(
-            f"'git {' '.join(args)}' took more than {GIT_TIMEOUT_S:.0f} s and was stopped."
-        ) from e
-    if done.returncode != 0:
-        raise _GitFailed(done.stderr.strip() or done.stdout.strip() or f"exit code {done.returncode}")
-    return done.stdout
+KIND = gitrepo.RepositoryKind(
+    noun="team",
+    section="teams",
+    default_url=DEFAULT_URL,
+    directory="teams",
+    pick_hint="--team-revision",
+    # Offline too: the remote-tracking branches of the last fetch are there (Rally checks them out).
+    choose_offline=True,
+    no_checkout=False,
+)
 
 
 def repository_url(name: str) -> str:
@@ -69,36 +45,7 @@ def repository_url(name: str) -> str:
     Raises:
         NotFound: no URL is configured for ``name`` (``default`` has Rally's built-in URL).
     """
-    parser = configparser.ConfigParser(interpolation=None)
-    path = esbench_home() / "esbench.ini"
-    if path.is_file():
-        parser.read(path, encoding="utf-8")
-    key = f"{name}.url"
-    if parser.has_option("teams", key):
-        return parser.get("teams", key).strip()
-    if name == DEFAULT_REPOSITORY:
-        return DEFAULT_URL
-    configured = sorted(
-        k.removesuffix(".url") for k in (parser.options("teams") if parser.has_section("teams") else [])
-    )
-    raise NotFound(
-        f"Unknown team repository '{name}'. Add its URL to '{path}' as\n[teams]\n{key} = <git URL>\n"
-        f"Configured repositories: {', '.join([DEFAULT_REPOSITORY, *configured])}."
-    )
-
-
-def _branches(directory: Path, *, remote: bool) -> list[str]:
-    refs = _git(
-        directory, "for-each-ref", "--format=%(refname:short)", "refs/remotes/" if remote else "refs/heads/"
-    )
-    names = []
-    for ref in refs.split():
-        if remote:
-            if "/" not in ref or ref.endswith("/HEAD"):
-                continue
-            ref = ref.split("/", 1)[1]
-        names.append(ref)
-    return names
+    return gitrepo.configured_url(name, esbench_home() / "esbench.ini", KIND)
 
 
 def team_checkout(
@@ -115,54 +62,26 @@ def team_checkout(
     """
     name = name or DEFAULT_REPOSITORY
     url = repository_url(name)
-    directory = esbench_home() / "benchmarks" / "teams" / name
-    cloned = (directory / ".git").exists()
-    if not cloned:
-        if offline:
-            raise DataError(
-                f"esbench runs offline but has no clone of the team repository '{name}' in '{directory}'. "
-                f"Clone it by hand (git clone {url} {directory}), or give a checkout with --team-path."
-            )
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            _git(None, "clone", "--quiet", url, str(directory))
-        except _GitFailed as e:
-            raise DataError(
-                f"Could not clone the team repository '{name}' from {url} into '{directory}': {e}. Check the "
-                f"network and the URL ([teams] {name}.url in esbench.ini), or give a local checkout with "
-                "--team-path."
-            ) from e
-    elif not offline:
-        try:
-            _git(directory, "fetch", "--quiet", "--tags", "--prune", "origin")
-        except _GitFailed as e:
-            logger.warning("could not update team repository %s: %s", name, e)
-    try:
-        if revision:
-            _git(directory, "checkout", "--quiet", revision)
-        else:
-            # Offline too: the remote-tracking branches of the last fetch are there (Rally checks them out).
-            chosen = best_match(_branches(directory, remote=True), distribution_version)
-            if chosen is not None:
-                _git(directory, "checkout", "--quiet", "-B", chosen, f"origin/{chosen}")
-            else:
-                chosen = best_match(_branches(directory, remote=False), distribution_version)
-                if chosen is None and distribution_version:
-                    tags = set(_git(directory, "tag").split())
-                    chosen = next(
-                        (f"v{v}" for v in version_variants(distribution_version) if f"v{v}" in tags), None
-                    )
-                if chosen is None:
-                    raise DataError(
-                        f"The team repository '{name}' ({url}) has no branch or tag for distribution version "
-                        f"{distribution_version}. Pick one with --team-revision."
-                    )
-                _git(directory, "checkout", "--quiet", chosen)
-        head = _git(directory, "rev-parse", "HEAD").strip()
-    except _GitFailed as e:
-        what = f"revision '{revision}'" if revision else f"the branch for version {distribution_version}"
-        raise DataError(
-            f"Could not check out {what} of the team repository '{name}' in '{directory}': {e}."
-        ) from e
-    logger.info("team repository %s at %s", name, head)
+    directory = esbench_home() / "benchmarks" / KIND.directory / name
+    gitrepo.clone_or_fetch(
+        name,
+        url,
+        directory,
+        offline=offline,
+        kind=KIND,
+        offline_hint=f"Clone it by hand (git clone {url} {directory}), or give a checkout with --team-path.",
+        clone_hint=(
+            f"Check the network and the URL ([teams] {name}.url in esbench.ini), or give a local checkout "
+            "with --team-path."
+        ),
+    )
+    head = gitrepo.check_out(
+        name,
+        url,
+        directory,
+        kind=KIND,
+        revision=revision,
+        distribution_version=distribution_version,
+        offline=offline,
+    )
     return directory, head

@@ -20,26 +20,32 @@ git is run as the ``git`` binary (no prompt for credentials, bounded in time).
 
 from __future__ import annotations
 
-import configparser
 import logging
-import os
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from esbench.exceptions import DataError, NotFound
 from esbench.home import esbench_home
-from esbench.track.versions import best_match, version_variants
+from esbench.track import gitrepo
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_REPOSITORY = "default"
+DEFAULT_REPOSITORY = gitrepo.DEFAULT_REPOSITORY
 #: Rally's default track repository.
 DEFAULT_URL = "https://github.com/elastic/rally-tracks"
 CONFIG_FILE = "esbench.ini"
-#: Seconds a clone or fetch may take before it counts as hanging.
-GIT_TIMEOUT_S = 600.0
+
+KIND = gitrepo.RepositoryKind(
+    noun="track",
+    section="tracks",
+    default_url=DEFAULT_URL,
+    directory="tracks",
+    pick_hint="--track-branch or --track-revision",
+    # Rally: offline, the clone is used as it is (no branch switch).
+    choose_offline=False,
+    no_checkout=True,
+)
 
 
 def config_path() -> Path:
@@ -53,45 +59,7 @@ def repository_url(name: str) -> str:
     Raises:
         NotFound: no URL is configured for ``name`` (``default`` has Rally's built-in URL).
     """
-    parser = configparser.ConfigParser()
-    path = config_path()
-    if path.is_file():
-        parser.read(path, encoding="utf-8")
-    key = f"{name}.url"
-    if parser.has_option("tracks", key):
-        return parser.get("tracks", key).strip()
-    if name == DEFAULT_REPOSITORY:
-        return DEFAULT_URL
-    keys = parser.options("tracks") if parser.has_section("tracks") else []
-    configured = sorted(k.removesuffix(".url") for k in keys)
-    raise NotFound(
-        f"Unknown track repository '{name}'. Add its URL to '{path}' as\n[tracks]\n{key} = <git URL>\n"
-        f"Configured repositories: {', '.join([DEFAULT_REPOSITORY, *configured])}."
-    )
-
-
-def _git(directory: Path | None, *args: str) -> str:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
-    cmd = ["git", *(["-C", str(directory)] if directory else []), *args]
-    try:
-        done = subprocess.run(
-            cmd, capture_output=True, text=True, timeout=GIT_TIMEOUT_S, env=env, check=False
-        )
-    except FileNotFoundError as e:
-        raise DataError(
-            "Track repositories need the 'git' program; install git (e.g. apt-get install git)."
-        ) from e
-    except subprocess.TimeoutExpired as e:
-        raise DataError(
-            f"'git {' '.join(args)}' took more than {GIT_TIMEOUT_S:.0f} s and was stopped."
-        ) from e
-    if done.returncode != 0:
-        raise _GitFailed(done.stderr.strip() or done.stdout.strip() or f"exit code {done.returncode}")
-    return done.stdout
-
-
-class _GitFailed(Exception):
-    pass
+    return gitrepo.configured_url(name, config_path(), KIND)
 
 
 @dataclass(frozen=True)
@@ -145,46 +113,22 @@ def open_repository(name: str = DEFAULT_REPOSITORY, *, offline: bool = False) ->
             the URL, the directory and what to do.
     """
     url = repository_url(name)
-    directory = esbench_home() / "benchmarks" / "tracks" / name
-    cloned = (directory / ".git").exists()
-    if offline:
-        if not cloned:
-            raise DataError(
-                f"esbench runs offline but has no clone of the track repository '{name}' in '{directory}'. "
-                f"Run once without --offline, or clone it by hand: git clone {url} {directory}"
-            )
-        return TrackRepository(name=name, url=url, directory=directory)
-    if not cloned:
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            _git(None, "clone", "--quiet", "--no-checkout", url, str(directory))
-        except _GitFailed as e:
-            raise DataError(
-                f"Could not clone the track repository '{name}' from {url} into '{directory}': {e}. "
-                f"Check the network and the URL ([tracks] {name}.url in '{config_path()}'). To work "
-                "without network: give the track's directory with --track-path, race a bundle made "
-                "elsewhere (`esbench bundle --track=NAME --output=FILE.tar`, then --track-bundle=FILE.tar "
-                f"--offline), or clone the repository by hand into '{directory}' and add --offline."
-            ) from e
-    else:
-        try:
-            _git(directory, "fetch", "--quiet", "--tags", "--prune", "origin")
-        except _GitFailed as e:
-            logger.warning("could not update track repository %s: %s", name, e)
+    directory = esbench_home() / "benchmarks" / KIND.directory / name
+    gitrepo.clone_or_fetch(
+        name,
+        url,
+        directory,
+        offline=offline,
+        kind=KIND,
+        offline_hint=f"Run once without --offline, or clone it by hand: git clone {url} {directory}",
+        clone_hint=(
+            f"Check the network and the URL ([tracks] {name}.url in '{config_path()}'). To work "
+            "without network: give the track's directory with --track-path, race a bundle made "
+            "elsewhere (`esbench bundle --track=NAME --output=FILE.tar`, then --track-bundle=FILE.tar "
+            f"--offline), or clone the repository by hand into '{directory}' and add --offline."
+        ),
+    )
     return TrackRepository(name=name, url=url, directory=directory)
-
-
-def _branches(repo: TrackRepository, *, remote: bool) -> list[str]:
-    prefix = "refs/remotes/" if remote else "refs/heads/"
-    refs = _git(repo.directory, "for-each-ref", "--format=%(refname:short)", prefix)
-    names = []
-    for ref in refs.split():
-        if remote:
-            if "/" not in ref or ref.endswith("/HEAD"):
-                continue
-            ref = ref.split("/", 1)[1]
-        names.append(ref)
-    return names
 
 
 def check_out(
@@ -200,39 +144,16 @@ def check_out(
     Raises:
         DataError: the revision or branch does not exist, or nothing fits the distribution version.
     """
-    target = revision or branch
-    try:
-        if target:
-            if branch and not revision and not offline and branch in _branches(repo, remote=True):
-                _git(repo.directory, "checkout", "--quiet", "-B", branch, f"origin/{branch}")
-            else:
-                _git(repo.directory, "checkout", "--quiet", target)
-        elif offline:
-            pass  # Rally: offline, the clone is used as it is (no branch switch)
-        else:
-            chosen = best_match(_branches(repo, remote=True), distribution_version)
-            if chosen is not None:
-                _git(repo.directory, "checkout", "--quiet", "-B", chosen, f"origin/{chosen}")
-            else:
-                chosen = best_match(_branches(repo, remote=False), distribution_version)
-                if chosen is None:
-                    tags = set(_git(repo.directory, "tag").split())
-                    variants = version_variants(distribution_version) if distribution_version else []
-                    chosen = next((f"v{v}" for v in variants if f"v{v}" in tags), None)
-                if chosen is None:
-                    raise DataError(
-                        f"The track repository '{repo.name}' ({repo.url}) has no branch or tag for "
-                        f"distribution version {distribution_version}. "
-                        "Pick one with --track-branch or --track-revision."
-                    )
-                _git(repo.directory, "checkout", "--quiet", chosen)
-        head = _git(repo.directory, "rev-parse", "HEAD").strip()
-    except _GitFailed as e:
-        what = f"revision '{target}'" if target else f"the branch for version {distribution_version}"
-        raise DataError(
-            f"Could not check out {what} of the track repository '{repo.name}' in '{repo.directory}': {e}."
-        ) from e
-    logger.info("track repository %s at %s", repo.name, head)
+    head = gitrepo.check_out(
+        repo.name,
+        repo.url,
+        repo.directory,
+        kind=KIND,
+        revision=revision,
+        branch=branch,
+        distribution_version=distribution_version,
+        offline=offline,
+    )
     return TrackRepository(name=repo.name, url=repo.url, directory=repo.directory, revision=head)
 
 
