@@ -12,6 +12,10 @@ Two measurements:
    within each round (AB, BA, AB...), and the ratio with/without is taken per round: timing on a
    shared machine moves by 2x with load, a ratio of neighbours much less. Prints each round's median
    throughput (ops/s), the ratios and their median.
+   Each race's CPU time (user + system of the race's process tree, from ``getrusage`` of the
+   children) per request is printed as well: less moved by other work on the machine than
+   throughput, and it includes what the store costs after the measurement (building and sending the
+   documents).
 2. The hot path alone: ``TaskRecorder.record`` without and with samples kept
    (``esbench.metrics.samples.keep_samples``), µs per request (the recorder in use: C if built).
 
@@ -24,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shlex
 import statistics
 import subprocess
@@ -61,19 +66,20 @@ def _race(host: str, *, clients: int, warmup: int, period: int, store: bool, hom
         cmd.append(f"--metrics-store=http://{host}")
     env = {**os.environ, "ESBENCH_HOME": str(home), "PYTHONPATH": str(ROOT)}
     env.pop("ESBENCH_METRICS_STORE", None)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
         cmd, env=env, capture_output=True, text=True, timeout=period * 10 + 120, check=False
     )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode != 0:
         raise SystemExit(f"race failed ({shlex.join(cmd)}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
     (result,) = home.glob("races/*/results.json")
     data = json.loads(result.read_text())
     result.parent.rename(home / f"done-{data['race_id']}")
     task = data["tasks"][0]
-    return {
-        "median": task["throughput_median"],
-        "samples": task["sample_count"] + task["warmup_sample_count"],
-    }
+    samples = task["sample_count"] + task["warmup_sample_count"]
+    return {"median": task["throughput_median"], "samples": samples, "cpu_us": cpu_s / samples * 1e6}
 
 
 def _hot_path(n: int = 200_000) -> tuple[float, float]:
@@ -111,12 +117,16 @@ def main(argv: list[str]) -> int:
         f"(+{wrapped_us - plain_us:.3f} µs)"
     )
     ratios = []
+    cpu_ratios = []
     with NginxStub.start() as stub, tempfile.TemporaryDirectory(prefix="esbench-store-bench-") as tmp:
         print(
             f"nginx stub on {stub.host}; search-{opts.clients}, warmup {opts.warmup} s, "
             f"time-period {opts.time_period} s"
         )
-        print(f"{'round':>5} {'without (ops/s)':>16} {'with (ops/s)':>13} {'ratio':>6} {'requests kept':>14}")
+        print(
+            f"{'round':>5} {'without (ops/s)':>16} {'with (ops/s)':>13} {'ratio':>6} {'requests kept':>14} "
+            f"{'CPU µs/req without':>19} {'with':>6} {'ratio':>6}"
+        )
         for i in range(opts.rounds):
             got = {}
             for store in (False, True) if i % 2 == 0 else (True, False):
@@ -132,13 +142,20 @@ def main(argv: list[str]) -> int:
                 )
             ratio = got[True]["median"] / got[False]["median"]
             ratios.append(ratio)
+            cpu_ratio = got[True]["cpu_us"] / got[False]["cpu_us"]
+            cpu_ratios.append(cpu_ratio)
             print(
                 f"{i + 1:>5} {got[False]['median']:>16,.0f} {got[True]['median']:>13,.0f} {ratio:>6.3f} "
-                f"{got[True]['samples']:>14,}"
+                f"{got[True]['samples']:>14,} {got[False]['cpu_us']:>19.2f} {got[True]['cpu_us']:>6.2f} "
+                f"{cpu_ratio:>6.3f}"
             )
     print(
         f"median ratio with/without the metrics store: {statistics.median(ratios):.3f} "
         f"(min {min(ratios):.3f}, max {max(ratios):.3f}; target >= 0.95)"
+    )
+    print(
+        f"median CPU per request with/without: {statistics.median(cpu_ratios):.3f} "
+        f"(min {min(cpu_ratios):.3f}, max {max(cpu_ratios):.3f}; includes writing the documents)"
     )
     return 0
 
