@@ -19,6 +19,9 @@
 #   CORPUS_FILES   NAME=DIR[,NAME=DIR...]: copy DIR/* into both tools' data directory of corpus NAME
 #                  (test-mode -1k files, when there is no network to download them from).
 #   ESBENCH_BEFORE an esbench source tree to race too, as "before" (e.g. an older commit's archive).
+#   NODE_CPUS, TOOL_CPUS  taskset CPU lists for the node and for the tools (e.g. 1 and 0): on a
+#                  2-core machine a tool that spends more CPU per request otherwise also slows the
+#                  node it measures, and the two tools are compared on different nodes in effect.
 #
 # Output: OUTDIR/{rally,esbench[,before]}.{csv,out} and, on stdout, the rows (metric, task) each
 # tool reported, and the tasks with an error-rate row per tool. Needs root (unshare).
@@ -33,6 +36,7 @@ mkdir -p "$OUT"
 export OUT TRACK REPO
 export RALLY=${RALLY:-/opt/rally/bin/esrally} ES_VERSION=${ES_VERSION:-8.8.2}
 export CORPUS_FILES=${CORPUS_FILES:-} ESBENCH_BEFORE=${ESBENCH_BEFORE:-}
+export NODE_CPUS=${NODE_CPUS:-} TOOL_CPUS=${TOOL_CPUS:-}
 exec unshare --net --pid --fork --mount-proc bash -s -- "$@" <<'INNER'
 set -u
 # Not the repository: "python3 -m" would import the esbench of the current directory.
@@ -50,19 +54,22 @@ for pair in "${pairs[@]}"; do
         mkdir -p "$d" && cp "$dir"/* "$d"/
     done
 done
-ESBENCH_HOME=$OUT/node-home PYTHONPATH=$REPO python3 -m esbench start --distribution-repository=maven \
+node_pin=(); tool_pin=()
+[ -n "$NODE_CPUS" ] && node_pin=(taskset -c "$NODE_CPUS")
+[ -n "$TOOL_CPUS" ] && tool_pin=(taskset -c "$TOOL_CPUS")
+ESBENCH_HOME=$OUT/node-home PYTHONPATH=$REPO "${node_pin[@]}" python3 -m esbench start --distribution-repository=maven \
     --distribution-version="$ES_VERSION" > "$OUT/start.out" 2>&1
 HOSTS=$(sed -n 's/^hosts: //p' "$OUT/start.out")
 if [ -z "$HOSTS" ]; then echo "the node did not start: see $OUT/start.out" >&2; exit 1; fi
 common=(--track-path="$TRACK" --target-hosts="$HOSTS" --report-format=csv)
-HOME=$RALLY_HOME timeout 1800 "$RALLY" race --pipeline=benchmark-only --offline "${common[@]}" \
+HOME=$RALLY_HOME "${tool_pin[@]}" timeout 1800 "$RALLY" race --pipeline=benchmark-only --offline "${common[@]}" \
     --report-file="$OUT/rally.csv" "$@" > "$OUT/rally.out" 2>&1
 echo "rally exit $?"
-ESBENCH_HOME=$OUT/esbench-home PYTHONPATH=$REPO timeout 1800 python3 -m esbench race --offline "${common[@]}" \
+ESBENCH_HOME=$OUT/esbench-home PYTHONPATH=$REPO "${tool_pin[@]}" timeout 1800 python3 -m esbench race --offline "${common[@]}" \
     --report-file="$OUT/esbench.csv" "$@" > "$OUT/esbench.out" 2>&1
 echo "esbench exit $?"
 if [ -n "$ESBENCH_BEFORE" ]; then
-    ESBENCH_HOME=$OUT/before-home PYTHONPATH=$ESBENCH_BEFORE timeout 1800 python3 -m esbench race --offline \
+    ESBENCH_HOME=$OUT/before-home PYTHONPATH=$ESBENCH_BEFORE "${tool_pin[@]}" timeout 1800 python3 -m esbench race --offline \
         "${common[@]}" --report-file="$OUT/before.csv" --on-error=continue "$@" > "$OUT/before.out" 2>&1
     echo "before exit $?"
 fi
