@@ -36,7 +36,7 @@ import pytest
 from harness import esbench, ok
 from rally_oracle import INNER_HOST, RallyOracle, rally_bin, rally_oracle  # noqa: F401 (fixture)
 
-from esbench.results.rally_layout import StoreIndex, index_pattern, monthly_index
+from esbench.results.store_layout import StoreIndex, index_pattern, monthly_index
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("rally-oracle"), pytest.mark.timeout(900)]
 

@@ -1,18 +1,25 @@
-"""The documents of Rally's Elasticsearch metrics store, built from an esbench race.
+"""The documents of the metrics store in Rally's layout or OSB's, built from an esbench race.
 
 The specification is Rally 2.13's ``esrally/metrics.py``: ``Race.as_dict`` (the race document),
 ``Race.to_result_dicts`` with ``GlobalStats.as_flat_list`` (one results document per metric and
 task), ``MetricsStore._put_metric`` / ``put_doc`` (one metrics document per sample), and
 ``GlobalStatsCalculator`` (which values a race's ``results`` holds, in which units: times in ms,
-sizes in bytes). Index names: :mod:`esbench.results.rally_layout`.
+sizes in bytes); and OSB 2.4.0's ``osbenchmark/metrics.py``, its fork, with the same functions
+(``TestRun.as_dict``, ``TestRun.to_result_dicts``...) under other field names. Every function takes
+the :class:`~esbench.results.store_layout.StoreLayout` whose names and keys it writes (default
+Rally's); index names are there too.
 
-What esbench puts where Rally would put its own facts:
+What esbench puts where Rally (OSB) would put its own facts:
 
-- ``rally-version``: :data:`RALLY_VERSION`, the Rally whose layout these documents follow (Rally's
-  readers read it; esbench's own version is in ``esbench.version``);
-- ``rally-revision``: None (no Rally revision built them);
+- ``rally-version`` (``benchmark-version``): the layout's tool version (``2.13.0``, ``2.4.0``),
+  whose layout these documents follow (the tools' readers read it; esbench's own version is in
+  ``esbench.version``);
+- ``rally-revision`` (``benchmark-revision``): None (no revision of the tool built them);
 - ``environment``: ``[system] env.name`` (:class:`~esbench.results.metrics_store.MetricsStoreSettings`);
-- ``car``: the race's car names as a list, ``+``-joined in results and metrics documents (Rally);
+- ``car`` (``cluster-config-instance``): the race's car names as a list, ``+``-joined in results
+  and metrics documents (both tools);
+- OSB's ``client_processing_time`` of a task: ``{}``, as OSB writes it for a task without such
+  samples (esbench does not measure it);
 - ``distribution-version``: the version of the benchmarked cluster.
 
 esbench's extra data go where Rally does not look: an ``esbench`` object in race and results
@@ -23,7 +30,6 @@ HdrHistograms as base64) — Rally's ``Race.from_dict`` and its dashboards ignor
 from __future__ import annotations
 
 import contextlib
-import copy
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -33,10 +39,7 @@ from typing import Any
 from esbench.metrics.state import decode_histogram
 from esbench.records import RaceResult, TaskResult
 from esbench.records.samples import FAILED, WARMUP, RequestSamples
-from esbench.results.rally_layout import RACE_TIMESTAMP_FORMAT
-
-#: The Rally release whose metrics-store documents esbench writes.
-RALLY_VERSION = "2.13.0"
+from esbench.results.store_layout import RACE_TIMESTAMP_FORMAT, RALLY, StoreLayout
 
 #: esbench's summary row name -> (Rally's ``GlobalStats`` key, factor to Rally's stored unit).
 #: Rally stores times in ms and sizes in bytes; its reporter converts them for the rows
@@ -77,34 +80,18 @@ _PER_SHARD = {
     "refresh time": "refresh_time_per_shard",
     "flush time": "flush_time_per_shard",
 }
-#: ``GlobalStats.__init__``: every key of a race's ``results`` and its empty value.
-_GLOBAL_KEYS: dict[str, Any] = {
-    "op_metrics": [],
-    **{k: None for k, _ in _CLUSTER_ROWS.values()},
-    **{k: {} for k in _PER_SHARD.values()},
-    "ml_processing_time": [],
-    **dict.fromkeys(
-        (
-            "memory_segments",
-            "memory_doc_values",
-            "memory_terms",
-            "memory_norms",
-            "memory_points",
-            "memory_stored_fields",
-            "total_transform_search_times",
-            "total_transform_index_times",
-            "total_transform_processing_times",
-            "total_transform_throughput",
-            "disk_usage_total",
-            "disk_usage_inverted_index",
-            "disk_usage_stored_fields",
-            "disk_usage_doc_values",
-            "disk_usage_points",
-            "disk_usage_norms",
-            "disk_usage_term_vectors",
-        )
-    ),
-}
+_LIST_KEYS = frozenset(("op_metrics", "correctness_metrics", "profile_metrics", "ml_processing_time"))
+
+
+def _empty_results(layout: StoreLayout) -> dict[str, Any]:
+    """``GlobalStats.__init__`` of the layout's tool: every key of a race's ``results`` with its
+    empty value (lists, ``{}`` for the per-shard values, else None), in the tool's order."""
+    return {
+        key: [] if key in _LIST_KEYS else {} if key.endswith("_per_shard") else None
+        for key in layout.results_keys
+    }
+
+
 #: Rally's metric names of the three request durations (esrally/driver/driver.py).
 _DURATIONS = (
     ("latency", "latency_ms"),
@@ -115,8 +102,10 @@ _DURATIONS = (
 
 @dataclass(frozen=True, kw_only=True)
 class RaceContext:
-    """What every document of one race repeats (``MetricsStore._put_metric``'s common fields)."""
+    """What every document of one race repeats (``MetricsStore._put_metric``'s common fields), and
+    the layout whose names they get."""
 
+    layout: StoreLayout
     race_id: str
     race_timestamp: str
     environment: str
@@ -127,17 +116,18 @@ class RaceContext:
     user_tags: Mapping[str, str]
 
     def common(self) -> dict[str, Any]:
-        """The fields every metrics document starts with (without times)."""
+        """The fields every metrics document starts with (without times), in the layout's names."""
+        f = self.layout.fields
         doc: dict[str, Any] = {
-            "race-id": self.race_id,
-            "race-timestamp": self.race_timestamp,
+            f.race_id: self.race_id,
+            f.race_timestamp: self.race_timestamp,
             "environment": self.environment,
-            "track": self.track,
-            "challenge": self.challenge,
-            "car": self.car,
+            f.track: self.track,
+            f.challenge: self.challenge,
+            f.car: self.car,
         }
         if self.track_params:
-            doc["track-params"] = dict(self.track_params)
+            doc[f.track_params] = dict(self.track_params)
         return doc
 
     def meta(self) -> dict[str, Any]:
@@ -162,9 +152,10 @@ def car_names(race: RaceResult) -> list[str]:
     return [c for c in race.car.split(",") if c] or ["external"]
 
 
-def context(race: RaceResult, environment: str) -> RaceContext:
-    """The :class:`RaceContext` of ``race`` in ``environment`` (Rally's ``env.name``)."""
+def context(race: RaceResult, environment: str, layout: StoreLayout = RALLY) -> RaceContext:
+    """The :class:`RaceContext` of ``race`` in ``environment`` (the tools' ``env.name``)."""
     return RaceContext(
+        layout=layout,
         race_id=race.race_id,
         race_timestamp=race_timestamp(race).strftime(RACE_TIMESTAMP_FORMAT),
         environment=environment,
@@ -217,9 +208,11 @@ def _throughput(task: TaskResult) -> dict[str, Any]:
     return dict(zip(("min", "mean", "median", "max"), values, strict=True)) | {"unit": task.throughput_unit}
 
 
-def op_metrics(task: TaskResult) -> dict[str, Any]:
-    """One ``op_metrics`` entry (``GlobalStats.add_op_metrics``); ``duration`` in ms."""
-    return {
+def op_metrics(task: TaskResult, layout: StoreLayout = RALLY) -> dict[str, Any]:
+    """One ``op_metrics`` entry (``GlobalStats.add_op_metrics``) with the layout's keys, in its
+    order; ``duration`` in ms. A key esbench has no measurement for (OSB's
+    ``client_processing_time``) is ``{}``, as the tool writes a metric without samples."""
+    values: dict[str, Any] = {
         "task": task.task,
         "operation": task.operation,
         "throughput": _throughput(task),
@@ -227,18 +220,22 @@ def op_metrics(task: TaskResult) -> dict[str, Any]:
         "error_rate": task.error_rate,
         "duration": task.duration_s * 1000.0 if task.sample_count else None,
     }
+    return {key: values.get(key, {}) for key in layout.op_metrics_keys}
 
 
-def global_stats(race: RaceResult) -> dict[str, Any]:
-    """The race's ``results`` as Rally stores them (``GlobalStats.as_dict``): reported tasks'
-    ``op_metrics`` and the cluster-level values in Rally's units (ms, bytes, counts)."""
-    stats: dict[str, Any] = {k: copy.copy(v) for k, v in _GLOBAL_KEYS.items()}
-    stats["op_metrics"] = [op_metrics(t) for t in race.tasks if t.reported]
+def global_stats(race: RaceResult, layout: StoreLayout = RALLY) -> dict[str, Any]:
+    """The race's ``results`` as the layout's tool stores them (``GlobalStats.as_dict``): reported
+    tasks' ``op_metrics`` and the cluster-level values in the tools' units (ms, bytes, counts); a
+    value the tool has no key for (Rally's ZGC and ingest rows in OSB's layout) is left out."""
+    stats = _empty_results(layout)
+    stats["op_metrics"] = [op_metrics(t, layout) for t in race.tasks if t.reported]
     for row in race.cluster_metrics:
         if row.task:
             continue
         if row.name in _CLUSTER_ROWS:
             key, factor = _CLUSTER_ROWS[row.name]
+            if key not in stats:
+                continue
             # Rally's values are whole ms, bytes and counts (sums of node and index statistics).
             stats[key] = round(row.value * factor)
             continue
@@ -263,61 +260,60 @@ def _esbench_extra(race: RaceResult) -> dict[str, Any]:
     }
 
 
-def race_document(race: RaceResult, environment: str) -> dict[str, Any]:
-    """The ``rally-races-*`` document (``Race.as_dict``), ``_id`` = race id."""
-    ctx = context(race, environment)
+def race_document(race: RaceResult, environment: str, layout: StoreLayout = RALLY) -> dict[str, Any]:
+    """The race document (Rally's ``Race.as_dict`` in ``rally-races-*``, OSB's ``TestRun.as_dict``
+    in ``benchmark-test-runs-*``), ``_id`` = race id."""
+    f = layout.fields
+    ctx = context(race, environment, layout)
     doc: dict[str, Any] = {
-        "rally-version": RALLY_VERSION,
-        "rally-revision": None,
+        f.tool_version: layout.tool_version,
+        f.tool_revision: None,
         "environment": environment,
-        "race-id": race.race_id,
-        "race-timestamp": ctx.race_timestamp,
+        f.race_id: race.race_id,
+        f.race_timestamp: ctx.race_timestamp,
         "pipeline": race.pipeline,
         "user-tags": dict(ctx.user_tags),
-        "track": race.track,
-        "car": car_names(race),
+        f.track: race.track,
+        f.car: car_names(race),
         "cluster": {
             "revision": None,
             "distribution-version": _version(race),
             "distribution-flavor": None,
-            "team-revision": None,
+            f.config_revision: None,
         },
-        "results": global_stats(race),
+        "results": global_stats(race, layout),
     }
     if race.track_revision:
-        doc["track-revision"] = race.track_revision
-    if race.challenge:
-        doc["challenge"] = race.challenge
+        doc[f.track_revision] = race.track_revision
+    if race.challenge or layout.challenge_always:
+        doc[f.challenge] = race.challenge or None
     if race.track_params:
-        doc["track-params"] = dict(race.track_params)
+        doc[f.track_params] = dict(race.track_params)
     if race.car_params:
-        doc["car-params"] = dict(race.car_params)
+        doc[f.car_params] = dict(race.car_params)
     doc["esbench"] = _esbench_extra(race)
     return doc
 
 
+_SINGLE_VALUES = frozenset(("error_rate", "duration"))
+
+
 def _flat_list(stats: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """``GlobalStats.as_flat_list``: one entry per metric of each task and per cluster value."""
+    """``GlobalStats.as_flat_list``: one entry per metric of each task (in the order of the
+    entry's keys) and per cluster value."""
     out: list[dict[str, Any]] = []
     for key, value in stats.items():
         if key == "op_metrics":
             for item in value:
-                for name in ("throughput", "latency", "service_time", "processing_time"):
+                for name, metric in item.items():
+                    if name in ("task", "operation"):
+                        continue
                     out.append(
                         {
                             "task": item["task"],
                             "operation": item["operation"],
                             "name": name,
-                            "value": item[name],
-                        }
-                    )
-                for name in ("error_rate", "duration"):
-                    out.append(
-                        {
-                            "task": item["task"],
-                            "operation": item["operation"],
-                            "name": name,
-                            "value": {"single": item[name]},
+                            "value": {"single": metric} if name in _SINGLE_VALUES else metric,
                         }
                     )
         elif key.endswith("_time_per_shard"):
@@ -328,33 +324,35 @@ def _flat_list(stats: Mapping[str, Any]) -> list[dict[str, Any]]:
     return sorted(out, key=lambda m: m["name"])
 
 
-def result_documents(race: RaceResult, environment: str) -> list[dict[str, Any]]:
-    """The ``rally-results-*`` documents (``Race.to_result_dicts``), in Rally's order (by name)."""
+def result_documents(race: RaceResult, environment: str, layout: StoreLayout = RALLY) -> list[dict[str, Any]]:
+    """The results documents (``Race.to_result_dicts`` / OSB's ``TestRun.to_result_dicts``), in
+    the tools' order (by name)."""
+    f = layout.fields
     version = _version(race)
     template: dict[str, Any] = {
-        "rally-version": RALLY_VERSION,
-        "rally-revision": None,
+        f.tool_version: layout.tool_version,
+        f.tool_revision: None,
         "environment": environment,
-        "race-id": race.race_id,
-        "race-timestamp": context(race, environment).race_timestamp,
+        f.race_id: race.race_id,
+        f.race_timestamp: context(race, environment, layout).race_timestamp,
         "distribution-version": version,
         "distribution-flavor": None,
         "user-tags": {str(k): str(v) for k, v in race.user_tags.items()},
-        "track": race.track,
-        "challenge": race.challenge or None,
-        "car": "+".join(car_names(race)),
+        f.track: race.track,
+        f.challenge: race.challenge or None,
+        f.car: "+".join(car_names(race)),
         "active": True,
     }
     major = (version or "").split(".", 1)[0]
     if major.isdigit():
         template["distribution-major-version"] = int(major)
     if race.track_revision:
-        template["track-revision"] = race.track_revision
+        template[f.track_revision] = race.track_revision
     if race.track_params:
-        template["track-params"] = dict(race.track_params)
+        template[f.track_params] = dict(race.track_params)
     if race.car_params:
-        template["car-params"] = dict(race.car_params)
-    return [template | item for item in _flat_list(global_stats(race))]
+        template[f.car_params] = dict(race.car_params)
+    return [template | item for item in _flat_list(global_stats(race, layout))]
 
 
 def _metric(
@@ -370,7 +368,7 @@ def _metric(
     """One ``MetricsStore._put_metric`` document (cluster level)."""
     return {
         "@timestamp": round(at_s * 1000),
-        "relative-time": relative_s * 1000.0,
+        ctx.layout.fields.relative_time: relative_s * 1000.0,
         **ctx.common(),
         "name": name,
         "value": value,
@@ -412,21 +410,37 @@ def sample_documents(ctx: RaceContext, samples: RequestSamples) -> Iterator[dict
     zero = samples.task_start_epoch
     if zero is None:
         zero = min(samples.start_epoch, default=0.0)
+    # The fields every sample repeats, built once: three documents per request.
+    common = ctx.common()
     names = {"task": samples.task, "operation": samples.operation, "operation-type": samples.operation_type}
+    tags = ctx.meta()
+    relative = ctx.layout.fields.relative_time
+    columns = (
+        ("latency", samples.latency_ms),
+        ("service_time", samples.service_time_ms),
+        ("processing_time", samples.processing_time_ms),
+    )
     for i, start in enumerate(samples.start_epoch):
         flags = samples.flags[i]
-        meta: dict[str, Any] = {"success": not flags & FAILED}
+        meta: dict[str, Any] = tags | {"success": not flags & FAILED}
         if flags & FAILED:
             meta["error-type"] = samples.error_types.get(i, "unknown")
         sample_type = "warmup" if flags & WARMUP else "normal"
-        for name, column in (
-            ("latency", samples.latency_ms),
-            ("service_time", samples.service_time_ms),
-            ("processing_time", samples.processing_time_ms),
-        ):
-            doc = _metric(ctx, name, column[i], "ms", start, start - zero, sample_type, meta)
-            doc.update(names)
-            yield doc
+        at_ms = round(start * 1000)
+        relative_ms = (start - zero) * 1000.0
+        for name, column in columns:
+            yield {
+                "@timestamp": at_ms,
+                relative: relative_ms,
+                **common,
+                "name": name,
+                "value": column[i],
+                "unit": "ms",
+                "sample-type": sample_type,
+                # One meta object for the three documents of a request: they are only serialized.
+                "meta": meta,
+                **names,
+            }
 
 
 def telemetry_documents(ctx: RaceContext, race: RaceResult, start_s: float) -> Iterator[dict[str, Any]]:
@@ -446,7 +460,7 @@ def telemetry_documents(ctx: RaceContext, race: RaceResult, start_s: float) -> I
                 doc = grouped[key] = {
                     "name": series.device,
                     "@timestamp": round(at * 1000),
-                    "relative-time": (at - start_s) * 1000.0,
+                    ctx.layout.fields.relative_time: (at - start_s) * 1000.0,
                     **ctx.common(),
                     "meta": ctx.meta() | ({"node_name": series.node} if series.node else {}),
                 }
@@ -478,7 +492,7 @@ def cluster_documents(ctx: RaceContext, race: RaceResult, end_s: float) -> Itera
         "translog_size": ("translog_size_in_bytes", "byte"),
         "segment_count": ("segments_count", None),
     }
-    stats = global_stats(race)
+    stats = global_stats(race, ctx.layout)
     relative = end_s - race_timestamp(race).timestamp()
     for key, (name, unit) in names.items():
         value = stats.get(key)

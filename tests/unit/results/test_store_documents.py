@@ -15,8 +15,8 @@ from hdrh.histogram import HdrHistogram
 
 from esbench.records import ClusterMetric, TelemetrySeries
 from esbench.records.samples import FAILED, WARMUP, RequestSamples
-from esbench.results import rally_documents as docs
-from esbench.results.rally_layout import RACE_TIMESTAMP_FORMAT
+from esbench.results import store_documents as docs
+from esbench.results.store_layout import RACE_TIMESTAMP_FORMAT
 
 
 def _race():
