@@ -30,6 +30,7 @@ from esbench.exceptions import EsbenchError, StoreError
 from esbench.records import RaceResult
 from esbench.records.samples import RequestSamples
 from esbench.results import store_documents as docs
+from esbench.results import store_metric_documents as metric_docs
 from esbench.results.metrics_store import MetricsStoreSettings, metrics_store_client
 from esbench.results.store_layout import StoreIndex, StoreLayout
 from esbench.results.store_templates import put_templates
@@ -137,9 +138,9 @@ def _race_actions(
     metrics = layout.monthly_index(StoreIndex.METRICS, at)
     end_s = at.timestamp() + race.duration_s
     for kind, generated in (
-        ("throughput", docs.throughput_documents(ctx, race)),
-        ("cluster", docs.cluster_documents(ctx, race, end_s)),
-        ("telemetry", docs.telemetry_documents(ctx, race, at.timestamp())),
+        ("throughput", metric_docs.throughput_documents(ctx, race)),
+        ("cluster", metric_docs.cluster_documents(ctx, race, end_s)),
+        ("telemetry", metric_docs.telemetry_documents(ctx, race, at.timestamp())),
     ):
         for i, doc in enumerate(generated):
             counts["telemetry" if kind == "telemetry" else "metrics"] += 1
@@ -220,7 +221,7 @@ class SampleWriter:
         if self.failed or not len(samples):
             return
         # Elasticsearch picks the ids, as for Rally's samples: cheaper than ours to index.
-        generated = docs.sample_documents(self.context, samples)
+        generated = metric_docs.sample_documents(self.context, samples)
         actions = ({"_index": self.index, "_source": doc} for doc in generated)
         try:
             with metrics_store_client(self.settings, "write of samples") as es:
