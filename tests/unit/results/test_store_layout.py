@@ -31,18 +31,24 @@ from esbench.results.store_layout import LAYOUTS, OSB, RALLY, LayoutName, StoreI
 from esbench.results.store_races import race_from_rally_document
 from esbench.results.store_templates import index_templates
 
+#: (package, the variable naming the peer's venv python (.ci/run), the venv of this machine).
 _PEERS = {
-    LayoutName.RALLY: Path(
-        os.environ.get(
-            "ESBENCH_TEST_RALLY_RESOURCES", "/work/venvs/rally/lib/python3.12/site-packages/esrally/resources"
-        )
-    ),
-    LayoutName.OSB: Path(
-        os.environ.get(
-            "ESBENCH_TEST_OSB_RESOURCES", "/work/venvs/osb/lib/python3.12/site-packages/osbenchmark/resources"
-        )
-    ),
+    LayoutName.RALLY: ("esrally", "ESBENCH_RALLY_PYTHON", Path("/work/venvs/rally")),
+    LayoutName.OSB: ("osbenchmark", "ESBENCH_OSB_PYTHON", Path("/work/venvs/osb")),
 }
+
+
+def _peer_resources(layout: LayoutName) -> Path | None:
+    """The peer's ``resources`` directory in its venv, None if no venv is at hand."""
+    package, variable, default = _PEERS[layout]
+    venvs = [Path(os.environ[variable]).parent.parent] if os.environ.get(variable) else []
+    for venv in [*venvs, default]:
+        found = sorted(venv.glob(f"lib/python3*/site-packages/{package}/resources"))
+        if found:
+            return found[0]
+    return None
+
+
 #: Template name -> the peer's file.
 _TEMPLATE_FILES = {
     "rally-metrics": "metrics-template.json",
@@ -97,9 +103,9 @@ def _without_extra(template: dict[str, Any], composable: bool) -> dict[str, Any]
 
 @pytest.mark.parametrize("layout", [RALLY, OSB], ids=lambda layout: layout.name)
 def test_templates_are_the_peers_own(layout: Any) -> None:
-    resources = _PEERS[layout.name]
-    if not resources.is_dir():
-        pytest.skip(f"{layout.tool}'s resources are not installed at {resources}")
+    resources = _peer_resources(layout.name)
+    if resources is None:
+        pytest.skip(f"{layout.tool} is not installed (its venv: {_PEERS[layout.name][1]})")
     for name, body in index_templates(layout, wildcard=True).items():
         theirs = json.loads((resources / _TEMPLATE_FILES[name]).read_text(encoding="utf-8"))
         assert _without_extra(body, layout.composable_templates) == theirs, name
