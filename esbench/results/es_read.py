@@ -201,13 +201,14 @@ def _doc_timestamp(layout: Layout, doc: Mapping[str, Any]) -> str:
 
 
 def _race_documents(
-    es: Elasticsearch, prefix: str, flt: RaceFilter, limit: int | None
+    es: Elasticsearch, settings: MetricsStoreSettings, flt: RaceFilter, limit: int | None
 ) -> list[tuple[Layout, dict[str, Any]]]:
     """(layout, ``_source``) of the matching race documents of every layout, newest first, at most
     ``limit``. A race id in several layouts (an esbench race also exported the old way) is kept
     once, in the first of Rally's, OSB's and esbench's older one."""
     found: dict[str, tuple[Layout, dict[str, Any]]] = {}
-    for layout in LAYOUTS.values():
+    prefix = settings.index_prefix
+    for layout in settings.read_layouts:
         query = rally_race_query(flt, layout)
         if query is None:
             continue
@@ -318,7 +319,7 @@ def read_races(
             credentials.
     """
     with metrics_store_client(settings, "search") as es:
-        return _to_races(es, settings.index_prefix, _race_documents(es, settings.index_prefix, flt, limit))
+        return _to_races(es, settings.index_prefix, _race_documents(es, settings, flt, limit))
 
 
 def list_races(
@@ -331,7 +332,7 @@ def list_races(
         StoreError: as :func:`read_races`.
     """
     with metrics_store_client(settings, "search") as es:
-        docs = _race_documents(es, settings.index_prefix, flt, limit)
+        docs = _race_documents(es, settings, flt, limit)
     return [
         ListedRace.from_race(race_from_documents(d, []))
         if layout is None
@@ -364,7 +365,7 @@ def resolve_races(settings: MetricsStoreSettings, ref: str, *, environment: str 
     with metrics_store_client(settings, "search") as es:
         docs: list[tuple[Layout, dict[str, Any]]] = []
         seen: set[str] = set()
-        for layout in LAYOUTS.values():
+        for layout in settings.read_layouts:
             tool_filter: list[dict[str, object]] = [{"prefix": {layout.fields.race_id: ref.lower()}}]
             if environment is not None:
                 tool_filter.append({"term": {"environment": environment}})

@@ -85,8 +85,10 @@ class MetricsStoreSettings:
         probe_cluster_version: ask the store ``GET /`` before writing and refuse one that does not
             answer with a version the layout's templates need (``datastore.probe.cluster_version``,
             default true).
-        layout: Rally's or OSB's (:data:`~esbench.results.store_layout.RALLY` by default); the
-            writer writes it, the readers read every layout.
+        layout: Rally's or OSB's (:data:`~esbench.results.store_layout.RALLY` by default): the
+            layout the writer writes.
+        read_layouts: the layouts the readers read (besides esbench's older one): all of them,
+            or only the one chosen explicitly (``--metrics-store-layout``).
         number_of_shards / number_of_replicas: put into the templates' index settings
             (``datastore.number_of_shards`` / ``datastore.number_of_replicas``, both tools'
             ``IndexTemplateProvider``); None: the store's defaults.
@@ -103,6 +105,7 @@ class MetricsStoreSettings:
     environment: str = DEFAULT_ENVIRONMENT
     probe_cluster_version: bool = True
     layout: StoreLayout = RALLY
+    read_layouts: tuple[StoreLayout, ...] = tuple(LAYOUTS.values())
     number_of_shards: int | None = None
     number_of_replicas: int | None = None
 
@@ -120,6 +123,7 @@ class MetricsStoreSettings:
         environment: str = DEFAULT_ENVIRONMENT,
         probe_cluster_version: bool = True,
         layout: StoreLayout = RALLY,
+        read_layouts: tuple[StoreLayout, ...] = tuple(LAYOUTS.values()),
     ) -> MetricsStoreSettings:
         """Settings from ``url`` (comma-separated URLs or ``host:port``; ``http://`` if no scheme).
 
@@ -167,6 +171,7 @@ class MetricsStoreSettings:
             environment=environment,
             probe_cluster_version=probe_cluster_version,
             layout=layout,
+            read_layouts=read_layouts,
         )
 
     @classmethod
@@ -312,6 +317,7 @@ def _from_ini(
         environment=environment,
         probe_cluster_version=_ini_bool(parser, path, section, "datastore.probe.cluster_version", True),
         layout=layout or LAYOUTS[DATASTORE_TYPES[kind]],
+        read_layouts=(layout,) if layout else tuple(LAYOUTS.values()),
         number_of_shards=_ini_count(parser, path, section, "datastore.number_of_shards", 1),
         number_of_replicas=_ini_count(parser, path, section, "datastore.number_of_replicas", 0),
     )
@@ -357,9 +363,10 @@ def resolve_metrics_store(
     none`` turns verification off), or OSB 1.x's ``[results_publishing]``. The ``environment`` is
     ``[system] env.name`` of the same file (default ``local``) either way.
 
-    The layout: ``layout`` (``--metrics-store-layout``, ``rally`` or ``osb``) or
+    The layout written: ``layout`` (``--metrics-store-layout``, ``rally`` or ``osb``) or
     ``$ESBENCH_METRICS_STORE_LAYOUT``; else the section's ``datastore.type`` (``opensearch``: OSB's;
-    with a URL too, so that an OSB user's esbench.ini decides); else Rally's.
+    with a URL too, so that an OSB user's esbench.ini decides); else Rally's. The layouts read: the
+    one chosen explicitly, else all.
 
     Raises:
         ConfigError: a malformed URL, ini or layout (the message names the file and key, or the
@@ -371,6 +378,7 @@ def resolve_metrics_store(
     chosen = parse_layout(layout) or parse_layout(os.environ.get(ENV_LAYOUT), f"${ENV_LAYOUT}")
     url = url or os.environ.get(ENV_URL)
     if url:
+        read = (chosen,) if chosen else tuple(LAYOUTS.values())
         if chosen is None:
             found = _store_section(parser, path)
             chosen = LAYOUTS[DATASTORE_TYPES[found[1]]] if found else RALLY
@@ -384,6 +392,7 @@ def resolve_metrics_store(
             index_prefix=index_prefix,
             environment=environment,
             layout=chosen,
+            read_layouts=read,
         )
     return _from_ini(parser, path, environment, chosen)
 

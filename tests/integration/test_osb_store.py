@@ -210,6 +210,12 @@ def test_esbench_lists_osb_test_runs_as_osb_stored_them(store: OsbStore) -> None
     stored = {d["test-run-id"]: d for d in store.documents("test-runs") if d["test-run-id"] in store.osb_ids}
     assert set(ours) == set(store.osb_ids) == set(stored)
     assert ours == {i: {k: v for k, v in d.items() if k != "results"} for i, d in stored.items()}
+    # Rally's layout only: OSB's test runs are not read.
+    rally_only = store.esbench(
+        "list", "races", "--source=metrics-store", f"--environment={ENVIRONMENT}", "--user-tag=side:osb",
+        "--metrics-store-layout=rally", "--format=json",
+    )  # fmt: skip
+    assert json.loads(rally_only.stdout)["races"] == []
 
 
 def _number(cell: str) -> float:

@@ -235,8 +235,11 @@ def test_datastore_type_selects_the_layout(tmp_path: Path, section: str, kind: s
     assert store.hosts == ("http://metrics.example:9200",) and store.environment == "nightly"
     # The ini's type picks the layout of a URL given on the command line too; the option wins.
     assert resolve_metrics_store("http://other:9200", ini=ini).layout is layout  # type: ignore[union-attr]
+    assert resolve_metrics_store(ini=ini).read_layouts == (RALLY, OSB)  # type: ignore[union-attr]
     other = RALLY if layout is OSB else OSB
-    assert resolve_metrics_store(ini=ini, layout=other.name.value).layout is other  # type: ignore[union-attr]
+    chosen = resolve_metrics_store(ini=ini, layout=other.name.value)
+    # Chosen explicitly: written, and the only layout read.
+    assert chosen is not None and chosen.layout is other and chosen.read_layouts == (other,)
 
 
 def test_layout_from_the_environment_and_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
