@@ -18,6 +18,9 @@ Two measurements:
    documents).
 2. The hot path alone: ``TaskRecorder.record`` without and with samples kept
    (``esbench.metrics.samples.keep_samples``), µs per request (the recorder in use: C if built).
+3. The writer's hot path: building one request's three documents
+   (``esbench.results.store_metric_documents.sample_documents``) in Rally's and OSB's layout, µs
+   per request (``--documents-only`` measures this alone, without nginx).
 
 Needs nginx (``apt-get install nginx-light``). Sends traffic to 127.0.0.1 only; the stub is stopped at
 the end. Figures: docs/performance.md, "Per-request samples for the metrics store".
@@ -103,14 +106,54 @@ def _hot_path(n: int = 200_000) -> tuple[float, float]:
     return run(False), run(True)
 
 
+def _documents(n: int = 100_000) -> dict[str, float]:
+    """µs per request to build its ``latency``/``service_time``/``processing_time`` documents, per
+    layout (best of 3; one failed request in 100, half of them warmup)."""
+    from array import array
+
+    from esbench.records import RaceResult
+    from esbench.records.samples import FAILED, WARMUP, RequestSamples
+    from esbench.results.store_documents import context
+    from esbench.results.store_layout import LAYOUTS
+    from esbench.results.store_metric_documents import sample_documents
+
+    race = RaceResult(
+        race_id="bench", timestamp="2026-11-28T12:00:00Z", track="t", challenge="c",
+        user_tags={"setup": "bench"}, track_params={"clients": 16},
+    )  # fmt: skip
+    samples = RequestSamples(
+        task="search",
+        operation="search",
+        operation_type="search",
+        task_start_epoch=1_000.0,
+        start_epoch=array("d", (1_000.0 + i * 1e-4 for i in range(n))),
+        latency_ms=array("d", (1.5 + (i % 7) * 0.1 for i in range(n))),
+        service_time_ms=array("d", (1.4 + (i % 5) * 0.1 for i in range(n))),
+        processing_time_ms=array("d", (1.6 + (i % 3) * 0.1 for i in range(n))),
+        flags=array("B", ((WARMUP if i < n // 2 else 0) | (FAILED if i % 100 == 0 else 0) for i in range(n))),
+        error_types={i: "500" for i in range(0, n, 100)},
+    )
+    out = {}
+    for name, layout in LAYOUTS.items():
+        ctx = context(race, "bench", layout)
+        best = min(timeit.repeat(lambda ctx=ctx: list(sample_documents(ctx, samples)), number=1, repeat=3))
+        out[name.value] = best / n * 1e6
+    return out
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--clients", type=int, default=16)
     p.add_argument("--warmup", type=int, default=2, help="warmup-time-period, s")
     p.add_argument("--time-period", type=int, default=10, help="time-period, s")
+    p.add_argument("--documents-only", action="store_true", help="measure building the documents only (3.)")
     opts = p.parse_args(argv)
     print("command:", shlex.join([sys.executable, "benchmarks/bench_store_samples.py", *argv]))
+    for layout, us in _documents().items():
+        print(f"documents ({layout} layout): {us:.3f} µs/request (3 documents)")
+    if opts.documents_only:
+        return 0
     plain_us, wrapped_us = _hot_path()
     print(
         f"hot path: record {plain_us:.3f} µs/request, keeping samples {wrapped_us:.3f} µs/request "

@@ -12,8 +12,14 @@ from typing import Any, TypeVar
 import click
 
 from esbench.exceptions import UserError
-from esbench.results.metrics_store import DEFAULT_PREFIX, MetricsStoreSettings, resolve_metrics_store
+from esbench.results.metrics_store import (
+    DEFAULT_PREFIX,
+    ENV_LAYOUT,
+    MetricsStoreSettings,
+    resolve_metrics_store,
+)
 from esbench.results.race_listing import DEFAULT_ENVIRONMENT
+from esbench.results.store_layout import LayoutName
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -21,8 +27,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 def metrics_store_options(func: F) -> F:
     """Click options ``--metrics-store`` (env ``ESBENCH_METRICS_STORE``), ``--metrics-store-user``,
     ``--metrics-store-password``, ``--metrics-store-api-key``, ``--metrics-store-ca-certs``,
-    ``--metrics-store-insecure`` and ``--metrics-store-prefix``; turn their values into settings
-    with :func:`metrics_store_settings`. Shared by ``export`` and ``race``.
+    ``--metrics-store-insecure``, ``--metrics-store-prefix`` and ``--metrics-store-layout``; turn
+    their values into settings with :func:`metrics_store_settings`. Shared by ``export`` and ``race``.
     """
     options = (
         click.option(
@@ -69,6 +75,15 @@ def metrics_store_options(func: F) -> F:
             show_default=True,
             help="Prefix of the metrics store's index and template names.",
         ),
+        click.option(
+            "--metrics-store-layout",
+            type=click.Choice([name.value for name in LayoutName]),
+            envvar=ENV_LAYOUT,
+            default=None,
+            help="Write races in Rally's layout (rally-* indices) or OpenSearch Benchmark's (osb: "
+            "benchmark-* indices). Default: datastore.type of esbench.ini ([reporting]: elasticsearch "
+            f"is Rally's, opensearch is OSB's), else rally (env {ENV_LAYOUT}). Readers read both.",
+        ),
     )
     for option in reversed(options):
         func = option(func)
@@ -84,6 +99,7 @@ def metrics_store_settings(
     metrics_store_ca_certs: Path | None = None,
     metrics_store_insecure: bool = False,
     metrics_store_prefix: str = DEFAULT_PREFIX,
+    metrics_store_layout: str | None = None,
 ) -> MetricsStoreSettings | None:
     """The settings of :func:`metrics_store_options` values, else the ``[reporting]`` section of
     esbench.ini (:func:`esbench.results.metrics_store.resolve_metrics_store`); None when neither
@@ -100,6 +116,7 @@ def metrics_store_settings(
         ca_certs=metrics_store_ca_certs,
         verify_certs=not metrics_store_insecure,
         index_prefix=metrics_store_prefix,
+        layout=metrics_store_layout,
     )
 
 
@@ -114,16 +131,16 @@ def source_options(func: F) -> F:
         "--environment",
         default=DEFAULT_ENVIRONMENT,
         show_default=True,
-        help="With --source=metrics-store: only Rally's races of this environment (Rally's env.name; "
-        "esbench's older esbench-* documents have none and always count).",
+        help="With --source=metrics-store: only Rally's and OSB's races of this environment (their "
+        "env.name; esbench's older esbench-* documents have none and always count).",
     )(func)
     return click.option(
         "--source",
         type=click.Choice((SOURCE_RESULTS_DB, SOURCE_METRICS_STORE)),
         default=SOURCE_RESULTS_DB,
         show_default=True,
-        help="Read races from the results store, or from the Elasticsearch metrics store (--metrics-store): "
-        "Rally's rally-races-* and esbench's esbench-races-*.",
+        help="Read races from the results store, or from the Elasticsearch/OpenSearch metrics store "
+        "(--metrics-store): Rally's rally-races-*, OSB's benchmark-test-runs-*, esbench's esbench-races-*.",
     )(func)
 
 

@@ -50,8 +50,8 @@ from esbench.racecontrol.target import (
 from esbench.racelog import LOG_FILE_NAME, start_race_log
 from esbench.records import STATUS_INTERRUPTED, RaceResult
 from esbench.requirements import verify_race_requirements
-from esbench.results.rally_store import SampleWriter
 from esbench.results.store_probe import check_reachable
+from esbench.results.store_writer import SampleWriter
 from esbench.settings import PIPELINE_FROM_DISTRIBUTION, RaceSettings
 from esbench.telemetry.race import (
     RaceTelemetry,

@@ -21,8 +21,8 @@ from typing import Any
 
 from esbench.exceptions import UserError
 from esbench.results.metrics_store import MetricsStoreSettings, metrics_store_client
-from esbench.results.rally_layout import ANNOTATIONS_INDEX, RACE_TIMESTAMP_FORMAT
-from esbench.results.rally_races import parse_race_timestamp
+from esbench.results.store_layout import ANNOTATIONS_INDEX, RACE_TIMESTAMP_FORMAT
+from esbench.results.store_races import parse_race_timestamp
 
 #: The chart types an annotation may target (``esrally/rally.py``, ``add_parser --chart-type``).
 CHART_TYPES: tuple[str, ...] = (
@@ -159,13 +159,30 @@ def new_annotation(
     )
 
 
+def _check_layout(settings: MetricsStoreSettings) -> None:
+    """Refuse annotations in a layout whose tool has none (OSB 2.4.0 has no annotation commands and
+    no annotations index).
+
+    Raises:
+        UserError: the layout has no annotations index.
+    """
+    if settings.layout.annotations_index is None:
+        raise UserError(
+            f"Annotations are Rally's ({ANNOTATIONS_INDEX}); {settings.layout.tool} has none, and the "
+            f"metrics store is configured in its layout ({settings.layout.name}). To annotate Rally's "
+            "charts in this store, add --metrics-store-layout=rally."
+        )
+
+
 def add_annotation(settings: MetricsStoreSettings, annotation: Annotation) -> None:
     """Index ``annotation`` in ``rally-annotations``; when that index does not exist yet, put its
     template first and create it (as Rally does). The document is searchable when this returns.
 
     Raises:
         StoreError: the metrics store is unreachable or refuses a request.
+        UserError: the store is configured in a layout without annotations (OSB's).
     """
+    _check_layout(settings)
     with metrics_store_client(settings, "annotation") as es:
         if not es.indices.exists(index=ANNOTATIONS_INDEX):
             es.indices.put_index_template(name=ANNOTATIONS_INDEX, **ANNOTATION_TEMPLATE)
@@ -193,7 +210,9 @@ def list_annotations(
 
     Raises:
         StoreError: the metrics store is unreachable or refuses the search.
+        UserError: the store is configured in a layout without annotations (OSB's).
     """
+    _check_layout(settings)
     bounds = {
         "gte": f"{from_date:%Y%m%d}" if from_date else None,
         "lte": f"{to_date:%Y%m%d}" if to_date else None,
@@ -233,7 +252,9 @@ def delete_annotation(settings: MetricsStoreSettings, annotation_id: str) -> boo
 
     Raises:
         StoreError: the metrics store is unreachable or refuses the request.
+        UserError: the store is configured in a layout without annotations (OSB's).
     """
+    _check_layout(settings)
     with metrics_store_client(settings, "delete") as es:
         result = es.options(ignore_status=404).delete(
             index=ANNOTATIONS_INDEX, id=annotation_id, refresh="wait_for"

@@ -1,7 +1,7 @@
 """Export of races to an Elasticsearch *metrics store*: Rally's layout, and esbench's former own.
 
 :func:`export_races` (``esbench export``, ``race --metrics-store``) writes Rally's layout
-(:mod:`esbench.results.rally_store`). The rest of this module is esbench's former own layout,
+(:mod:`esbench.results.store_writer`). The rest of this module is esbench's former own layout,
 which the readers still read and :func:`export_races_esbench_layout` still writes (the readers'
 tests build such stores with it). Three kinds of documents go into monthly indices, named after
 the race timestamp, each covered by a composable index template installed on first use:
@@ -33,7 +33,7 @@ from esbench.exceptions import ConfigError, StoreError
 from esbench.records import RaceResult
 from esbench.results.es_export_telemetry import telemetry_documents
 from esbench.results.metrics_store import DEFAULT_PREFIX, MetricsStoreSettings, metrics_store_client
-from esbench.results.rally_store import ExportCounts, write_races
+from esbench.results.store_writer import ExportCounts, write_races
 
 logger = logging.getLogger(__name__)
 
@@ -332,7 +332,7 @@ def export_races_esbench_layout(
 def export_races(
     races: Iterable[RaceResult], settings: MetricsStoreSettings | str, *, refresh: bool = False
 ) -> ExportCounts:
-    """Write ``races`` into Rally's metrics store layout (:func:`esbench.results.rally_store.write_races`).
+    """Write ``races`` into Rally's metrics store layout (:func:`esbench.results.store_writer.write_races`).
 
     Args:
         settings: the metrics store, or its URL (credentials then come from the URL userinfo or the

@@ -1,12 +1,13 @@
 """Races read back from an Elasticsearch metrics store, for ``esbench list races``, ``report``,
 ``compare`` and ``trend`` with ``--source=metrics-store``.
 
-Two layouts are read, and merged newest first:
+Three layouts are read, and merged newest first:
 
-- Rally's (``rally-races-*``, :mod:`esbench.results.rally_layout`): what Rally 2.13 writes, and
-  esbench too. One search for the race documents, whose ``results`` hold every task's summary
-  (mapped by :mod:`esbench.results.rally_races`), and one aggregation over ``rally-metrics-*`` for
-  the request counts of each task (its ``service_time`` samples, as Rally counts its error rate).
+- Rally's (``rally-races-*``) and OSB's (``benchmark-test-runs-*``, the same under other names;
+  :mod:`esbench.results.store_layout`): what Rally 2.13 and OSB 2.4.0 write, and esbench too. Per
+  layout one search for the race documents, whose ``results`` hold every task's summary (mapped by
+  :mod:`esbench.results.store_races`), and one aggregation over its metrics indices for the request
+  counts of each task (its ``service_time`` samples, as both tools count their error rate).
 - esbench's older one (``<prefix>-races-*`` and ``<prefix>-results-*``, written by
   :mod:`esbench.results.es_export`): the race documents, then their task documents
   (``kind: task``) with the summary fields the export wrote (throughput statistics, latency /
@@ -21,16 +22,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from esbench.exceptions import NotFound, UserError
 from esbench.records import RaceResult, TaskResult
 from esbench.results.metrics_store import MetricsStoreSettings, metrics_store_client
 from esbench.results.race_listing import ListedRace, RaceFilter, race_datetime
-from esbench.results.rally_layout import RACE_TIMESTAMP_FORMAT, StoreIndex, index_pattern
-from esbench.results.rally_races import race_from_rally_document
 from esbench.results.store import parse_tag_ref
+from esbench.results.store_layout import LAYOUTS, RACE_TIMESTAMP_FORMAT, RALLY, StoreIndex, StoreLayout
+from esbench.results.store_races import race_from_rally_document
 
 if TYPE_CHECKING:
     from elasticsearch import Elasticsearch
@@ -56,15 +56,17 @@ def race_query(flt: RaceFilter) -> dict[str, object]:
     return {"bool": {"filter": clauses}} if clauses else {"match_all": {}}
 
 
-def rally_race_query(flt: RaceFilter) -> dict[str, object] | None:
-    """The query DSL of ``flt`` for Rally's race documents (``rally-races-*``), as Rally's
-    ``EsRaceStore.list`` filters them (environment, track, challenge, benchmark name, user tags,
-    dates; ``esrally/metrics.py``); None when no Rally race can match (a status other than
-    ``completed``: Rally stores only races that ended)."""
+def rally_race_query(flt: RaceFilter, layout: StoreLayout = RALLY) -> dict[str, object] | None:
+    """The query DSL of ``flt`` for the race documents of ``layout`` (``rally-races-*``,
+    ``benchmark-test-runs-*``), as Rally's ``EsRaceStore.list`` filters them (environment, track,
+    challenge, benchmark name, user tags, dates; ``esrally/metrics.py``; OSB's ``OsTestRunStore.list``
+    filters by environment); None when no such race can match (a status other than ``completed``:
+    both tools store only races that ended)."""
     if flt.status not in (None, "completed"):
         return None
+    f = layout.fields
     clauses: list[dict[str, object]] = []
-    for name, value in (("environment", flt.environment), ("track", flt.track), ("challenge", flt.challenge)):
+    for name, value in (("environment", flt.environment), (f.track, flt.track), (f.challenge, flt.challenge)):
         if value is not None:
             clauses.append({"term": {name: value}})
     clauses.extend(_tag_clauses(flt))
@@ -78,7 +80,7 @@ def rally_race_query(flt: RaceFilter) -> dict[str, object] | None:
         if since is not None:
             bounds["gte"] = max(bounds.get("gte", ""), since.strftime(RACE_TIMESTAMP_FORMAT))
     if bounds:
-        clauses.append({"range": {"race-timestamp": {**bounds, "format": "basic_date_time_no_millis"}}})
+        clauses.append({"range": {f.race_timestamp: {**bounds, "format": "basic_date_time_no_millis"}}})
     return {"bool": {"filter": clauses}} if clauses else {"match_all": {}}
 
 
@@ -160,11 +162,13 @@ def _scan(es: Elasticsearch, index: str, query: Mapping[str, object]) -> Iterato
     yield from helpers.scan(es, index=index, query={"query": query}, ignore_unavailable=True)
 
 
-def _newest(es: Elasticsearch, index: str, query: Mapping[str, object], limit: int) -> list[dict[str, Any]]:
+def _newest(
+    es: Elasticsearch, index: str, query: Mapping[str, object], limit: int, timestamp: str
+) -> list[dict[str, Any]]:
     body = es.search(
         index=index,
         query=query,
-        sort=[{"race-timestamp": {"order": "desc"}}],
+        sort=[{timestamp: {"order": "desc"}}],
         size=limit,
         ignore_unavailable=True,
         allow_no_indices=True,
@@ -173,54 +177,67 @@ def _newest(es: Elasticsearch, index: str, query: Mapping[str, object], limit: i
 
 
 def _hits(
-    es: Elasticsearch, index: str, query: Mapping[str, object], limit: int | None
+    es: Elasticsearch,
+    index: str,
+    query: Mapping[str, object],
+    limit: int | None,
+    timestamp: str = "race-timestamp",
 ) -> list[dict[str, Any]]:
-    return _newest(es, index, query, limit) if limit else list(_scan(es, index, query))
+    return _newest(es, index, query, limit, timestamp) if limit else list(_scan(es, index, query))
 
 
-class Layout(StrEnum):
-    """Which layout a race document came from."""
-
-    #: ``rally-races-*``: Rally's race documents (Rally writes them, and esbench too).
-    RALLY = "rally"
-    #: ``<prefix>-races-*`` with ``<prefix>-results-*``: esbench's older export.
-    ESBENCH = "esbench"
+#: Which layout a race document came from: Rally's or OSB's (the tools write them, and esbench
+#: too), or None for esbench's older export (``<prefix>-races-*`` with ``<prefix>-results-*``).
+Layout = StoreLayout | None
+ESBENCH: Layout = None
 
 
-RALLY, ESBENCH = Layout.RALLY, Layout.ESBENCH
+def _doc_id(layout: Layout, doc: Mapping[str, Any]) -> str:
+    return str(doc.get((layout or RALLY).fields.race_id, ""))
+
+
+def _doc_timestamp(layout: Layout, doc: Mapping[str, Any]) -> str:
+    return str(doc.get((layout or RALLY).fields.race_timestamp, ""))
 
 
 def _race_documents(
-    es: Elasticsearch, prefix: str, flt: RaceFilter, limit: int | None
+    es: Elasticsearch, settings: MetricsStoreSettings, flt: RaceFilter, limit: int | None
 ) -> list[tuple[Layout, dict[str, Any]]]:
-    """(layout, ``_source``) of the matching race documents of both layouts, newest first, at most
-    ``limit``. A race id in both layouts (an esbench race also exported the old way) is kept once,
-    in Rally's layout."""
+    """(layout, ``_source``) of the matching race documents of every layout, newest first, at most
+    ``limit``. A race id in several layouts (an esbench race also exported the old way) is kept
+    once, in the first of Rally's, OSB's and esbench's older one."""
     found: dict[str, tuple[Layout, dict[str, Any]]] = {}
-    rally_query = rally_race_query(flt)
-    if rally_query is not None:
-        for hit in _hits(es, index_pattern(StoreIndex.RACES), rally_query, limit):
-            found[str(hit["_source"].get("race-id", hit["_id"]))] = (RALLY, hit["_source"])
+    prefix = settings.index_prefix
+    for layout in settings.read_layouts:
+        query = rally_race_query(flt, layout)
+        if query is None:
+            continue
+        f = layout.fields
+        for hit in _hits(es, layout.index_pattern(StoreIndex.RACES), query, limit, f.race_timestamp):
+            found.setdefault(str(hit["_source"].get(f.race_id, hit["_id"])), (layout, hit["_source"]))
     for hit in _hits(es, f"{prefix}-races-*", race_query(flt), limit):
         found.setdefault(str(hit["_source"].get("race-id", hit["_id"])), (ESBENCH, hit["_source"]))
     docs = sorted(
         found.values(),
-        key=lambda ld: race_datetime(str(ld[1].get("race-timestamp", ""))) or datetime.fromtimestamp(0, UTC),
+        key=lambda ld: race_datetime(_doc_timestamp(*ld)) or datetime.fromtimestamp(0, UTC),
         reverse=True,
     )
     return docs[:limit] if limit else docs
 
 
-def _rally_counts(es: Elasticsearch, race_ids: Sequence[str]) -> dict[str, dict[str, tuple[int, int]]]:
+def _rally_counts(
+    es: Elasticsearch, race_ids: Sequence[str], layout: StoreLayout = RALLY
+) -> dict[str, dict[str, tuple[int, int]]]:
     """race id -> task -> (requests, failed requests) of the races' measurement ``service_time``
-    samples in ``rally-metrics-*`` (Rally's ``get_error_rate`` counts the same samples)."""
+    samples in the layout's metrics indices (the tools' ``get_error_rate`` counts the same samples)."""
     out: dict[str, dict[str, tuple[int, int]]] = {}
+    race_field = layout.fields.race_id
     for start in range(0, len(race_ids), 100):
         ids = list(race_ids[start : start + 100])
         query = {
             "bool": {
                 "filter": [
-                    {"terms": {"race-id": ids}},
+                    {"terms": {race_field: ids}},
                     {"term": {"name": "service_time"}},
                     {"term": {"sample-type": "normal"}},
                 ]
@@ -228,7 +245,7 @@ def _rally_counts(es: Elasticsearch, race_ids: Sequence[str]) -> dict[str, dict[
         }
         aggs = {
             "races": {
-                "terms": {"field": "race-id", "size": len(ids)},
+                "terms": {"field": race_field, "size": len(ids)},
                 "aggs": {
                     "tasks": {
                         "terms": {"field": "task", "size": 10_000},
@@ -238,7 +255,7 @@ def _rally_counts(es: Elasticsearch, race_ids: Sequence[str]) -> dict[str, dict[
             }
         }
         body = es.search(
-            index=index_pattern(StoreIndex.METRICS),
+            index=layout.index_pattern(StoreIndex.METRICS),
             query=query,
             aggs=aggs,
             size=0,
@@ -274,14 +291,17 @@ def _esbench_tasks(es: Elasticsearch, prefix: str, race_ids: Sequence[str]) -> d
 def _to_races(
     es: Elasticsearch, prefix: str, docs: Sequence[tuple[Layout, dict[str, Any]]]
 ) -> list[RaceResult]:
-    rally_ids = [str(d["race-id"]) for layout, d in docs if layout == RALLY]
-    esbench_ids = [str(d["race-id"]) for layout, d in docs if layout == ESBENCH]
-    counts = _rally_counts(es, rally_ids) if rally_ids else {}
+    counts: dict[str, dict[str, tuple[int, int]]] = {}
+    for layout in LAYOUTS.values():
+        ids = [_doc_id(source, d) for source, d in docs if source is layout]
+        if ids:
+            counts.update(_rally_counts(es, ids, layout))
+    esbench_ids = [str(d["race-id"]) for layout, d in docs if layout is ESBENCH]
     tasks = _esbench_tasks(es, prefix, esbench_ids) if esbench_ids else {}
     return [
-        race_from_rally_document(d, counts.get(str(d["race-id"])))
-        if layout == RALLY
-        else race_from_documents(d, tasks.get(str(d["race-id"]), []))
+        race_from_documents(d, tasks.get(str(d["race-id"]), []))
+        if layout is None
+        else race_from_rally_document(d, counts.get(_doc_id(layout, d)), layout)
         for layout, d in docs
     ]
 
@@ -290,8 +310,8 @@ def read_races(
     settings: MetricsStoreSettings, flt: RaceFilter, *, limit: int | None = None
 ) -> list[RaceResult]:
     """The races of the metrics store that match ``flt``, with their tasks, newest first (at most
-    ``limit``): Rally's layout (``rally-races-*``, which esbench writes too) and esbench's older
-    layout (``<prefix>-races-*`` with ``<prefix>-results-*``).
+    ``limit``): Rally's layout (``rally-races-*``) and OSB's (``benchmark-test-runs-*``), which
+    esbench writes too, and esbench's older layout (``<prefix>-races-*`` with ``<prefix>-results-*``).
 
     Raises:
         StoreError: the metrics store is unreachable, rejects the credentials or the search, or holds
@@ -299,7 +319,7 @@ def read_races(
             credentials.
     """
     with metrics_store_client(settings, "search") as es:
-        return _to_races(es, settings.index_prefix, _race_documents(es, settings.index_prefix, flt, limit))
+        return _to_races(es, settings.index_prefix, _race_documents(es, settings, flt, limit))
 
 
 def list_races(
@@ -312,11 +332,11 @@ def list_races(
         StoreError: as :func:`read_races`.
     """
     with metrics_store_client(settings, "search") as es:
-        docs = _race_documents(es, settings.index_prefix, flt, limit)
+        docs = _race_documents(es, settings, flt, limit)
     return [
-        ListedRace.from_rally_document(d)
-        if layout == RALLY
-        else ListedRace.from_race(race_from_documents(d, []))
+        ListedRace.from_race(race_from_documents(d, []))
+        if layout is None
+        else ListedRace.from_rally_document(d, layout)
         for layout, d in docs
     ]
 
@@ -342,21 +362,23 @@ def resolve_races(settings: MetricsStoreSettings, ref: str, *, environment: str 
             raise NotFound(f"No race in {where} has the user tag {tag[0]}:{tag[1]}{_in_env(environment)}.")
         return races
     prefix_query: dict[str, object] = {"prefix": {"race-id": ref.lower()}}
-    rally_filter: list[dict[str, object]] = [prefix_query]
-    if environment is not None:
-        rally_filter.append({"term": {"environment": environment}})
     with metrics_store_client(settings, "search") as es:
-        docs = [
-            (RALLY, h["_source"])
-            for h in _scan(es, index_pattern(StoreIndex.RACES), {"bool": {"filter": rally_filter}})
-        ]
-        seen = {str(d["race-id"]) for _, d in docs}
+        docs: list[tuple[Layout, dict[str, Any]]] = []
+        seen: set[str] = set()
+        for layout in settings.read_layouts:
+            tool_filter: list[dict[str, object]] = [{"prefix": {layout.fields.race_id: ref.lower()}}]
+            if environment is not None:
+                tool_filter.append({"term": {"environment": environment}})
+            for h in _scan(es, layout.index_pattern(StoreIndex.RACES), {"bool": {"filter": tool_filter}}):
+                if _doc_id(layout, h["_source"]) not in seen:
+                    seen.add(_doc_id(layout, h["_source"]))
+                    docs.append((layout, h["_source"]))
         docs += [
             (ESBENCH, h["_source"])
             for h in _scan(es, f"{settings.index_prefix}-races-*", prefix_query)
             if str(h["_source"].get("race-id")) not in seen
         ]
-        exact = [ld for ld in docs if str(ld[1].get("race-id", "")).lower() == ref.lower()]
+        exact = [ld for ld in docs if _doc_id(*ld).lower() == ref.lower()]
         docs = exact[:1] or docs
         if not docs:
             raise NotFound(
@@ -365,7 +387,9 @@ def resolve_races(settings: MetricsStoreSettings, ref: str, *, environment: str 
             )
         if len(docs) > 1:
             listing = "\n".join(
-                f"  {d.get('race-id')}  {d.get('race-timestamp')}  {d.get('track')}" for _, d in docs[:20]
+                f"  {_doc_id(layout, d)}  {_doc_timestamp(layout, d)}  "
+                f"{d.get((layout or RALLY).fields.track)}"
+                for layout, d in docs[:20]
             )
             raise UserError(
                 f"The race id prefix {ref!r} is ambiguous in {where}: it matches {len(docs)} races. "
@@ -376,5 +400,7 @@ def resolve_races(settings: MetricsStoreSettings, ref: str, *, environment: str 
 
 def _in_env(environment: str | None) -> str:
     return (
-        f" (environment {environment!r} of Rally's races; another one: --environment)" if environment else ""
+        f" (environment {environment!r} of Rally's and OSB's races; another one: --environment)"
+        if environment
+        else ""
     )

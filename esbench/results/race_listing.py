@@ -22,7 +22,8 @@ from typing import Any
 
 from esbench.exceptions import UserError
 from esbench.records import RaceResult
-from esbench.results.rally_races import car_name, iso_timestamp, rally_timestamp
+from esbench.results.store_layout import RALLY, StoreLayout
+from esbench.results.store_races import car_name, iso_timestamp, rally_timestamp
 
 #: Rally's ``list races`` columns, in order (``esrally/metrics.py``, ``list_races``).
 LIST_HEADERS: tuple[str, ...] = (
@@ -140,6 +141,8 @@ class ListedRace:
         rally_version / rally_revision: the tool that ran the race (esbench's version for esbench
             races).
         environment: Rally's ``env.name`` (None for esbench races that have none).
+        layout: the layout the race was read from (Rally's for esbench races of the results
+            store); :meth:`as_dict` gives its field names.
     """
 
     race_id: str
@@ -160,6 +163,7 @@ class ListedRace:
     track_params: Mapping[str, Any] = field(default_factory=dict)
     car_params: Mapping[str, Any] = field(default_factory=dict)
     plugin_params: Mapping[str, Any] = field(default_factory=dict)
+    layout: StoreLayout = RALLY
 
     @classmethod
     def from_race(cls, race: RaceResult, *, environment: str | None = None) -> ListedRace:
@@ -181,28 +185,31 @@ class ListedRace:
         )
 
     @classmethod
-    def from_rally_document(cls, doc: Mapping[str, Any]) -> ListedRace:
-        """The listing of a Rally race document (``rally-races-*``); missing fields stay None."""
+    def from_rally_document(cls, doc: Mapping[str, Any], layout: StoreLayout = RALLY) -> ListedRace:
+        """The listing of a race document of ``layout`` (``rally-races-*``, ``benchmark-test-runs-*``);
+        missing fields stay None. OSB's cluster config revision is the team revision."""
+        f = layout.fields
         cluster: Mapping[str, Any] = doc.get("cluster") or {}
         return cls(
-            race_id=str(doc.get("race-id")),
-            race_timestamp=str(doc.get("race-timestamp")),
-            track=str(doc.get("track")),
-            challenge=doc.get("challenge"),
-            car=doc.get("car"),
+            race_id=str(doc.get(f.race_id)),
+            race_timestamp=str(doc.get(f.race_timestamp)),
+            track=str(doc.get(f.track)),
+            challenge=doc.get(f.challenge),
+            car=doc.get(f.car),
             pipeline=str(doc.get("pipeline") or ""),
             user_tags={str(k): str(v) for k, v in (doc.get("user-tags") or {}).items()},
             distribution_version=cluster.get("distribution-version"),
             distribution_flavor=cluster.get("distribution-flavor"),
             revision=cluster.get("revision"),
-            rally_version=doc.get("rally-version"),
-            rally_revision=doc.get("rally-revision"),
-            track_revision=doc.get("track-revision"),
-            team_revision=cluster.get("team-revision"),
+            rally_version=doc.get(f.tool_version),
+            rally_revision=doc.get(f.tool_revision),
+            track_revision=doc.get(f.track_revision),
+            team_revision=cluster.get(f.config_revision),
             environment=doc.get("environment"),
-            track_params=doc.get("track-params") or {},
-            car_params=doc.get("car-params") or {},
+            track_params=doc.get(f.track_params) or {},
+            car_params=doc.get(f.car_params) or {},
             plugin_params=doc.get("plugin-params") or {},
+            layout=layout,
         )
 
     @property
@@ -233,29 +240,32 @@ class ListedRace:
         """The race as ``list races --format=json`` shows it: the keys of Rally's ``Race.as_dict``
         (``rally-version``, ``environment``, ``race-id``, ``race-timestamp``, ``pipeline``,
         ``user-tags``, ``track``, ``car``, ``cluster``; ``track-revision``, ``challenge``,
-        ``track-params``, ``car-params``, ``plugin-params`` when set), without ``results``."""
+        ``track-params``, ``car-params``, ``plugin-params`` when set), or OSB's ``TestRun.as_dict``
+        keys for a race read from OSB's layout (``benchmark-version``, ``test-run-id``,
+        ``workload``...), without ``results``."""
+        f = self.layout.fields
         out: dict[str, Any] = {
-            "rally-version": self.rally_version,
-            "rally-revision": self.rally_revision,
+            f.tool_version: self.rally_version,
+            f.tool_revision: self.rally_revision,
             "environment": self.environment,
-            "race-id": self.race_id,
-            "race-timestamp": self.race_timestamp,
+            f.race_id: self.race_id,
+            f.race_timestamp: self.race_timestamp,
             "pipeline": self.pipeline,
             "user-tags": dict(self.user_tags),
-            "track": self.track,
-            "car": self.car,
+            f.track: self.track,
+            f.car: self.car,
             "cluster": {
                 "revision": self.revision,
                 "distribution-version": self.distribution_version,
                 "distribution-flavor": self.distribution_flavor,
-                "team-revision": self.team_revision,
+                f.config_revision: self.team_revision,
             },
         }
         optional = (
-            ("track-revision", self.track_revision),
-            ("challenge", self.challenge),
-            ("track-params", dict(self.track_params)),
-            ("car-params", dict(self.car_params)),
+            (f.track_revision, self.track_revision),
+            (f.challenge, self.challenge),
+            (f.track_params, dict(self.track_params)),
+            (f.car_params, dict(self.car_params)),
             ("plugin-params", dict(self.plugin_params)),
         )
         out.update((key, value) for key, value in optional if value)

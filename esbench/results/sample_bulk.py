@@ -9,10 +9,10 @@ unit, sample type, success) is the same for every request of a task that shares 
 constant part is encoded once per (metric, sample type, outcome) with :func:`json.dumps` and each
 document is that prefix plus three numbers.
 
-The dict form, ``sample_documents`` of the documents module, stays the specification: a unit test
-decodes these bodies and compares them with it document by document. Floats are written with
-``repr`` as :mod:`json` writes them; the durations and times of a request are finite (a clock's
-readings), so no ``NaN`` can arise.
+The dict form, :func:`esbench.results.store_metric_documents.sample_documents`, stays the
+specification: a unit test decodes these bodies and compares them with it document by document.
+Floats are written with ``repr`` as :mod:`json` writes them; the durations and times of a request
+are finite (a clock's readings), so no ``NaN`` can arise.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ def sample_bulk_bodies(
     samples: RequestSamples,
     index: str,
     *,
+    relative_field: str = "relative-time",
     max_body_bytes: int = MAX_BODY_BYTES,
 ) -> Iterator[tuple[bytes, int]]:
     """The bulk bodies (NDJSON, ``index`` actions into ``index``) of ``samples``' documents, each
@@ -50,7 +51,9 @@ def sample_bulk_bodies(
             track, challenge, car, environment, track params: the layout's names).
         meta: the race's meta fields (user tags), merged under each document's ``meta``.
         samples: one task's requests.
-        index: the metrics index (``rally-metrics-YYYY-MM``).
+        index: the metrics index (``rally-metrics-YYYY-MM``, ``benchmark-metrics-YYYY-MM``).
+        relative_field: the name of the ms-since-the-task's-start field in the layout
+            (:class:`esbench.results.store_layout.StoreLayout`'s ``fields.relative_time``).
     """
     zero = samples.task_start_epoch
     if zero is None:
@@ -59,6 +62,7 @@ def sample_bulk_bodies(
     names = {"task": samples.task, "operation": samples.operation, "operation-type": samples.operation_type}
     columns = [(name, getattr(samples, column)) for name, column in _COLUMNS]
     prefixes: dict[tuple[int, str | None], tuple[str, str, str]] = {}
+    relative = json.dumps(relative_field)
 
     def prefix(flags: int, error_type: str | None) -> tuple[str, str, str]:
         doc_meta: dict[str, Any] = dict(meta) | {"success": not flags & FAILED}
@@ -90,9 +94,7 @@ def sample_bulk_bodies(
         fixed = prefixes.get(key)
         if fixed is None:
             fixed = prefixes[key] = prefix(flags, error_type)
-        times = (
-            f', "@timestamp": {round(start * 1000)}, "relative-time": {(start - zero) * 1000.0!r}, "value": '
-        )
+        times = f', "@timestamp": {round(start * 1000)}, {relative}: {(start - zero) * 1000.0!r}, "value": '
         chunk = (
             f"{fixed[0]}{times}{latency[i]!r}}}\n"
             f"{fixed[1]}{times}{service[i]!r}}}\n"

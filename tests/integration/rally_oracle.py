@@ -1,11 +1,13 @@
-"""Rally 2.13 as the oracle of esbench's metrics store: the one way tests find and run ``esrally``.
+"""Rally 2.13 as the oracle of esbench's metrics store: the one way tests find and run ``esrally``
+(and, with tests/integration/osb_oracle.py, OSB 2.4.0, Rally's fork, the same way).
 
 * :func:`rally_bin` (a fixture): Rally's executable, ``$ESBENCH_TEST_RALLY`` or
   ``/work/venvs/rally/bin/esrally``. Missing, it skips the test with the install command, except
   under ``CI=true``, where a missing oracle fails the test (a CI run must not pass by skipping).
-* :class:`RallyOracle`: Rally with a private home (``HOME``, so ``~/.rally`` is the test's) and a
-  configuration ``rally-NAME.ini`` whose ``[reporting]`` section names a metrics store node;
-  :meth:`RallyOracle.run` runs one ``esrally`` command line with ``--configuration-name=NAME``.
+* :class:`PeerOracle` (``RallyOracle``): the tool with a private home (``HOME``, so ``~/.rally`` or
+  ``~/.benchmark`` is the test's) and a configuration ``rally-NAME.ini`` (``benchmark-NAME.ini``)
+  whose ``[reporting]`` section names a metrics store node; :meth:`PeerOracle.run` runs one command
+  line with ``--configuration-name=NAME``.
 
 Every command runs in a private PID and network namespace (``unshare``, as
 /work/shared/reference/peer-oracles.md explains: Rally allows one race per machine, kills
@@ -26,10 +28,12 @@ import stat
 import subprocess
 import sys
 import tempfile
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import socket_bridge
@@ -49,11 +53,11 @@ _TEMPLATES = {
 }
 
 
-def missing(what: str) -> None:
+def missing(what: str, *, tool: str = "Rally 2.13", install: str = INSTALL) -> None:
     """Skip the test (locally) or fail it (``CI=true``) because ``what`` is missing."""
-    message = f"The Rally oracle needs {what}; install Rally 2.13: {INSTALL}"
+    message = f"The {tool} oracle needs {what}; install {tool}: {install}"
     if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"CI runs the Rally oracle tests: {message}", pytrace=False)
+        pytest.fail(f"CI runs the {tool} oracle tests: {message}", pytrace=False)
     pytest.skip(message)
 
 
@@ -80,23 +84,35 @@ def rally_bin() -> Path:
     return found
 
 
-def renamed_copy(rally: Path, directory: Path) -> Path:
+def renamed_copy(rally: Path, directory: Path, name: str = "rally-oracle") -> Path:
     """``rally``'s entry point under another file name in ``directory``: Rally's
     ``--kill-running-processes`` (another session's race) looks for ``esrally`` command lines."""
-    copy = directory / "rally-oracle"
+    copy = directory / name
     shutil.copyfile(rally, copy)
     copy.chmod(copy.stat().st_mode | stat.S_IXUSR)
     return copy
 
 
-def _http(host: str, method: str, path: str, body: object = None) -> object:
-    data = None if body is None else json.dumps(body).encode()
+def http_json(
+    host: str, method: str, path: str, body: object = None, *, ndjson: bool = False, missing_ok: bool = False
+) -> Any:
+    """The JSON answer of ``METHOD http://host/path`` with ``body`` (JSON, or an NDJSON string);
+    None for a 404 when ``missing_ok``."""
+    data = None
+    if body is not None:
+        data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+    content = "application/x-ndjson" if ndjson else "application/json"
     request = urllib.request.Request(
-        f"http://{host}{path}", data=data, method=method, headers={"Content-Type": "application/json"}
+        f"http://{host}{path}", data=data, method=method, headers={"Content-Type": content}
     )
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    with opener.open(request, timeout=60) as response:
-        return json.loads(response.read() or b"null")
+    try:
+        with opener.open(request, timeout=60) as response:
+            return json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as e:
+        if missing_ok and e.code == 404:
+            return None
+        raise
 
 
 def put_rally_templates(rally_bin: Path, host: str) -> None:
@@ -104,7 +120,7 @@ def put_rally_templates(rally_bin: Path, host: str) -> None:
     resources = _rally_package(rally_bin) / "resources"
     for name, file in _TEMPLATES.items():
         text = (resources / file).read_text(encoding="utf-8").replace('"wildcard"', '"keyword"')
-        _http(host, "PUT", f"/_index_template/{name}", json.loads(text))
+        http_json(host, "PUT", f"/_index_template/{name}", json.loads(text))
 
 
 def _rally_package(rally_bin: Path) -> Path:
@@ -119,9 +135,9 @@ def _rally_package(rally_bin: Path) -> Path:
 
 
 @dataclass
-class RallyOracle:
-    """Rally with its home under ``root`` and the configuration ``name`` pointing at the metrics store
-    reached through the Unix socket ``socket_path`` (see the module docstring)."""
+class PeerOracle:
+    """Rally (or OSB) with its home under ``root`` and the configuration ``name`` pointing at the
+    metrics store reached through the Unix socket ``socket_path`` (see the module docstring)."""
 
     rally_bin: Path
     root: Path
@@ -130,7 +146,7 @@ class RallyOracle:
     environment: str
 
     def run(self, *args: str, timeout_s: float = 240) -> subprocess.CompletedProcess[str]:
-        """``esrally ARGS --configuration-name=NAME`` in a private namespace; never raises on a
+        """``TOOL ARGS --configuration-name=NAME`` in a private namespace; never raises on a
         non-zero exit (the caller asserts on it)."""
         rally = " ".join(_quote(a) for a in (str(self.rally_bin), *args, f"--configuration-name={self.name}"))
         script = "\n".join(
@@ -159,10 +175,31 @@ class RallyOracle:
         )
 
 
+#: The name the Rally tests know the oracle by.
+RallyOracle = PeerOracle
+
+
 def _quote(text: str) -> str:
     import shlex
 
     return shlex.quote(text)
+
+
+@contextlib.contextmanager
+def bridged(store_host: str) -> Iterator[Path]:
+    """A Unix socket that carries connections to ``store_host`` (``host:port``) for the duration;
+    yields its path (see the module docstring)."""
+    # AF_UNIX paths are limited to 108 bytes: tmp_path can be longer.
+    socket_dir = Path(tempfile.mkdtemp(prefix="peer-bridge-"))
+    socket_path = socket_dir / "node.sock"
+    host, _, port = store_host.rpartition(":")
+    server = socket_bridge.serve_unix_to_tcp(socket_path, host, int(port))
+    try:
+        yield socket_path
+    finally:
+        server.shutdown()
+        server.server_close()
+        shutil.rmtree(socket_dir, ignore_errors=True)
 
 
 @contextlib.contextmanager
@@ -206,14 +243,5 @@ def rally_oracle(rally_bin: Path, root: Path, store_host: str, *, environment: s
     )
     (root / "home" / ".rally" / f"rally-{name}.ini").write_text(ini, encoding="utf-8")
     put_rally_templates(rally_bin, store_host)
-    # AF_UNIX paths are limited to 108 bytes: tmp_path can be longer.
-    socket_dir = Path(tempfile.mkdtemp(prefix="rally-bridge-"))
-    socket_path = socket_dir / "node.sock"
-    host, _, port = store_host.rpartition(":")
-    server = socket_bridge.serve_unix_to_tcp(socket_path, host, int(port))
-    try:
-        yield RallyOracle(rally_bin, root, name, socket_path, environment)
-    finally:
-        server.shutdown()
-        server.server_close()
-        shutil.rmtree(socket_dir, ignore_errors=True)
+    with bridged(store_host) as socket_path:
+        yield PeerOracle(rally_bin, root, name, socket_path, environment)

@@ -36,7 +36,7 @@ import pytest
 from harness import esbench, ok
 from rally_oracle import INNER_HOST, RallyOracle, rally_bin, rally_oracle  # noqa: F401 (fixture)
 
-from esbench.results.rally_layout import StoreIndex, index_pattern, monthly_index
+from esbench.results.store_layout import RALLY, StoreIndex
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("rally-oracle"), pytest.mark.timeout(900)]
 
@@ -66,7 +66,7 @@ class Store:
         return esbench(*args, f"--metrics-store={self.url}", timeout=240)
 
     def rally_race_docs(self) -> dict[str, dict[str, Any]]:
-        body = _http(self.host, "GET", f"/{index_pattern(StoreIndex.RACES)}/_search?size=100")
+        body = _http(self.host, "GET", f"/{RALLY.index_pattern(StoreIndex.RACES)}/_search?size=100")
         return {h["_source"]["race-id"]: h["_source"] for h in body["hits"]["hits"]}
 
 
@@ -142,7 +142,7 @@ def _history(host: str, source: dict[str, Any]) -> list[str]:
             for key in ("latency", "service_time", "processing_time"):
                 op[key] = _scaled(op.get(key), wobble * (1.25 if slower else 1.0))
         lines.append(
-            json.dumps({"index": {"_index": monthly_index(StoreIndex.RACES, started), "_id": race_id}})
+            json.dumps({"index": {"_index": RALLY.monthly_index(StoreIndex.RACES, started), "_id": race_id}})
         )
         lines.append(json.dumps(doc))
         ids.append(race_id)

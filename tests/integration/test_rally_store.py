@@ -16,17 +16,16 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from harness import ROOT, TRACKS, dist_cache
 from rally_oracle import missing, namespaces_available, rally_bin, renamed_copy  # noqa: F401
+from store_fields import compare_fields, json_type, table_rows
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500), pytest.mark.xdist_group("rally-store-writer")]
 
@@ -85,12 +84,7 @@ def _ids(oracle: Path) -> tuple[str, str, str]:
 
 def _rows(text: str) -> list[tuple[str, str]]:
     """(metric, task) of each row of a compare table (Rally's markdown format, ANSI colours removed)."""
-    rows = []
-    for line in re.sub(r"\x1b\[[0-9;]*m", "", text).splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 7 and cells[0] not in ("Metric", "") and not set(cells[0]) <= {"-", ":"}:
-            rows.append((cells[0], cells[1]))
-    return rows
+    return [(cells[0], cells[1]) for cells in table_rows(text, 7)]
 
 
 def _documents(oracle: Path, kind: str) -> list[dict[str, Any]]:
@@ -103,37 +97,10 @@ def _by_race(docs: list[dict[str, Any]], race_id: str) -> list[dict[str, Any]]:
     return [d for d in docs if d["race-id"] == race_id]
 
 
-def _type(value: Any) -> str:
-    return type(value).__name__.replace("int", "number").replace("float", "number")
-
-
-def _fields(doc: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, str]]:
-    """(dotted path, JSON type) of every leaf of ``doc``; lists and empty objects are leaves."""
-    for key, value in doc.items():
-        path = f"{prefix}{key}"
-        if isinstance(value, dict) and value:
-            yield from _fields(value, f"{path}.")
-        else:
-            yield path, _type(value)
-
-
 def _compare_fields(
     kind: str, rally: dict[str, Any], ours: dict[str, Any], *, skip: tuple[str, ...] = ()
 ) -> None:
-    theirs = dict(_fields(rally))
-    mine = dict(_fields({k: v for k, v in ours.items() if k != "esbench"}))
-    wanted = {p: t for p, t in theirs.items() if (kind, p) not in KNOWN_GAPS and not p.startswith(skip)}
-    missing_fields = sorted(p for p in wanted if p not in mine)
-    assert not missing_fields, f"{kind}: fields Rally writes that esbench does not: {missing_fields}"
-    # None where Rally has a value is a gap (listed above) only; a value of another type is wrong.
-    wrong = sorted(
-        (p, t, mine[p]) for p, t in wanted.items() if mine[p] != t and "NoneType" not in (t, mine[p])
-    )
-    assert not wrong, f"{kind}: fields of another JSON type (path, Rally, esbench): {wrong}"
-    extra = sorted(
-        p for p in mine if p not in theirs and not p.startswith(skip) and (kind, p) not in KNOWN_GAPS
-    )
-    assert not extra, f"{kind}: fields esbench writes that Rally does not: {extra}"
+    compare_fields(kind, rally, ours, gaps=KNOWN_GAPS, skip=skip)
 
 
 def _percentile_keys(oracle: Path, race_id: str, task: str, metric: str) -> set[str]:
@@ -281,7 +248,7 @@ def test_metrics_documents_match_rallys(oracle: Path) -> None:
     for name in ("indexing_total_time", "refresh_total_count", "store_size_in_bytes", "segments_count"):
         rally_doc = next(d for d in theirs if d["name"] == name)
         our_doc = next(d for d in ours if d["name"] == name)
-        assert (our_doc.get("unit"), _type(our_doc["value"])) == (
+        assert (our_doc.get("unit"), json_type(our_doc["value"])) == (
             rally_doc.get("unit"),
-            _type(rally_doc["value"]),
+            json_type(rally_doc["value"]),
         )

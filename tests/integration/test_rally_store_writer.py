@@ -17,8 +17,8 @@ from harness import TRACKS, ok, race, race_dir
 
 from esbench.results.es_export import export_races
 from esbench.results.metrics_store import MetricsStoreSettings
-from esbench.results.rally_documents import result_documents
-from esbench.results.rally_templates import wildcard_supported
+from esbench.results.store_documents import result_documents
+from esbench.results.store_templates import wildcard_supported
 
 _spec = importlib.util.spec_from_file_location(
     "_results_racefactory", Path(__file__).resolve().parents[1] / "unit" / "results" / "racefactory.py"

@@ -3,13 +3,16 @@ dict form (the specification), one for one, in order."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from array import array
 
 from esbench.records.samples import FAILED, WARMUP, RequestSamples
-from esbench.results import rally_documents as docs
+from esbench.results import store_documents as docs
 from esbench.results.sample_bulk import sample_bulk_bodies
+from esbench.results.store_layout import LAYOUTS
+from esbench.results.store_metric_documents import sample_documents
 
 
 def _samples(n: int, *, task_start: float | None) -> RequestSamples:
@@ -33,6 +36,7 @@ def _samples(n: int, *, task_start: float | None) -> RequestSamples:
 
 
 CONTEXT = docs.RaceContext(
+    layout=LAYOUTS[next(iter(LAYOUTS))],
     race_id="4c4f7b5e-0d7c-4d3e-9f1b-0d2c7a1e5b11",
     race_timestamp="20261128T120000Z",
     environment="nightly",
@@ -56,20 +60,27 @@ def _decoded(bodies: list[tuple[bytes, int]], index: str) -> list[dict[str, obje
 
 
 def test_every_document_equals_the_dict_form_field_by_field() -> None:
-    for task_start in (1_764_000_000.0 - 2.5, None):
-        samples = _samples(2_000, task_start=task_start)
-        expected = list(docs.sample_documents(CONTEXT, samples))
-        bodies = list(sample_bulk_bodies(CONTEXT.common(), CONTEXT.meta(), samples, "rally-metrics-2026-11"))
-        got = _decoded(bodies, "rally-metrics-2026-11")
-        assert len(got) == len(expected) == 3 * len(samples)
-        assert got == expected
-        # Every outcome occurs: warmup and normal, success and each failure kind.
-        assert {(d["sample-type"], d["meta"].get("error-type")) for d in got} >= {  # type: ignore[union-attr]
-            ("normal", None),
-            ("warmup", None),
-            ("normal", "unknown"),
-            ("warmup", "transport"),
-        }
+    for layout in LAYOUTS.values():
+        ctx = dataclasses.replace(CONTEXT, layout=layout)
+        for task_start in (1_764_000_000.0 - 2.5, None):
+            samples = _samples(2_000, task_start=task_start)
+            expected = list(sample_documents(ctx, samples))
+            bodies = list(
+                sample_bulk_bodies(
+                    ctx.common(), ctx.meta(), samples, "metrics", relative_field=layout.fields.relative_time
+                )
+            )
+            got = _decoded(bodies, "metrics")
+            assert len(got) == len(expected) == 3 * len(samples)
+            assert got == expected, layout
+            # Every outcome occurs: warmup and normal, success and each failure kind.
+            outcomes = {(d["sample-type"], d["meta"].get("error-type")) for d in got}  # type: ignore[union-attr]
+            assert outcomes >= {
+                ("normal", None),
+                ("warmup", None),
+                ("normal", "unknown"),
+                ("warmup", "transport"),
+            }
 
 
 def test_bodies_stop_growing_at_the_size_limit_and_lose_nothing() -> None:
@@ -82,7 +93,7 @@ def test_bodies_stop_growing_at_the_size_limit_and_lose_nothing() -> None:
         without_last_request = text[: len(text) - len("".join(text.splitlines(keepends=True)[-6:]))]
         assert len(without_last_request) < 20_000 <= len(text)
     assert sum(count for _, count in bodies) == 3_000
-    assert _decoded(bodies, "i") == list(docs.sample_documents(CONTEXT, samples))
+    assert _decoded(bodies, "i") == list(sample_documents(CONTEXT, samples))
 
 
 def test_no_requests_no_body() -> None:

@@ -17,7 +17,7 @@ from esbench.records import RaceResult
 from esbench.results.annotations import midnight, new_annotation
 from esbench.results.es_read import race_query, rally_race_query
 from esbench.results.race_listing import ListedRace, RaceFilter, parse_list_date
-from esbench.results.rally_races import (
+from esbench.results.store_races import (
     iso_timestamp,
     percentile_label,
     race_from_rally_document,

@@ -15,8 +15,9 @@ from hdrh.histogram import HdrHistogram
 
 from esbench.records import ClusterMetric, TelemetrySeries
 from esbench.records.samples import FAILED, WARMUP, RequestSamples
-from esbench.results import rally_documents as docs
-from esbench.results.rally_layout import RACE_TIMESTAMP_FORMAT
+from esbench.results import store_documents as docs
+from esbench.results import store_metric_documents as metric_docs
+from esbench.results.store_layout import RACE_TIMESTAMP_FORMAT
 
 
 def _race():
@@ -132,7 +133,7 @@ def test_sample_documents_one_per_metric_and_request() -> None:
         flags=array("B", [WARMUP, FAILED]),
         error_types={1: "500"},
     )
-    out = list(docs.sample_documents(ctx, samples))
+    out = list(metric_docs.sample_documents(ctx, samples))
     assert [(d["name"], d["value"], d["sample-type"]) for d in out] == [
         ("latency", 3.0, "warmup"),
         ("service_time", 2.0, "warmup"),
@@ -172,7 +173,7 @@ def test_telemetry_documents_group_a_nodes_sample_like_rallys_node_stats() -> No
         ),
     )
     ctx = docs.context(race, "local")
-    out = list(docs.telemetry_documents(ctx, race, 9.0))
+    out = list(metric_docs.telemetry_documents(ctx, race, 9.0))
     assert len(out) == 2
     first = out[0]
     assert first["name"] == "node-stats" and first["meta"]["node_name"] == "n0"
@@ -184,7 +185,7 @@ def test_throughput_documents_one_per_window() -> None:
     race = _race()
     task = dataclasses.replace(race.tasks[0], start_epoch=2000.0)
     race = dataclasses.replace(race, tasks=(task,))
-    out = list(docs.throughput_documents(docs.context(race, "local"), race))
+    out = list(metric_docs.throughput_documents(docs.context(race, "local"), race))
     assert [d["value"] for d in out] == list(task.throughput_windows)
     assert out[0]["@timestamp"] == 2_001_000 and out[0]["unit"] == "docs/s"
     assert {d["name"] for d in out} == {"throughput"} and {d["sample-type"] for d in out} == {"normal"}

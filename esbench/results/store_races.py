@@ -1,4 +1,5 @@
-"""Rally's race documents (``rally-races-*``) read as esbench records.
+"""Race documents of the metrics store (Rally's ``rally-races-*``, OSB's ``benchmark-test-runs-*``)
+read as esbench records.
 
 Rally 2.13 writes one document per race (``esrally/metrics.py``: ``Race.as_dict``, stored by
 ``EsRaceStore.store_race``): the race header (``race-id``, ``race-timestamp`` as ``20261128T123750Z``,
@@ -9,6 +10,11 @@ one ``op_metrics`` entry (``throughput`` min/mean/median/max/unit; ``latency``, 
 ``unit`` ms; ``error_rate`` a fraction; ``duration`` in ms, the relative time of the task's last
 sample) and the cluster-level values (``total_time`` ms, ``merge_count``, ``young_gc_time`` ms,
 ``store_size`` bytes, ...).
+
+OSB 2.4.0 writes the same document under other names (``TestRun.as_dict``: ``test-run-id``,
+``workload``, ``test_procedure``, ``cluster-config-instance``...; OSB's ``results`` have its own
+cluster keys, such as ``docs_count``, and no ZGC rows); the names come from the
+:class:`~esbench.results.store_layout.StoreLayout`.
 
 :func:`race_from_rally_document` maps it onto :class:`~esbench.records.RaceResult` so that
 ``esbench report``, ``compare`` and ``trend`` read a Rally race like one of their own: every value
@@ -28,7 +34,7 @@ from typing import Any
 
 from esbench.exceptions import StoreError
 from esbench.records import ClusterMetric, RaceResult, TaskResult
-from esbench.results.rally_layout import RACE_TIMESTAMP_FORMAT
+from esbench.results.store_layout import RACE_TIMESTAMP_FORMAT, RALLY, StoreLayout
 
 _MS_PER_MIN = 60_000.0
 _BYTES_PER_GB = 1024.0**3
@@ -66,7 +72,7 @@ def parse_race_timestamp(text: str) -> datetime:
     """``"20261128T123750Z"`` -> an aware UTC datetime.
 
     Raises:
-        ValueError: not in Rally's format (:data:`~esbench.results.rally_layout.RACE_TIMESTAMP_FORMAT`).
+        ValueError: not in Rally's format (:data:`~esbench.results.store_layout.RACE_TIMESTAMP_FORMAT`).
     """
     return datetime.strptime(text, RACE_TIMESTAMP_FORMAT).replace(tzinfo=UTC)
 
@@ -206,28 +212,34 @@ def car_name(car: Any) -> str:
 
 
 def race_from_rally_document(
-    doc: Mapping[str, Any], counts: Mapping[str, tuple[int, int]] | None = None
+    doc: Mapping[str, Any],
+    counts: Mapping[str, tuple[int, int]] | None = None,
+    layout: StoreLayout = RALLY,
 ) -> RaceResult:
-    """A :class:`RaceResult` of a Rally race document (the ``_source`` of a ``rally-races-*`` hit).
+    """A :class:`RaceResult` of a race document of ``layout`` (the ``_source`` of a
+    ``rally-races-*`` or ``benchmark-test-runs-*`` hit).
 
     ``counts``: task name -> (requests, failed requests) of its ``service_time`` samples (see
     :func:`request_counts`). Rally stores only races that ended, so the status is ``completed``.
     The race timestamp becomes ISO-8601 UTC; the cluster's ``distribution-version`` is the cluster
     version (and, for a pipeline that provisioned the cluster, also the distribution version);
-    ``esbench_version`` says which tool ran the race: ``"Rally 2.13.0"``.
+    ``esbench_version`` says which tool ran the race: ``"Rally 2.13.0"``,
+    ``"OpenSearch Benchmark 2.4.0"``.
 
     Raises:
-        StoreError: the document lacks ``race-id``, ``race-timestamp`` or ``track``, or its timestamp
-            is not Rally's format (the message names the race id and the field).
+        StoreError: the document lacks the race id, race timestamp or track, or its timestamp is
+            not in the tools' format (the message names the race id and the fields).
     """
-    race_id = doc.get("race-id", "?")
+    f = layout.fields
+    race_id = doc.get(f.race_id, "?")
     try:
-        timestamp = parse_race_timestamp(str(doc["race-timestamp"])).strftime("%Y-%m-%dT%H:%M:%SZ")
-        track = str(doc["track"])
+        timestamp = parse_race_timestamp(str(doc[f.race_timestamp])).strftime("%Y-%m-%dT%H:%M:%SZ")
+        track = str(doc[f.track])
     except (KeyError, ValueError) as e:
         raise StoreError(
-            f"The Rally race document {race_id} in the metrics store lacks a valid race-timestamp or "
-            f"track ({e}); it is not in the layout of Rally 2.13's Race.as_dict."
+            f"The {layout.tool} race document {race_id} in the metrics store lacks a valid "
+            f"{f.race_timestamp} or {f.track} ({e}); it is not in the layout of {layout.tool} "
+            f"{layout.tool_version}."
         ) from e
     cluster: Mapping[str, Any] = doc.get("cluster") or {}
     results: Mapping[str, Any] = doc.get("results") or {}
@@ -238,19 +250,19 @@ def race_from_rally_document(
         for op in results.get("op_metrics") or ()
     )
     return RaceResult(
-        race_id=str(doc["race-id"]),
+        race_id=str(doc[f.race_id]),
         timestamp=timestamp,
         track=track,
-        challenge=str(doc.get("challenge") or ""),
-        track_params=dict(doc.get("track-params") or {}),
-        car=car_name(doc.get("car")),
-        car_params=dict(doc.get("car-params") or {}),
+        challenge=str(doc.get(f.challenge) or ""),
+        track_params=dict(doc.get(f.track_params) or {}),
+        car=car_name(doc.get(f.car)),
+        car_params=dict(doc.get(f.car_params) or {}),
         user_tags={str(k): str(v) for k, v in (doc.get("user-tags") or {}).items()},
         pipeline=pipeline,
         distribution_version=version if pipeline != "benchmark-only" else None,
-        track_revision=doc.get("track-revision"),
+        track_revision=doc.get(f.track_revision),
         cluster_version=version,
-        esbench_version=f"Rally {doc.get('rally-version') or '?'}",
+        esbench_version=f"{layout.tool} {doc.get(f.tool_version) or '?'}",
         tasks=tasks,
         cluster_metrics=cluster_metrics_of(results),
     )
