@@ -135,8 +135,11 @@ class TrainKnnModel(Runner):
     ``GET /_plugins/_knn/models/<model_id>`` every ``poll_period`` s (0.5) while the model's state
     is ``training``, at most ``retries`` (1000) + 1 times. Service time spans the training.
 
-    Returns 1 op; a failure (training ``failed``, an unknown state, an answer without a state, or
-    still training when the polls are used up) is a failed result (OSB raises).
+    Returns 1 op; a failure (training ``failed``, an unknown state, an answer without a state) is
+    a failed result of 0 ops (OSB raises).
+
+    Raises:
+        TimeoutError: still training when the polls are used up (retried by ``Retry``, as in OSB).
     """
 
     name = "train-knn-model"
@@ -157,11 +160,9 @@ class TrainKnnModel(Runner):
             if state is None:
                 return _knn_failure(f"Failed to create model {model_id}: the model has no state", response)
             if polls > max_polls:
-                return RunnerResult(
-                    success=False,
-                    error_type="timeout",
-                    error_description=f"Failed to create model: {model_id} within {max_polls} retries",
-                )
+                # Raised, as OSB does: its Retry wrapper retries a TimeoutError (socket.timeout),
+                # so "retries" > 0 trains the model again, here too.
+                raise TimeoutError(f"Failed to create model: {model_id} within {max_polls} retries")
             if state == "training":
                 polls += 1
                 await asyncio.sleep(poll_period)
@@ -173,7 +174,9 @@ class TrainKnnModel(Runner):
 
 def _knn_failure(description: str, response: object) -> RunnerResult:
     status = getattr(response, "status", None)
+    # 0 ops, as OSB's execute_single counts a runner that raised.
     return RunnerResult(
+        weight=0,
         success=False,
         error_type=str(status) if status and status >= 400 else "knn-model",
         error_description=description,

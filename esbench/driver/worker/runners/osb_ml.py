@@ -65,7 +65,8 @@ async def _json(es: EsbenchClient, method: str, path: str, body: object = None) 
 
 
 def _error(error_type: str, description: str) -> _Failure:
-    return _Failure(RunnerResult(success=False, error_type=error_type, error_description=description))
+    # 0 ops, as OSB's execute_single counts a runner that raised.
+    return _Failure(RunnerResult(weight=0, success=False, error_type=error_type, error_description=description))
 
 
 async def _await_task(es: EsbenchClient, task_id: object, waiting: str, timeout: float, what: str) -> dict[str, Any]:
