@@ -129,11 +129,55 @@ def run_param_source(scenario):
     return {"params": out}
 
 
+class RandomizerConfig:
+    """The config OSB's QueryRandomizerWorkloadProcessor reads (``cfg.opts``)."""
+
+    def __init__(self, values):
+        self.values = values
+
+    def opts(self, section, key, mandatory=True, default_value=None):
+        return self.values.get(key, default_value)
+
+
+def run_randomizer(scenario):
+    """``{"randomize": op params, "op_name", "rf", "n", "alpha", "seed", "calls"}`` -> the params
+    of each call (value sources: per field a counter, {"gte": c, "lte": c + 100})."""
+    import random
+
+    from osbenchmark.workload import loader
+    from osbenchmark.workload import params as osb_params
+
+    op = scenario["op_name"]
+    processor = loader.QueryRandomizerWorkloadProcessor(RandomizerConfig(
+        {"randomization.enabled": True, "randomization.repeat_frequency": scenario["rf"],
+         "randomization.n": scenario["n"], "randomization.alpha": scenario["alpha"]}))
+    info = osb_params.get_query_randomization_info(op)
+    params = scenario["randomize"]
+    for field, _path in processor.extract_fields_and_paths(params, info):
+        counter = iter(range(10**6))
+        osb_params.register_standard_value_source(
+            op, field, lambda c=counter: (lambda v: {"gte": v, "lte": v + 100})(next(c)))
+        osb_params.generate_standard_values_if_absent(op, field, scenario["n"])
+    random.seed(scenario["seed"])
+    out = []
+    for _ in range(scenario["calls"]):
+        params = processor.get_randomized_values(NoWorkload(), params, query_randomization_info=info, op_name=op)
+        out.append(jsonable(params))
+    return {"params": out}
+
+
 def main():
     runner.register_default_runners()
     asyncio.sleep = no_sleep  # the ML runners poll every 5 s
     scenarios = json.load(sys.stdin)
-    out = [run_param_source(s) if "param_source" in s else asyncio.run(run_scenario(s)) for s in scenarios]
+    out = []
+    for s in scenarios:
+        if "param_source" in s:
+            out.append(run_param_source(s))
+        elif "randomize" in s:
+            out.append(run_randomizer(s))
+        else:
+            out.append(asyncio.run(run_scenario(s)))
     json.dump(out, sys.stdout)
 
 
