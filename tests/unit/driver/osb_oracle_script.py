@@ -18,7 +18,6 @@ import sys
 import opensearchpy
 from opensearchpy.exceptions import HTTP_EXCEPTIONS, TransportError
 from opensearchpy.serializer import JSONSerializer
-
 from osbenchmark.context import RequestContextHolder
 from osbenchmark.worker_coordinator import runner
 
@@ -90,7 +89,7 @@ async def run_scenario(scenario):
     async with runner.CompositeContext():
         for step in scenario["steps"]:
             client.raw = False
-            ctx, token = RequestContextHolder.init_request_context()
+            _ctx, token = RequestContextHolder.init_request_context()
             try:
                 call = runner.runner_for(step["type"])
                 value = await call({"default": client}, dict(step["params"]))
@@ -105,9 +104,9 @@ async def run_scenario(scenario):
 class NoWorkload:
     """The workload a param source gets: no indices, data streams or corpora."""
 
-    indices = []
-    data_streams = []
-    corpora = []
+    indices = ()
+    data_streams = ()
+    corpora = ()
 
 
 def run_param_source(scenario):
@@ -148,20 +147,30 @@ def run_randomizer(scenario):
     from osbenchmark.workload import params as osb_params
 
     op = scenario["op_name"]
-    processor = loader.QueryRandomizerWorkloadProcessor(RandomizerConfig(
-        {"randomization.enabled": True, "randomization.repeat_frequency": scenario["rf"],
-         "randomization.n": scenario["n"], "randomization.alpha": scenario["alpha"]}))
+    processor = loader.QueryRandomizerWorkloadProcessor(
+        RandomizerConfig(
+            {
+                "randomization.enabled": True,
+                "randomization.repeat_frequency": scenario["rf"],
+                "randomization.n": scenario["n"],
+                "randomization.alpha": scenario["alpha"],
+            }
+        )
+    )
     info = osb_params.get_query_randomization_info(op)
     params = scenario["randomize"]
     for field, _path in processor.extract_fields_and_paths(params, info):
         counter = iter(range(10**6))
         osb_params.register_standard_value_source(
-            op, field, lambda c=counter: (lambda v: {"gte": v, "lte": v + 100})(next(c)))
+            op, field, lambda c=counter: (lambda v: {"gte": v, "lte": v + 100})(next(c))
+        )
         osb_params.generate_standard_values_if_absent(op, field, scenario["n"])
     random.seed(scenario["seed"])
     out = []
     for _ in range(scenario["calls"]):
-        params = processor.get_randomized_values(NoWorkload(), params, query_randomization_info=info, op_name=op)
+        params = processor.get_randomized_values(
+            NoWorkload(), params, query_randomization_info=info, op_name=op
+        )
         out.append(jsonable(params))
     return {"params": out}
 

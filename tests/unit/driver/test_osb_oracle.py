@@ -27,6 +27,7 @@ from esbench.driver.worker.context import RaceContext, current_context
 from esbench.driver.worker.params.vector import BulkVectorsParamSource, VectorSearchParamSource
 from esbench.driver.worker.registry import default_registry
 from esbench.driver.worker.runners import RunnerResult
+from esbench.exceptions import ConfigError
 from esbench.track.model import Track
 
 OSB_PYTHON = Path(os.environ.get("ESBENCH_OSB_PYTHON", "/work/venvs/osb/bin/python"))
@@ -63,7 +64,9 @@ class RecordingHttp:
         self.responses = list(responses)
         self.requests: list[list[Any]] = []
 
-    async def request(self, method: str, target: str, *, body: Any = None, headers: Any = None, timeout: Any = None):
+    async def request(
+        self, method: str, target: str, *, body: Any = None, headers: Any = None, timeout: Any = None
+    ):
         path, _, query = target.partition("?")
         raw = bytes(body) if body is not None else None
         self.requests.append([method, path, dict(parse_qsl(query)), raw, dict(headers or {})])
@@ -191,25 +194,49 @@ def test_admin_runners_send_osbs_requests_and_return_its_results(tmp_path, monke
         one("update-concurrent-segment-search-settings", {}, ok()),
         {
             "steps": [
-                {"type": "create-point-in-time", "params": {"name": "pit", "index": "logs", "keep-alive": "2m",
-                                                            "request-params": {"preference": "_local"}}},
+                {
+                    "type": "create-point-in-time",
+                    "params": {
+                        "name": "pit",
+                        "index": "logs",
+                        "keep-alive": "2m",
+                        "request-params": {"preference": "_local"},
+                    },
+                },
                 {"type": "list-all-point-in-time", "params": {}},
                 {"type": "delete-point-in-time", "params": {"with-point-in-time-from": "pit"}},
                 {"type": "create-point-in-time", "params": {"name": "pit2", "index": "logs"}},
                 {"type": "delete-point-in-time", "params": {"request-params": {"pretty": "true"}}},
             ],
-            "responses": [ok({"pit_id": "P1"}), ok({"pits": []}), ok({"pits": [{"successful": True}]}),
-                          ok({"pit_id": "P2"}), ok({"pits": []})],
+            "responses": [
+                ok({"pit_id": "P1"}),
+                ok({"pits": []}),
+                ok({"pits": [{"successful": True}]}),
+                ok({"pit_id": "P2"}),
+                ok({"pits": []}),
+            ],
         },
-        one("train-knn-model", {"body": knn_body, "model_id": "m1", "poll_period": 0.1},
-            ok({}), ok({"state": "training"}), ok({"state": "training"}), ok({"state": "created"})),
+        one(
+            "train-knn-model",
+            {"body": knn_body, "model_id": "m1", "poll_period": 0.1},
+            ok({}),
+            ok({"state": "training"}),
+            ok({"state": "training"}),
+            ok({"state": "created"}),
+        ),
         one("train-knn-model", {"body": knn_body, "model_id": "m1"}, ok({}), ok({"state": "failed"})),
         # Still training after the polls: OSB's Retry trains again ("retries" is both), then raises.
-        one("train-knn-model", {"body": knn_body, "model_id": "m1", "retries": 1},
-            *([ok({})] + [ok({"state": "training"})] * 3) * 2),
+        one(
+            "train-knn-model",
+            {"body": knn_body, "model_id": "m1", "retries": 1},
+            *([ok({})] + [ok({"state": "training"})] * 3) * 2,
+        ),
         one("delete-knn-model", {"model_id": "m1"}, ok({"model_id": "m1", "result": "deleted"})),
-        one("delete-knn-model", {"model_id": "m1", "ignore-if-model-does-not-exist": True},
-            [404, {"error": "not found", "status": 404}]),
+        one(
+            "delete-knn-model",
+            {"model_id": "m1", "ignore-if-model-does-not-exist": True},
+            [404, {"error": "not found", "status": 404}],
+        ),
         one("delete-knn-model", {"model_id": "m1"}, [404, {"error": "not found", "status": 404}]),
         one("delete-knn-model", {"model_id": "m1"}, ok({"model_id": "m1"})),
     ]
@@ -222,16 +249,30 @@ def test_ml_commons_runners_send_osbs_requests_in_osbs_order(tmp_path, monkeypat
     scenarios = [
         {
             "steps": [
-                {"type": "register-ml-model", "params": {"model-name": "huggingface/x", "model-version": "1.0.1",
-                                                         "model-format": "TORCH_SCRIPT"}},
+                {
+                    "type": "register-ml-model",
+                    "params": {
+                        "model-name": "huggingface/x",
+                        "model-version": "1.0.1",
+                        "model-format": "TORCH_SCRIPT",
+                    },
+                },
                 {"type": "deploy-ml-model", "params": {}},
                 {"type": "delete-ml-model", "params": {"model-name": "huggingface/x"}},
             ],
             "responses": [
-                ok(no_hits), ok({"task_id": "T1"}), ok({"state": "CREATED"}),
+                ok(no_hits),
+                ok({"task_id": "T1"}),
+                ok({"state": "CREATED"}),
                 ok({"state": "COMPLETED", "model_id": "M"}),
-                ok({"task_id": "T2"}), ok({"state": "RUNNING"}), ok({"state": "COMPLETED"}),
-                ok(model_hits), ok({}), ok({"model_state": "DEPLOYED"}), ok({"model_state": "UNDEPLOYED"}), ok({}),
+                ok({"task_id": "T2"}),
+                ok({"state": "RUNNING"}),
+                ok({"state": "COMPLETED"}),
+                ok(model_hits),
+                ok({}),
+                ok({"model_state": "DEPLOYED"}),
+                ok({"model_state": "UNDEPLOYED"}),
+                ok({}),
             ],
         },
         {
@@ -244,13 +285,20 @@ def test_ml_commons_runners_send_osbs_requests_in_osbs_order(tmp_path, monkeypat
         {
             "steps": [
                 {"type": "create-ml-connector", "params": {"body": {"name": "c", "protocol": "http"}}},
-                {"type": "register-remote-ml-model", "params": {"body": {"name": "remote", "function_name": "remote"}}},
+                {
+                    "type": "register-remote-ml-model",
+                    "params": {"body": {"name": "remote", "function_name": "remote"}},
+                },
                 {"type": "delete-ml-connector", "params": {"connector_name": "c"}},
                 {"type": "delete-ml-connector", "params": {"connector_name": "none"}},
             ],
             "responses": [
-                ok({"connector_id": "C1"}), ok({"task_id": "T3"}), ok({"state": "COMPLETED", "model_id": "R"}),
-                ok({"hits": {"hits": [{"_source": {"_id": "C1"}}]}}), ok({}), ok(no_hits),
+                ok({"connector_id": "C1"}),
+                ok({"task_id": "T3"}),
+                ok({"state": "COMPLETED", "model_id": "R"}),
+                ok({"hits": {"hits": [{"_source": {"_id": "C1"}}]}}),
+                ok({}),
+                ok(no_hits),
             ],
         },
     ]
@@ -258,16 +306,28 @@ def test_ml_commons_runners_send_osbs_requests_in_osbs_order(tmp_path, monkeypat
 
 
 def _hits(*ids: str, total: int = 3) -> dict[str, Any]:
-    return {"took": 4, "timed_out": False, "hits": {"total": {"value": total, "relation": "eq"},
-                                                    "hits": [{"_id": i, "_score": 1.0} for i in ids]}}
+    return {
+        "took": 4,
+        "timed_out": False,
+        "hits": {
+            "total": {"value": total, "relation": "eq"},
+            "hits": [{"_id": i, "_score": 1.0} for i in ids],
+        },
+    }
 
 
 def _vector_params(**extra: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
-        "index": "vectors", "operation-type": "vector-search", "detailed-results": True,
+        "index": "vectors",
+        "operation-type": "vector-search",
+        "detailed-results": True,
         "body": {"size": 3, "query": {"knn": {"v": {"vector": [0.5, 1.5], "k": 3}}}},
-        "request-params": {"allow_partial_search_results": "false"}, "id-field-name": None,
-        "k": 3, "neighbors": ["1", "2", "3"], "num_clients": 1, "num_cores": 2,
+        "request-params": {"allow_partial_search_results": "false"},
+        "id-field-name": None,
+        "k": 3,
+        "neighbors": ["1", "2", "3"],
+        "num_clients": 1,
+        "num_cores": 2,
     }
     base.update(extra)
     return base
@@ -280,33 +340,90 @@ def _radial_params() -> dict[str, Any]:
 
 
 def test_vector_search_and_bulk_vector_data_set_runners_match_osb(tmp_path, monkeypatch):
-    docs = [{"index": {"_index": "vectors", "_id": 0}}, {"v": [0.1, 0.2]},
-            {"index": {"_index": "vectors", "_id": 1}}, {"v": [0.3, 0.4]}]
-    one_failed = {"took": 3, "errors": True, "items": [
-        {"index": {"_id": "0", "status": 201, "result": "created",
-                   "_shards": {"total": 1, "successful": 1, "failed": 0}}},
-        {"index": {"_id": "1", "status": 429, "error": {"type": "es_rejected", "reason": "queue full"}}}]}
-    retried = {"took": 2, "errors": False, "items": [
-        {"index": {"_id": "1", "status": 201, "result": "created",
-                   "_shards": {"total": 1, "successful": 1, "failed": 0}}}]}
-    all_ok = {"took": 2, "errors": False, "items": [
-        {"index": {"_id": str(i), "status": 201, "result": "created",
-                   "_shards": {"total": 1, "successful": 1, "failed": 0}}} for i in range(2)]}
+    docs = [
+        {"index": {"_index": "vectors", "_id": 0}},
+        {"v": [0.1, 0.2]},
+        {"index": {"_index": "vectors", "_id": 1}},
+        {"v": [0.3, 0.4]},
+    ]
+    one_failed = {
+        "took": 3,
+        "errors": True,
+        "items": [
+            {
+                "index": {
+                    "_id": "0",
+                    "status": 201,
+                    "result": "created",
+                    "_shards": {"total": 1, "successful": 1, "failed": 0},
+                }
+            },
+            {"index": {"_id": "1", "status": 429, "error": {"type": "es_rejected", "reason": "queue full"}}},
+        ],
+    }
+    retried = {
+        "took": 2,
+        "errors": False,
+        "items": [
+            {
+                "index": {
+                    "_id": "1",
+                    "status": 201,
+                    "result": "created",
+                    "_shards": {"total": 1, "successful": 1, "failed": 0},
+                }
+            }
+        ],
+    }
+    all_ok = {
+        "took": 2,
+        "errors": False,
+        "items": [
+            {
+                "index": {
+                    "_id": str(i),
+                    "status": 201,
+                    "result": "created",
+                    "_shards": {"total": 1, "successful": 1, "failed": 0},
+                }
+            }
+            for i in range(2)
+        ],
+    }
     scenarios = [
         one("vector-search", _vector_params(), ok(_hits("1", "5", "2"))),
-        one("vector-search", _vector_params(neighbors=["4", "-1", "-1"], **{"results-per-page": 3}),
-            ok(_hits("4", "9"))),
+        one(
+            "vector-search",
+            _vector_params(neighbors=["4", "-1", "-1"], **{"results-per-page": 3}),
+            ok(_hits("4", "9")),
+        ),
         one("vector-search", _radial_params(), ok(_hits("3", "7"))),
-        one("vector-search", _vector_params(**{"calculate-recall": False, "cache": True,
-                                               "response-compression-enabled": False})),
-        one("vector-search", _vector_params(num_clients=8, num_cores=2, **{"opaque-id": "q1"}), ok(_hits("1"))),
+        one(
+            "vector-search",
+            _vector_params(
+                **{"calculate-recall": False, "cache": True, "response-compression-enabled": False}
+            ),
+        ),
+        one(
+            "vector-search", _vector_params(num_clients=8, num_cores=2, **{"opaque-id": "q1"}), ok(_hits("1"))
+        ),
         one("vector-search", _vector_params(), ok(_hits(total=0))),
-        one("bulk-vector-data-set", {"body": docs, "retries": 2, "size": 2, "action-metadata-present": True},
-            ok(one_failed), ok(retried)),
-        one("bulk-vector-data-set", {"body": docs, "retries": 0, "size": 2, "action-metadata-present": True},
-            ok(one_failed)),
-        one("bulk-vector-data-set", {"body": docs, "size": 2, "action-metadata-present": True,
-                                     "detailed-results": False}, ok(all_ok)),
+        one(
+            "bulk-vector-data-set",
+            {"body": docs, "retries": 2, "size": 2, "action-metadata-present": True},
+            ok(one_failed),
+            ok(retried),
+        ),
+        one(
+            "bulk-vector-data-set",
+            {"body": docs, "retries": 0, "size": 2, "action-metadata-present": True},
+            ok(one_failed),
+        ),
+        one(
+            "bulk-vector-data-set",
+            {"body": docs, "size": 2, "action-metadata-present": True, "detailed-results": False},
+            ok(all_ok),
+        ),
     ]
     # the calculate-recall: false scenario has no answer yet: add it
     scenarios[3]["responses"] = [ok(_hits("1", "2"))]
@@ -332,7 +449,9 @@ def _write_bigann(path: Path, rows: list[list[float]], code: str) -> None:
 
 
 def _esbench_params(cls: type, params: dict[str, Any], partition: list[int], calls: int) -> list[Any]:
-    source = cls(Track(name="t", root=None, challenges=()), dict(params), operation_name="op").partition(*partition)
+    source = cls(Track(name="t", root=None, challenges=()), dict(params), operation_name="op").partition(
+        *partition
+    )
     out = []
     for _ in range(calls):
         try:
@@ -347,35 +466,113 @@ def test_vector_param_sources_read_hdf5_and_bigann_as_osb_does(tmp_path, monkeyp
     _write_hdf5(hdf5)
     u8 = tmp_path / "base.u8bin"
     _write_bigann(u8, [[1, 2, 3], [4, 5, 6], [7, 8, 9]], "B")
-    search = {"index": "vectors", "field": "v", "data_set_format": "hdf5", "data_set_path": str(hdf5), "k": 2,
-              "operation-type": "vector-search", "request-params": {"timeout": "5s"}}
-    bulk = {"index": "vectors", "field": "v", "data_set_format": "hdf5", "data_set_path": str(hdf5),
-            "bulk_size": 2, "num_vectors": -1}
+    search = {
+        "index": "vectors",
+        "field": "v",
+        "data_set_format": "hdf5",
+        "data_set_path": str(hdf5),
+        "k": 2,
+        "operation-type": "vector-search",
+        "request-params": {"timeout": "5s"},
+    }
+    bulk = {
+        "index": "vectors",
+        "field": "v",
+        "data_set_format": "hdf5",
+        "data_set_path": str(hdf5),
+        "bulk_size": 2,
+        "num_vectors": -1,
+    }
     scenarios = [
         {"param_source": "vector-search", "params": search, "partition": [0, 1], "calls": 7},
-        {"param_source": "vector-search", "params": {**search, "repetitions": 2}, "partition": [1, 2], "calls": 9},
-        {"param_source": "vector-search", "params": {**search, "filter_type": "boolean",
-                                                     "filter_body": {"term": {"c": 1}}}, "partition": [0, 1],
-         "calls": 2},
-        {"param_source": "vector-search", "params": {**search, "filter_type": "efficient",
-                                                     "filter_body": {"term": {"c": 1}}, "body": {"_source": False}},
-         "partition": [0, 1], "calls": 1},
+        {
+            "param_source": "vector-search",
+            "params": {**search, "repetitions": 2},
+            "partition": [1, 2],
+            "calls": 9,
+        },
+        {
+            "param_source": "vector-search",
+            "params": {**search, "filter_type": "boolean", "filter_body": {"term": {"c": 1}}},
+            "partition": [0, 1],
+            "calls": 2,
+        },
+        {
+            "param_source": "vector-search",
+            "params": {
+                **search,
+                "filter_type": "efficient",
+                "filter_body": {"term": {"c": 1}},
+                "body": {"_source": False},
+            },
+            "partition": [0, 1],
+            "calls": 1,
+        },
         {"param_source": "bulk-vector-data-set", "params": bulk, "partition": [0, 1], "calls": 6},
-        {"param_source": "bulk-vector-data-set", "params": {**bulk, "num_vectors": 5}, "partition": [1, 2],
-         "calls": 6},
-        {"param_source": "bulk-vector-data-set", "params": {**bulk, "id-field-name": "doc_id"},
-         "partition": [0, 3], "calls": 2},
-        {"param_source": "bulk-vector-data-set", "params": {**bulk, "data_set_format": "bigann",
-                                                            "data_set_path": str(u8)}, "partition": [0, 1],
-         "calls": 3},
+        {
+            "param_source": "bulk-vector-data-set",
+            "params": {**bulk, "num_vectors": 5},
+            "partition": [1, 2],
+            "calls": 6,
+        },
+        {
+            "param_source": "bulk-vector-data-set",
+            "params": {**bulk, "id-field-name": "doc_id"},
+            "partition": [0, 3],
+            "calls": 2,
+        },
+        {
+            "param_source": "bulk-vector-data-set",
+            "params": {**bulk, "data_set_format": "bigann", "data_set_path": str(u8)},
+            "partition": [0, 1],
+            "calls": 3,
+        },
     ]
     oracle = run_osb(scenarios, tmp_path)
     classes = {"vector-search": VectorSearchParamSource, "bulk-vector-data-set": BulkVectorsParamSource}
     for scenario, theirs in zip(scenarios, oracle, strict=True):
-        ours = _esbench_params(classes[scenario["param_source"]], scenario["params"], scenario["partition"],
-                               scenario["calls"])
+        ours = _esbench_params(
+            classes[scenario["param_source"]], scenario["params"], scenario["partition"], scenario["calls"]
+        )
         # OSB's executor adds num_clients/num_cores; esbench's source does it at partitioning.
         for p in ours:
             p.pop("num_clients", None)
             p.pop("num_cores", None)
         assert ours == theirs["params"], scenario
+
+
+def test_refused_types_name_the_reason_and_known_types_resolve():
+    from esbench.track.model import Challenge, Operation, Task
+    from esbench.track.optypes import is_builtin, unknown_operation_types
+
+    ops = [
+        Operation(name=t, operation_type=t)
+        for t in ("proto-search", "produce-stream-message", "vector-search")
+    ]
+    challenge = Challenge(name="c", schedule=tuple(Task(name=o.name, operation=o) for o in ops), default=True)
+    found = {u.operation_type: u.describe() for u in unknown_operation_types([challenge])}
+    assert set(found) == {"proto-search", "produce-stream-message"}
+    assert "gRPC" in found["proto-search"] and "'search'" in found["proto-search"]
+    assert "Kafka" in found["produce-stream-message"]
+    assert is_builtin("vector-search") and not is_builtin("proto-search")
+
+
+def test_vector_param_sources_refuse_what_they_cannot_read(tmp_path):
+    track = Track(name="t", root=None, challenges=())
+    base = {"index": "v", "field": "v", "data_set_format": "hdf5"}
+    with pytest.raises(ConfigError, match="the vector data set is missing"):
+        BulkVectorsParamSource(track, {**base, "bulk_size": 1}, operation_name="op")
+    with pytest.raises(ConfigError, match=r"'data_set_corpus'.*'data_set_path' instead"):
+        BulkVectorsParamSource(track, {**base, "bulk_size": 1, "data_set_corpus": "c"}, operation_name="op")
+    with pytest.raises(ConfigError, match="nested vector field"):
+        BulkVectorsParamSource(
+            track, {**base, "field": "a.b", "bulk_size": 1, "data_set_path": "x"}, operation_name="op"
+        )
+    with pytest.raises(ConfigError, match="needs the parameter 'bulk_size'"):
+        BulkVectorsParamSource(track, {**base, "data_set_path": "x"}, operation_name="op")
+    with pytest.raises(ConfigError, match="radial_search_type"):
+        VectorSearchParamSource(
+            track,
+            {**base, "data_set_path": "x", "radial_search_type": "min_score", "k": 1},
+            operation_name="op",
+        )

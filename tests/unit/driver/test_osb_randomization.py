@@ -34,7 +34,11 @@ QUERY: dict[str, Any] = {
         "query": {
             "bool": {
                 "filter": [
-                    {"range": {"timestamp": {"gte": "2020-01-01", "lt": "2020-02-01", "format": "yyyy-MM-dd"}}},
+                    {
+                        "range": {
+                            "timestamp": {"gte": "2020-01-01", "lt": "2020-02-01", "format": "yyyy-MM-dd"}
+                        }
+                    },
                     {"term": {"status": 200}},
                     {"range": {"size": {"gt": 1, "lte": 9}, "other": {"gte": 1}}},
                 ]
@@ -51,18 +55,35 @@ def _counter_source() -> Any:
 
 @pytest.mark.skipif(not OSB_PYTHON.exists(), reason=f"OSB 2.4.0's Python is not at {OSB_PYTHON}")
 @pytest.mark.parametrize(("rf", "alpha"), [(0.3, 1.0), (0.9, 2.0), (0.0, 1.0)])
-def test_randomized_params_are_osbs_for_the_same_random_sequence(tmp_path: Path, rf: float, alpha: float) -> None:
+def test_randomized_params_are_osbs_for_the_same_random_sequence(
+    tmp_path: Path, rf: float, alpha: float
+) -> None:
     n, seed, calls = 20, 7, 40
-    scenario = {"randomize": QUERY, "op_name": "range-q", "rf": rf, "n": n, "alpha": alpha, "seed": seed,
-                "calls": calls}
+    scenario = {
+        "randomize": QUERY,
+        "op_name": "range-q",
+        "rf": rf,
+        "n": n,
+        "alpha": alpha,
+        "seed": seed,
+        "calls": calls,
+    }
     [theirs] = run_osb([scenario], tmp_path)
     fields = range_fields(QUERY["body"]["query"], DEFAULT_INFO)
     sources = {("range-q", name): _counter_source() for name, _ in fields}
-    randomized = prepare_randomized_search("range-q", json.loads(json.dumps(QUERY)), sources=sources,
-                                           info=DEFAULT_INFO, n=n, repeat_frequency=rf, alpha=alpha)
+    randomized = prepare_randomized_search(
+        "range-q",
+        json.loads(json.dumps(QUERY)),
+        sources=sources,
+        info=DEFAULT_INFO,
+        n=n,
+        repeat_frequency=rf,
+        alpha=alpha,
+    )
     track = Track(name="t", root=Path("."), challenges=())
-    source = RandomizedSearchParamSource(track, json.loads(json.dumps(QUERY)), randomized=randomized,
-                                         rng=random.Random(seed))
+    source = RandomizedSearchParamSource(
+        track, json.loads(json.dumps(QUERY)), randomized=randomized, rng=random.Random(seed)
+    )
     ours = [json.loads(json.dumps(source.params())) for _ in range(calls)]
     assert ours == theirs["params"]
     # The bounds did change (a randomizer that did nothing would match a broken oracle run too).
@@ -72,7 +93,16 @@ def test_randomized_params_are_osbs_for_the_same_random_sequence(tmp_path: Path,
 def test_zipf_favours_the_first_index_and_covers_the_last():
     zipf = Zipf(4, 1.0)
     # H(1..4) = 1, 1.5, 1.833, 2.083: the cut points H(k)/H(4) are 0.48, 0.72 and 0.88.
-    assert [zipf.index(u) for u in (0.0, 0.47, 0.49, 0.71, 0.73, 0.87, 0.89, 0.99)] == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert [zipf.index(u) for u in (0.0, 0.47, 0.49, 0.71, 0.73, 0.87, 0.89, 0.99)] == [
+        0,
+        0,
+        1,
+        1,
+        2,
+        2,
+        3,
+        3,
+    ]
 
 
 def test_range_fields_need_one_name_of_each_group():
@@ -89,8 +119,11 @@ def _track(op: Operation) -> Track:
 def test_a_plugins_value_source_feeds_the_search_tasks_param_source():
     registry = default_registry()
     WorkloadRegistry(registry).register_standard_value_source("q", "timestamp", _counter_source())
-    op = Operation(name="q", operation_type="search",
-                   params={"index": "logs", "body": {"query": {"range": {"timestamp": {"gte": 0, "lte": 1}}}}})
+    op = Operation(
+        name="q",
+        operation_type="search",
+        params={"index": "logs", "body": {"query": {"range": {"timestamp": {"gte": 0, "lte": 1}}}}},
+    )
     track = _track(op)
     registry.randomize_queries(track, QueryRandomization(repeat_frequency=0.0, n=3))
     source = registry.param_source(track.challenges[0].schedule[0], track).partition(0, 1)
@@ -103,8 +136,9 @@ def test_a_plugins_value_source_feeds_the_search_tasks_param_source():
 
 def test_a_range_field_without_value_source_is_refused_with_the_fix():
     registry = default_registry()
-    op = Operation(name="q", operation_type="search",
-                   params={"body": {"query": {"range": {"ts": {"gt": 0, "lt": 1}}}}})
+    op = Operation(
+        name="q", operation_type="search", params={"body": {"query": {"range": {"ts": {"gt": 0, "lt": 1}}}}}
+    )
     with pytest.raises(ConfigError, match=r"register_standard_value_source\('q', 'ts'"):
         registry.randomize_queries(_track(op), QueryRandomization())
 

@@ -35,7 +35,9 @@ def _text(params: RallyParams, key: str, op: str, default: str | None = None) ->
     if not value:
         if default is not None:
             return default
-        raise ConfigError(f"Operation '{op}' needs the parameter '{key}' (a string); add it to the operation.")
+        raise ConfigError(
+            f"Operation '{op}' needs the parameter '{key}' (a string); add it to the operation."
+        )
     if not isinstance(value, str):
         raise ConfigError(f"Operation '{op}': '{key}' must be a string, got {value!r}.")
     return value
@@ -45,7 +47,9 @@ def _integer(params: RallyParams, key: str, op: str, default: int | None = None)
     if key not in params:
         if default is not None:
             return default
-        raise ConfigError(f"Operation '{op}' needs the parameter '{key}' (an integer); add it to the operation.")
+        raise ConfigError(
+            f"Operation '{op}' needs the parameter '{key}' (an integer); add it to the operation."
+        )
     value = params[key]
     if not isinstance(value, int) or isinstance(value, bool):
         raise ConfigError(f"Operation '{op}': '{key}' must be an integer, got {value!r}.")
@@ -139,7 +143,9 @@ class VectorSearchParamSource(_VectorPartitionSource):
         p = params
         target = get_target(track, p)
         if not target:
-            raise ConfigError(f"'index' or 'data-stream' is mandatory and is missing for operation '{self.op}'.")
+            raise ConfigError(
+                f"'index' or 'data-stream' is mandatory and is missing for operation '{self.op}'."
+            )
         if p.get("data-stream") and p.get("type"):
             raise ConfigError(f"'type' not supported with 'data-stream' for operation '{self.op}'.")
         if "radial_search_type" in p:
@@ -206,7 +212,9 @@ class VectorSearchParamSource(_VectorPartitionSource):
 
     def params(self) -> dict[str, Any]:
         if self.data_set is None or self.neighbors is None:
-            raise ConfigError(f"Operation '{self.op}': a vector-search param source must be partitioned first.")
+            raise ConfigError(
+                f"Operation '{self.op}': a vector-search param source must be partitioned first."
+            )
         if self.current >= self.count + self.offset:
             if self.rep >= self.repetitions:
                 raise StopIteration
@@ -303,7 +311,9 @@ class BulkVectorsParamSource(_VectorPartitionSource):
 
     def params(self) -> dict[str, Any]:
         if self.data_set is None:
-            raise ConfigError(f"Operation '{self.op}': a bulk-vector-data-set source must be partitioned first.")
+            raise ConfigError(
+                f"Operation '{self.op}': a bulk-vector-data-set source must be partitioned first."
+            )
         if self.current >= self.count + self.offset:
             raise StopIteration
         size = min(self.bulk_size, self.count + self.offset - self.current)

@@ -66,10 +66,14 @@ async def _json(es: EsbenchClient, method: str, path: str, body: object = None) 
 
 def _error(error_type: str, description: str) -> _Failure:
     # 0 ops, as OSB's execute_single counts a runner that raised.
-    return _Failure(RunnerResult(weight=0, success=False, error_type=error_type, error_description=description))
+    return _Failure(
+        RunnerResult(weight=0, success=False, error_type=error_type, error_description=description)
+    )
 
 
-async def _await_task(es: EsbenchClient, task_id: object, waiting: str, timeout: float, what: str) -> dict[str, Any]:
+async def _await_task(
+    es: EsbenchClient, task_id: object, waiting: str, timeout: float, what: str
+) -> dict[str, Any]:
     """Poll ``GET _plugins/_ml/tasks/<task_id>`` every :data:`TASK_POLL_PERIOD` s while the task's
     state is ``waiting`` and ``timeout`` s have not passed; the last answer."""
     end = time.time() + timeout

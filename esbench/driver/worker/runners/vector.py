@@ -139,7 +139,11 @@ class VectorSearch(Runner):
         if recall:
             meta.update(_initial_recall(params))
         doc_type = params.get("type")
-        path = f"/{path_part(index)}/{path_part(doc_type)}/_search" if doc_type else f"/{path_part(index)}/_search"
+        path = (
+            f"/{path_part(index)}/{path_part(doc_type)}/_search"
+            if doc_type
+            else f"/{path_part(index)}/_search"
+        )
         response = await send(es, "GET", path, query=query, body=body, headers=headers, timeout=timeout)
         if response.status >= 400:
             return failed(response)
@@ -252,7 +256,9 @@ class BulkVectorDataSet(Runner):
             if response.status >= 400:
                 return failed(response, weight=total, unit=unit)
             answer = json_or_none(response) or {}
-            stats = _detailed_stats(body, with_meta, answer) if detailed else _simple_stats(docs, unit, answer)
+            stats = (
+                _detailed_stats(body, with_meta, answer) if detailed else _simple_stats(docs, unit, answer)
+            )
             succeeded += int(stats.get("success-count") or 0)
             failed_indices = stats.get("failed-indices") or []
             if not stats["success"] and detailed and failed_indices and attempt < attempts - 1:
@@ -407,7 +413,9 @@ def _retry_body(body: object, failed_indices: list[int], with_meta: bool) -> obj
     picked: list[Any] = []
     for idx in failed_indices:
         if with_meta:
-            picked.extend(lines[idx * 2 : idx * 2 + 2] if not is_text else [lines[idx * 2], _at(lines, idx * 2 + 1)])
+            picked.extend(
+                lines[idx * 2 : idx * 2 + 2] if not is_text else [lines[idx * 2], _at(lines, idx * 2 + 1)]
+            )
         else:
             picked.append(lines[idx])
     if is_text:
