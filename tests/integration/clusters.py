@@ -9,8 +9,9 @@ node is what it tests.
   started with ``esbench start --nodes=3``; the routing tests and the green-cluster check use it;
 * ``opensearch_hosts``: an OpenSearch node (``ESBENCH_TEST_OPENSEARCH_VERSION``, default the
   flavor's default version), 512 MiB;
-* ``opensearch_knn_hosts``: an OpenSearch 2.19.1 node with the k-NN plugin (installed by esbench's
-  plugin installer from the Maven zip; see the fixture), 1 GiB, for OSB's vector operations;
+* ``opensearch_knn_hosts``: an OpenSearch 2.19.1 node with the k-NN and ML-commons plugins
+  (installed by esbench's plugin installer from the Maven zips; see the fixture), 1 GiB, for OSB's
+  vector and ML operations;
 * ``secured_es``: Elasticsearch with TLS and basic auth (``--car=defaults,x-pack-security``), started
   with ``esbench start``.
 
@@ -299,28 +300,37 @@ def _server_with_painless(cache: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def opensearch_knn_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
-    """HTTP ``host:port`` of an OpenSearch 2.19.1 node with the k-NN plugin, provisioned for the
-    session (1 GiB heap).
+    """HTTP ``host:port`` of an OpenSearch 2.19.1 node with the k-NN and ML-commons plugins,
+    provisioned for the session (1 GiB heap).
 
     The server is the Maven integ-test zip with a ``lang-painless`` module (:func:`_server_with_painless`);
-    ``org.opensearch.plugin:opensearch-knn:2.19.1.0:zip`` is installed by esbench's plugin installer
-    (``--elasticsearch-plugins=opensearch-knn`` with ``[distributions] plugin.opensearch-knn.release.url``
-    = the Maven zip's ``file://`` URL in the node's esbench.ini). The Maven k-NN zip carries no native
-    libraries: only the ``lucene`` engine works (``faiss``/``nmslib`` fail on the node).
+    the plugins ``opensearch-knn``, ``opensearch-job-scheduler`` (which ML-commons extends) and
+    ``opensearch-ml`` (Maven ``org.opensearch.plugin:<artifact>:2.19.1.0:zip``) are installed by
+    esbench's plugin installer (``--elasticsearch-plugins`` with ``[distributions]
+    plugin.<name>.release.url`` = the Maven zip's ``file://`` URL in the node's esbench.ini). The
+    Maven k-NN zip carries no native libraries: only the ``lucene`` engine works (``faiss``/``nmslib``
+    fail on the node).
     """
-    knn = _maven_zip(f"org.opensearch.plugin:opensearch-knn:{KNN_VERSION}.0:zip")
+    plugins = {
+        "opensearch-knn": "opensearch-knn",
+        "opensearch-job-scheduler": "opensearch-job-scheduler",
+        "opensearch-ml": "opensearch-ml-plugin",
+    }
+    urls = {
+        name: _maven_zip(f"org.opensearch.plugin:{artifact}:{KNN_VERSION}.0:zip").as_uri()
+        for name, artifact in plugins.items()
+    }
     server = _server_with_painless(Path(dist_cache()) / "knn")
     home = tmp_path_factory.mktemp("esbench-session-opensearch-knn")
-    (home / "esbench.ini").write_text(
-        f"[distributions]\nplugin.opensearch-knn.release.url = {knn.as_uri()}\n"
-    )
+    ini = "".join(f"plugin.{name}.release.url = {url}\n" for name, url in urls.items())
+    (home / "esbench.ini").write_text(f"[distributions]\n{ini}")
     settings = ProvisionSettings(
         distribution_flavor="opensearch",
         distribution_version=KNN_VERSION,
         distribution_path=server,
         car="defaults",
         car_params={"heap_size": "1g"},
-        elasticsearch_plugins="opensearch-knn",
+        elasticsearch_plugins=",".join(plugins),
     )
     cluster = provision(home, settings)
     try:

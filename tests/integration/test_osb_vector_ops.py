@@ -1,9 +1,11 @@
 """OSB's own operation types against a real OpenSearch 2.19.1 node with the k-NN plugin
 (``opensearch_knn_hosts``): vectors from a generated hdf5 file indexed with
 ``bulk-vector-data-set``, searched with ``vector-search`` (recall against the file's true
-neighbors), search pipelines, point in time, k-NN models; and a whole OSB workload raced with
-``esbench race``. The ML-commons operations are checked against OSB only
-(tests/unit/driver/test_osb_oracle.py): their real use needs models downloaded from the internet."""
+neighbors), search pipelines, point in time, k-NN models, ML-commons connectors and remote
+models; and a whole OSB workload raced with ``esbench race``. Registering a local ML model
+downloads it from the internet, which the test machines cannot reach: ``register-ml-model`` runs
+here on a model that exists (its search path), and is checked against OSB otherwise
+(tests/unit/driver/test_osb_oracle.py)."""
 
 from __future__ import annotations
 
@@ -216,6 +218,89 @@ async def test_search_pipeline_point_in_time_and_knn_model_operations(h):
     assert persistent["search"]["concurrent_segment_search"]["enabled"] == "true"
     assert persistent["search"]["concurrent"]["max_slice_count"] == "2"
     assert (await h.run("update-concurrent-segment-search-settings")).success
+
+
+CONNECTOR = {
+    "name": "osbops-connector",
+    "description": "an OpenAI embedding connector (never called: remote models run nothing here)",
+    "version": 1,
+    "protocol": "http",
+    "parameters": {"model": "text-embedding-ada-002"},
+    "credential": {"openAI_key": "not-a-key"},
+    "actions": [
+        {
+            "action_type": "predict",
+            "method": "POST",
+            "url": "https://api.openai.com/v1/embeddings",
+            "headers": {"Authorization": "Bearer ${credential.openAI_key}"},
+            "request_body": '{ "input": ${parameters.input}, "model": "${parameters.model}" }',
+        }
+    ],
+}
+
+
+async def test_ml_commons_connector_and_remote_model_lifecycle(h, monkeypatch):
+    from esbench.driver.worker.runners import osb_ml
+
+    # OSB polls ML tasks every 5 s; the node finishes these in well under a second.
+    monkeypatch.setattr(osb_ml, "TASK_POLL_PERIOD", 0.2)
+    settings = {"persistent": {"plugins.ml_commons.only_run_on_ml_node": False}}
+    await h.es.http.request(
+        "PUT",
+        "/_cluster/settings",
+        body=json.dumps(settings).encode(),
+        headers={"content-type": "application/json"},
+    )
+    connector = await h.run("create-ml-connector", body=CONNECTOR)
+    assert connector.success, connector.error_description
+    connector_id = h.context.get(osb_ml.CONNECTOR_ID_KEY)
+    assert (await h.get(f"/_plugins/_ml/connectors/{connector_id}"))[1]["name"] == "osbops-connector"
+
+    name = unique("remote-model")
+    registered = await h.run("register-remote-ml-model", body={"name": name, "function_name": "remote"})
+    assert registered.success, registered.error_description
+    model_id = h.context.get(osb_ml.MODEL_ID_KEY)
+    assert (await h.get(f"/_plugins/_ml/models/{model_id}"))[1]["connector_id"] == connector_id
+
+    deployed = await h.run("deploy-ml-model")
+    assert deployed.success, deployed.error_description
+    assert (await h.get(f"/_plugins/_ml/models/{model_id}"))[1]["model_state"] == "DEPLOYED"
+
+    # register-ml-model looks the model up by name first (OSB's query) and reuses the "model_id" of
+    # a hit's _source. ML-commons 2.19 keeps a model's id as the document _id only, so the lookup
+    # finds the model but no id, and OSB's runner registers anew: without a version and format
+    # ML-commons refuses that (500). esbench does what OSB does.
+    lookup = {
+        "query": {
+            "bool": {
+                "should": [{"term": {"name.keyword": name}}],
+                "must_not": {"exists": {"field": "chunk_number"}},
+            }
+        }
+    }
+    response = await h.es.http.request(
+        "POST",
+        "/_plugins/_ml/models/_search",
+        body=json.dumps(lookup).encode(),
+        headers={"content-type": "application/json"},
+    )
+    hits = json.loads(response.body)["hits"]["hits"]
+    assert [hit["_id"] for hit in hits] == [model_id] and "model_id" not in hits[0]["_source"]
+    again = await h.run("register-ml-model", **{"model-name": name})
+    assert not again.success and again.http_status == 500
+    assert h.context.get(osb_ml.MODEL_ID_KEY) == model_id
+
+    # delete-ml-model collects the "model_id" of the hits' _source too (OSB's rule): a remote model
+    # has no chunk documents that carry one, so nothing is undeployed or deleted, in OSB as here.
+    deleted = await h.run("delete-ml-model", **{"model-name": name})
+    assert deleted.success, deleted.error_description
+    assert (await h.get(f"/_plugins/_ml/models/{model_id}"))[1]["model_state"] == "DEPLOYED"
+    await h.es.http.request("POST", f"/_plugins/_ml/models/{model_id}/_undeploy")
+
+    # OSB looks for "_id" inside each hit's _source, which a connector document lacks: its
+    # delete-ml-connector searches and deletes nothing. esbench does the same.
+    assert (await h.run("delete-ml-connector", connector_name="osbops-connector")).success
+    assert (await h.get(f"/_plugins/_ml/connectors/{connector_id}"))[0] == 200
 
 
 def write_workload(root: Path, data: Path) -> None:
