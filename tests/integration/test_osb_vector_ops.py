@@ -408,3 +408,67 @@ def test_grpc_and_kafka_operations_are_refused_when_the_workload_loads(opensearc
     proc = race(root, opensearch_knn_hosts, "--pipeline=benchmark-only")
     assert proc.returncode == 64, proc.stderr
     assert "proto-search" in proc.stderr and "gRPC" in proc.stderr and "Traceback" not in proc.stderr
+
+
+PLUGIN = """
+import os
+
+
+def _bounds():
+    with open(os.environ["OSBOPS_CALLS"], "a") as f:
+        f.write("call\\n")
+    return {"gte": 0, "lte": 100}
+
+
+def register(registry):
+    registry.register_standard_value_source("ranged", "n", _bounds)
+"""
+
+
+def test_randomization_options_feed_the_plugins_value_source_into_the_searches(
+    opensearch_knn_hosts, tmp_path
+):
+    root = tmp_path / "randomized"
+    root.mkdir()
+    (root / "workload.py").write_text(PLUGIN)
+    query = {"query": {"bool": {"filter": [{"range": {"n": {"gte": 5, "lt": 10}}}]}}}
+    (root / "workload.json").write_text(
+        json.dumps(
+            {
+                "version": 2,
+                "indices": [{"name": "osbops-randomized"}],
+                "test_procedures": [
+                    {
+                        "name": "r",
+                        "default": True,
+                        "schedule": [
+                            {"operation": {"operation-type": "create-index"}},
+                            {
+                                "operation": {"name": "ranged", "operation-type": "search", "body": query},
+                                "clients": 1,
+                                "iterations": 7,
+                            },
+                            {"operation": {"operation-type": "delete-index"}},
+                        ],
+                    }
+                ],
+            }
+        )
+    )
+    calls = tmp_path / "calls.txt"
+    args = ("--pipeline=benchmark-only", "--on-error=abort", "--kill-running-processes")
+    plain = race(root, opensearch_knn_hosts, *args, env={"OSBOPS_CALLS": str(calls)})
+    assert plain.returncode == 0, plain.stderr[-2000:]
+    assert not calls.exists()  # without --randomization-enabled the sources are never asked
+    randomized = race(
+        root,
+        opensearch_knn_hosts,
+        *args,
+        "--randomization-enabled",
+        "--randomization-n=3",
+        "--randomization-repeat-frequency=0",
+        env={"OSBOPS_CALLS": str(calls)},
+    )
+    assert randomized.returncode == 0, randomized.stderr[-2000:]
+    # 3 standard values at load time, then new bounds for each of the 7 searches (repeat frequency 0).
+    assert calls.read_text().count("call") == 3 + 7
