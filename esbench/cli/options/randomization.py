@@ -37,7 +37,7 @@ RANDOMIZATION_OPTIONS: tuple[CliOption, ...] = (
         show_default=True,
         help="With --randomization-enabled: the probability that a request reuses one of the standard "
         "values (a likely cache hit) instead of new bounds; OSB ignores it without randomization.",
-        field="RaceSettings.driver.query_randomization.repeat_frequency",
+        field="RaceSettings.driver.query_randomization (its repeat_frequency)",
     ),
     CliOption(
         name="randomization_n",
@@ -49,7 +49,7 @@ RANDOMIZATION_OPTIONS: tuple[CliOption, ...] = (
         show_default=True,
         help="With --randomization-enabled: the standard values drawn per range field when the workload "
         "is loaded.",
-        field="RaceSettings.driver.query_randomization.n",
+        field="RaceSettings.driver.query_randomization (its n)",
     ),
     CliOption(
         name="randomization_alpha",
@@ -61,7 +61,7 @@ RANDOMIZATION_OPTIONS: tuple[CliOption, ...] = (
         show_default=True,
         help="With --randomization-enabled: the Zipf exponent of the reused value's index (low values "
         "spread the reuse out, high values favour the first standard values).",
-        field="RaceSettings.driver.query_randomization.alpha",
+        field="RaceSettings.driver.query_randomization (its alpha)",
     ),
 )
 
