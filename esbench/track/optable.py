@@ -16,6 +16,10 @@ Sources: Rally 2.13, ``esrally/track/track.py`` ``OperationType`` (declaration o
 ``admin_op`` flag) and ``esrally/driver/runner.py`` (``register_default_runners``: which runners are
 wrapped in ``Retry``, the runner class names); Elasticsearch's REST handlers for the modules (see
 :mod:`esbench.requirements.catalog`).
+OpenSearch Benchmark's own types follow Rally's: OSB 2.4.0, ``osbenchmark/workload/workload.py``
+``OperationType`` (ids in ``osb_id``, the admin flag) and ``osbenchmark/worker_coordinator/runner.py``
+``register_default_runners`` (``Retry`` wrapping). The types OSB sends over Kafka or gRPC have no
+runner here: their descriptor carries the reason (``refused``).
 """
 
 from __future__ import annotations
