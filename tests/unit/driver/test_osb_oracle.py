@@ -439,6 +439,9 @@ def _write_hdf5(path: Path) -> None:
         f.create_dataset("train", data=[[float(i), float(i) / 3] for i in range(7)], dtype="float32")
         f.create_dataset("test", data=[[0.25 * i, 1.0 - i / 7] for i in range(5)], dtype="float32")
         f.create_dataset("neighbors", data=[[i, i + 1, -1, -1] for i in range(5)], dtype="int32")
+        colours = [b"red", b"None", b"blue", b"green", b"None", b"red", b"blue"]
+        rows = [[colours[i], b"sweet" if i % 2 else b"None"] for i in range(7)]
+        f.create_dataset("attributes", data=rows, dtype="S10")
 
 
 def _write_bigann(path: Path, rows: list[list[float]], code: str) -> None:
@@ -520,6 +523,12 @@ def test_vector_param_sources_read_hdf5_and_bigann_as_osb_does(tmp_path, monkeyp
             "params": {**bulk, "id-field-name": "doc_id"},
             "partition": [0, 3],
             "calls": 2,
+        },
+        {
+            "param_source": "bulk-vector-data-set",
+            "params": {**bulk, "filter_attributes": ["colour", "taste"]},
+            "partition": [1, 2],
+            "calls": 3,
         },
         {
             "param_source": "bulk-vector-data-set",

@@ -11,9 +11,8 @@ are cut into equal runs of ``num_vectors // clients``; the last client also gets
 client reads its run once (``repetitions`` times for queries) and then its source is exhausted.
 
 Not supported (refused with a ConfigError): ``data_set_corpus`` / ``neighbors_data_set_corpus``
-/ ``parents`` corpora (give the file with ``data_set_path``), nested vector fields in bulk
-(``field`` with a dot) and ``filter_attributes`` (hdf5 attribute columns), and
-``radial_search_type`` (threshold data sets).
+(give the file with ``data_set_path``), nested vector fields in bulk (``field`` with a dot: parent
+ids from the data set) and ``radial_search_type`` (threshold data sets).
 """
 
 from __future__ import annotations
@@ -281,7 +280,9 @@ class BulkVectorsParamSource(_VectorPartitionSource):
     """``bulk-vector-data-set``: bulk bodies of ``bulk_size`` vectors (the ``train`` data set) as
     a list of ``{"index": {"_index": <index>, "_id": <row>}}`` and ``{<field>: <vector>}``
     objects; with an ``id-field-name`` other than ``_id`` the row number goes into the document
-    under that name instead of the action. ``retries`` (10) is handed to the runner.
+    under that name instead of the action. ``filter_attributes`` (names) adds each row's
+    ``attributes`` (hdf5, from ``parents_data_set_path``, default the same file) to its document,
+    leaving out the values ``"None"``. ``retries`` (10) is handed to the runner.
 
     Raises:
         esbench.exceptions.ConfigError: a missing or wrong parameter (see module doc).
@@ -298,15 +299,17 @@ class BulkVectorsParamSource(_VectorPartitionSource):
                 f"Operation '{self.op}' indexes the nested vector field '{self.field}' (parent ids from "
                 f"the data set), which esbench does not support; index a top-level vector field."
             )
-        if params.get("filter_attributes"):
-            raise ConfigError(
-                f"Operation '{self.op}' adds 'filter_attributes' from the data set, which esbench does "
-                f"not read; remove 'filter_attributes' (or the -p target_dataset_filter_attributes)."
-            )
+        self.filter_attributes = [str(a) for a in params.get("filter_attributes") or []]
+        # The attributes are read from the parents' data set, by default the vectors' file (OSB).
+        self.parents_path = _text(params, "parents_data_set_path", self.op, self.data_set_path)
+        self.attributes: VectorDataSet | None = None
 
     def partition(self, partition_index: int, total_partitions: int) -> BulkVectorsParamSource:
         """The source of one client: its run of the data set's vectors."""
         part: BulkVectorsParamSource = self._partition(partition_index, total_partitions)
+        if self.filter_attributes:
+            part.attributes = open_data_set(self.data_set_format, self.parents_path, Context.ATTRIBUTES)
+            part.attributes.seek(part.offset)
         return part
 
     def params(self) -> dict[str, Any]:
@@ -318,13 +321,21 @@ class BulkVectorsParamSource(_VectorPartitionSource):
             raise StopIteration
         size = min(self.bulk_size, self.count + self.offset - self.current)
         vectors = self.data_set.read(size) or []
+        attributes = (self.attributes.read(size) or []) if self.attributes is not None else []
         body: list[dict[str, Any]] = []
         in_document = self.id_field != "_id"
-        for row, vector in enumerate(vectors, start=self.current):
+        for i, vector in enumerate(vectors):
+            row = self.current + i
             action: dict[str, Any] = {"_index": self.index_name}
             if not in_document:
                 action["_id"] = row
             doc: dict[str, Any] = {self.field: vector}
+            if attributes:
+                # hdf5 byte strings; OSB leaves out an attribute whose value is "None".
+                for name, raw in zip(self.filter_attributes, attributes[i], strict=False):
+                    value = raw.decode() if isinstance(raw, bytes) else str(raw)
+                    if value != "None":
+                        doc[name] = value
             if in_document:
                 doc[self.id_field] = row
             body.extend(({"index": action}, doc))
