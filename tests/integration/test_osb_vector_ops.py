@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import urllib.request
 import uuid
 from collections.abc import AsyncIterator
@@ -303,15 +304,26 @@ async def test_ml_commons_connector_and_remote_model_lifecycle(h, monkeypatch):
     assert (await h.get(f"/_plugins/_ml/connectors/{connector_id}"))[0] == 200
 
 
-def write_workload(root: Path, data: Path) -> None:
-    """An OSB workload (workload.json, test_procedures) that indexes and searches ``data``."""
+def write_workload(root: Path, data: Path, *, as_corpus: bool = False) -> None:
+    """An OSB workload (workload.json, test_procedures) that indexes and searches ``data``: given as
+    ``data_set_path``, or (``as_corpus``) as the hdf5 corpus ``knn-set`` whose file lies in the
+    workload's directory, named by ``data_set_corpus``."""
     root.mkdir()
     (root / "index.json").write_text(json.dumps(knn_index_body()))
-    vector = {"field": "v", "data_set_format": "hdf5", "data_set_path": str(data)}
+    vector: dict[str, Any] = {"field": "v", "data_set_format": "hdf5"}
+    corpora = []
+    if as_corpus:
+        shutil.copy(data, root / "knn-set.hdf5")
+        vector["data_set_corpus"] = "knn-set"
+        documents = [{"source-file": "knn-set.hdf5", "source-format": "hdf5", "document-count": TRAIN}]
+        corpora = [{"name": "knn-set", "documents": documents}]
+    else:
+        vector["data_set_path"] = str(data)
     workload = {
         "version": 2,
         "description": "k-NN from an hdf5 file",
         "indices": [{"name": "osbops-race", "body": "index.json"}],
+        **({"corpora": corpora} if corpora else {}),
         "test_procedures": [
             {
                 "name": "knn",
@@ -355,10 +367,11 @@ def write_workload(root: Path, data: Path) -> None:
     (root / "workload.json").write_text(json.dumps(workload))
 
 
-def test_an_osb_workload_with_vector_operations_races(opensearch_knn_hosts, tmp_path):
+@pytest.mark.parametrize("as_corpus", [False, True], ids=["data_set_path", "data_set_corpus"])
+def test_an_osb_workload_with_vector_operations_races(opensearch_knn_hosts, tmp_path, as_corpus):
     data = tmp_path / "set.hdf5"
     write_data_set(data)
-    write_workload(tmp_path / "knn-workload", data)
+    write_workload(tmp_path / "knn-workload", data, as_corpus=as_corpus)
     proc = race(
         tmp_path / "knn-workload",
         opensearch_knn_hosts,

@@ -77,3 +77,29 @@ def test_unknown_format_and_out_of_range_offsets_are_refused(tmp_path):
     data = open_data_set("bigann", str(write_bigann(tmp_path / "v.fbin", [[1.0]], "f")), Context.INDEX)
     with pytest.raises(ConfigError, match=r"Cannot move to row 1 .* it has 1 rows"):
         data.seek(1)
+
+
+def test_vector_operations_read_the_corpora_they_name_and_bulk_reads_bulk_corpora_only():
+    from esbench.corpus.selection import corpora_read
+    from esbench.track.model import DocumentCorpus, Documents, Operation, Task, Track
+
+    def corpus(name: str, fmt: str) -> DocumentCorpus:
+        return DocumentCorpus(
+            name=name, documents=(Documents(source_file=f"{name}.x", document_count=1, source_format=fmt),)
+        )
+
+    track = Track(
+        name="t",
+        root=Path("."),
+        challenges=(),
+        corpora=(corpus("docs", "bulk"), corpus("vectors", "hdf5"), corpus("truth", "hdf5")),
+    )
+
+    def task(op_type: str, **params: object) -> Task:
+        return Task(name=op_type, operation=Operation(name=op_type, operation_type=op_type, params=params))
+
+    assert corpora_read(track, [task("bulk")]) == ["docs"]
+    assert corpora_read(track, [task("bulk-vector-data-set", data_set_corpus="vectors")]) == ["vectors"]
+    searched = task("vector-search", data_set_corpus="vectors", neighbors_data_set_corpus="truth")
+    assert corpora_read(track, [searched]) == ["vectors", "truth"]
+    assert corpora_read(track, [task("vector-search", data_set_corpus="", data_set_path="x")]) == []

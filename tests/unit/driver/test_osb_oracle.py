@@ -22,6 +22,7 @@ from urllib.parse import parse_qsl, unquote
 
 import pytest
 
+from esbench.corpus.model import CorpusSet, DataSetFile
 from esbench.driver.transport.http import PyRawResponse
 from esbench.driver.worker.context import RaceContext, current_context
 from esbench.driver.worker.params.vector import BulkVectorsParamSource, VectorSearchParamSource
@@ -571,8 +572,15 @@ def test_vector_param_sources_refuse_what_they_cannot_read(tmp_path):
     base = {"index": "v", "field": "v", "data_set_format": "hdf5"}
     with pytest.raises(ConfigError, match="the vector data set is missing"):
         BulkVectorsParamSource(track, {**base, "bulk_size": 1}, operation_name="op")
-    with pytest.raises(ConfigError, match=r"'data_set_corpus'.*'data_set_path' instead"):
+    with pytest.raises(ConfigError, match="the corpus 'c' has no prepared file with source-format 'hdf5'"):
         BulkVectorsParamSource(track, {**base, "bulk_size": 1, "data_set_corpus": "c"}, operation_name="op")
+    two = CorpusSet(
+        data_sets={"c": (DataSetFile("c", "hdf5", Path("a")), DataSetFile("c", "hdf5", Path("b")))}
+    )
+    with pytest.raises(ConfigError, match="has 2 'hdf5' files"):
+        BulkVectorsParamSource(
+            track, {**base, "bulk_size": 1, "data_set_corpus": "c"}, operation_name="op", corpora=two
+        )
     with pytest.raises(ConfigError, match="nested vector field"):
         BulkVectorsParamSource(
             track, {**base, "field": "a.b", "bulk_size": 1, "data_set_path": "x"}, operation_name="op"

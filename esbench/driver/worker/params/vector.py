@@ -10,9 +10,12 @@ Partitioning (OSB's rule): the ``num_vectors`` rows (default and at most: the da
 are cut into equal runs of ``num_vectors // clients``; the last client also gets the rest. Each
 client reads its run once (``repetitions`` times for queries) and then its source is exhausted.
 
-Not supported (refused with a ConfigError): ``data_set_corpus`` / ``neighbors_data_set_corpus``
-(give the file with ``data_set_path``), nested vector fields in bulk (``field`` with a dot: parent
-ids from the data set) and ``radial_search_type`` (threshold data sets).
+The data set is a file (``data_set_path``) or the one file of a corpus whose ``source-format`` is
+the ``data_set_format`` (``data_set_corpus``, prepared by :func:`esbench.corpus.prepare_corpora`;
+likewise ``neighbors_data_set_corpus``).
+
+Not supported (refused with a ConfigError): nested vector fields in bulk (``field`` with a dot:
+parent ids from the data set) and ``radial_search_type`` (threshold data sets).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import copy
 import os
 from typing import Any
 
+from esbench.corpus.model import CorpusSet
 from esbench.corpus.vectors import Context, VectorDataSet, open_data_set
 from esbench.driver.worker.params.base import ParamSource, get_target
 from esbench.driver.worker.runners.base import RallyParams
@@ -40,6 +44,26 @@ def _text(params: RallyParams, key: str, op: str, default: str | None = None) ->
     if not isinstance(value, str):
         raise ConfigError(f"Operation '{op}': '{key}' must be a string, got {value!r}.")
     return value
+
+
+def _corpus_file(corpora: object, corpus: str, source_format: str, op: str) -> str:
+    """The one prepared file of ``corpus`` in ``source_format`` (OSB's ``_get_corpora_file_paths``
+    and ``_validate_data_set_corpus``)."""
+    paths: tuple[Any, ...] = ()
+    if isinstance(corpora, CorpusSet):
+        paths = corpora.data_set_paths(corpus, source_format)
+    if not paths:
+        raise ConfigError(
+            f"Operation '{op}': the corpus '{corpus}' has no prepared file with source-format "
+            f"'{source_format}'. Check 'data_set_corpus' against the workload's corpora and their "
+            f"'source-format', or give the file with 'data_set_path'."
+        )
+    if len(paths) > 1:
+        raise ConfigError(
+            f"Operation '{op}': the corpus '{corpus}' has {len(paths)} '{source_format}' files "
+            f"({', '.join(map(str, paths))}); a vector operation reads one (OSB's rule)."
+        )
+    return str(paths[0])
 
 
 def _integer(params: RallyParams, key: str, op: str, default: int | None = None) -> int:
@@ -77,10 +101,8 @@ class _VectorPartitionSource(ParamSource):
                 f"'data_set_corpus' ({corpus}); give one of them (OSB's rule)."
             )
         if corpus:
-            raise ConfigError(
-                f"Operation '{self.op}' reads the vector data set from the corpus '{corpus}' "
-                f"('data_set_corpus'), which esbench does not download: download the file and give "
-                f"its path in 'data_set_path' instead (e.g. -p target_index_bulk_index_data_set_path=...)."
+            self.data_set_path = _corpus_file(
+                kwargs.get("corpora"), str(corpus), self.data_set_format, self.op
             )
         self.total_vectors = _integer(params, "num_vectors", self.op, -1)
         self.offset = 0
@@ -152,16 +174,20 @@ class VectorSearchParamSource(_VectorPartitionSource):
                 f"Operation '{self.op}' uses 'radial_search_type', whose threshold data sets esbench does "
                 f"not read; give 'max_distance' or 'min_score' instead."
             )
-        if p.get("neighbors_data_set_corpus"):
+        if p.get("neighbors_data_set_path") and p.get("neighbors_data_set_corpus"):
             raise ConfigError(
-                f"Operation '{self.op}' reads neighbors from the corpus '{p['neighbors_data_set_corpus']}', "
-                f"which esbench does not download: give the file in 'neighbors_data_set_path'."
+                f"Operation '{self.op}' gives both 'neighbors_data_set_path' and "
+                f"'neighbors_data_set_corpus'; give one of them (OSB's rule)."
             )
         self.k = _integer(p, "k", self.op) if "k" in p else None
         self.repetitions = _integer(p, "repetitions", self.op, 1)
         self.rep = 1
         self.neighbors_format = _text(p, "neighbors_data_set_format", self.op, self.data_set_format)
         self.neighbors_path = p.get("neighbors_data_set_path") or self.data_set_path
+        if p.get("neighbors_data_set_corpus"):
+            self.neighbors_path = _corpus_file(
+                kwargs.get("corpora"), str(p["neighbors_data_set_corpus"]), self.neighbors_format, self.op
+            )
         self.oversample_factor = p.get("oversample_factor")
         self.radial = "max_distance" in p or "min_score" in p
         if self.oversample_factor and self.radial:
