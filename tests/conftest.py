@@ -25,6 +25,7 @@ from ray_cluster import ray_cluster  # noqa: E402, F401
 GROUPS = {
     "cluster3": "cluster3",
     "opensearch_hosts": "targets",
+    "opensearch_knn_hosts": "targets",
     "secured_es": "targets",
     "telemetry_race": "telemetry-race",
     # One Ray cluster on fixed loopback addresses; ``ray stop --force`` ends every Ray process.

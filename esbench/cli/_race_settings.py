@@ -24,6 +24,7 @@ from typing import Any
 from esbench.cli._provision_options import PROVISION_OPTION_NAMES, provision_settings
 from esbench.cli._tags import parse_user_tags
 from esbench.cli._track_source import pop_track_source
+from esbench.cli.options.randomization import pop_query_randomization
 from esbench.driver.coordinator.filters import parse_task_filters
 from esbench.driver.settings import DriverSettings, LoadDriver, OnError
 from esbench.reporting.formats import NumbersAlign, ReportFormat, ShowInReport
@@ -168,6 +169,7 @@ def _driver_settings(opts: MutableMapping[str, Any]) -> DriverSettings:
         load_driver_hosts=driver_hosts,
         profiling=bool(opts.pop("enable_driver_profiling", False)),
         enable_assertions=bool(opts.pop("enable_assertions", False)),
+        query_randomization=pop_query_randomization(opts),
     )
 
 

@@ -91,8 +91,12 @@ class WorkloadRegistry:
     def register_standard_value_source(
         self, op_name: str, field_name: str, standard_value_source: Callable[[], Any]
     ) -> None:
-        """Keep OSB's value source for ``field_name`` of operation ``op_name`` (query randomization)."""
+        """Keep OSB's value source for ``field_name`` of operation ``op_name`` and hand it to the
+        race's registry, whose query randomizer draws from it (``--randomization-enabled``)."""
         self.standard_value_sources[(op_name, field_name)] = standard_value_source
+        register = getattr(self._registry, "register_standard_value_source", None)
+        if register is not None:
+            register(op_name, field_name, standard_value_source)
 
     def register_query_randomization_info(
         self,
@@ -107,3 +111,6 @@ class WorkloadRegistry:
             parameter_name_options_list,
             optional_parameters,
         )
+        register = getattr(self._registry, "register_query_randomization_info", None)
+        if register is not None:
+            register(op_name, query_name, parameter_name_options_list, optional_parameters)

@@ -36,10 +36,33 @@ class PreparedDocuments:
 
 
 @dataclass(frozen=True, slots=True)
+class DataSetFile:
+    """A vector data set file of a corpus (OSB's ``"source-format": "hdf5"`` or ``"big-ann"``),
+    available uncompressed for ``data_set_corpus`` (:mod:`esbench.corpus.vectors` reads it).
+
+    Attributes:
+        corpus: name of the corpus.
+        source_format: the documents' ``source-format``.
+        path: the uncompressed file.
+    """
+
+    corpus: str
+    source_format: str
+    path: Path
+
+
+@dataclass(frozen=True, slots=True)
 class CorpusSet:
-    """The prepared files of a track, by corpus name (track order)."""
+    """The prepared files of a track, by corpus name (track order): the bulk document files, and
+    the vector data set files (``data_sets``)."""
 
     by_corpus: Mapping[str, tuple[PreparedDocuments, ...]] = field(default_factory=dict)
+    data_sets: Mapping[str, tuple[DataSetFile, ...]] = field(default_factory=dict)
+
+    def data_set_paths(self, corpus_name: str, source_format: str) -> tuple[Path, ...]:
+        """The prepared data set files of ``corpus_name`` whose ``source-format`` is
+        ``source_format`` (OSB's ``corpus.filter(source_format=...)``), in track order."""
+        return tuple(f.path for f in self.data_sets.get(corpus_name, ()) if f.source_format == source_format)
 
     def files(self, corpus_name: str) -> tuple[PreparedDocuments, ...]:
         """The prepared files of one corpus, in track order.

@@ -36,7 +36,7 @@ from esbench.corpus.decompress import decompress
 from esbench.corpus.download import download, file_url
 from esbench.corpus.generate import TEST_MODE_DOCS, generate_file, read_generated
 from esbench.corpus.generators import get_generator
-from esbench.corpus.model import CorpusSet, PreparedDocuments
+from esbench.corpus.model import CorpusSet, DataSetFile, PreparedDocuments
 from esbench.corpus.names import archive_suffix, document_file_name
 from esbench.corpus.offsets import ensure_offset_index
 from esbench.exceptions import DataError, DownloadError, NotFound, TrackValidationError
@@ -120,6 +120,7 @@ def prepare_corpora(
                 f"Its corpora are: {', '.join(sorted(known)) or 'none'}."
             )
     by_corpus: dict[str, tuple[PreparedDocuments, ...]] = {}
+    data_sets: dict[str, tuple[DataSetFile, ...]] = {}
     for corpus in track.corpora:
         if wanted is not None and corpus.name not in wanted:
             continue
@@ -129,7 +130,20 @@ def prepare_corpora(
             if documents.source_format == "bulk"
         ]
         by_corpus[corpus.name] = tuple(files)
-    return CorpusSet(by_corpus)
+        # OSB's vector data sets (hdf5, big-ann): fetched and decompressed like document files,
+        # read whole by the vector operations, so they have no offset index or line count.
+        vectors = [
+            DataSetFile(
+                corpus=corpus.name,
+                source_format=documents.source_format,
+                path=_prepare_file(track, corpus, documents, offline=offline, reporter=reporter)[0],
+            )
+            for documents in corpus.documents
+            if documents.source_format != "bulk"
+        ]
+        if vectors:
+            data_sets[corpus.name] = tuple(vectors)
+    return CorpusSet(by_corpus, data_sets)
 
 
 def _data_roots(track: Track, corpus: DocumentCorpus) -> list[Path]:

@@ -117,6 +117,23 @@ class ClusterTarget:
 
 
 @dataclass(frozen=True, kw_only=True)
+class QueryRandomization:
+    """OSB's query randomization (``--randomization-enabled``; see
+    :mod:`esbench.driver.worker.params.randomized`). Defaults are OSB 2.4.0's
+    (``QueryRandomizerWorkloadProcessor``).
+
+    Attributes:
+        repeat_frequency: probability (0..1) that a request reuses one of the standard values.
+        n: standard values drawn per range field at load time.
+        alpha: exponent of the Zipf distribution the reused value's index is drawn from.
+    """
+
+    repeat_frequency: float = 0.3
+    n: int = 5000
+    alpha: float = 1.0
+
+
+@dataclass(frozen=True, kw_only=True)
 class DriverSettings:
     """Load-driver settings.
 
@@ -148,6 +165,7 @@ class DriverSettings:
             (:mod:`esbench.driver.worker.runners.asserting`).
         other_clusters: the clusters besides the benchmark target (``default``) of a multi-cluster
             race; a track plugin's runner that declares ``multi_cluster`` gets a client of each.
+        query_randomization: OSB's query randomization (``--randomization-enabled``); None: off.
     """
 
     on_error: OnError = OnError.CONTINUE
@@ -165,6 +183,7 @@ class DriverSettings:
     sample_sink: Callable[[RequestSamples], None] | None = field(default=None, compare=False)
     enable_assertions: bool = False
     other_clusters: tuple[ClusterTarget, ...] = ()
+    query_randomization: QueryRandomization | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -70,10 +70,12 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
         raise UserError(f"--nodes must be at least 1, not {settings.nodes}.")
     flavor = get_flavor(settings.distribution_flavor)
     uses_team = teamconfig.uses_team(settings)
-    if (uses_team or settings.elasticsearch_plugins.strip()) and flavor.name.value != "elasticsearch":
+    # Plugins install into OpenSearch too (bin/opensearch-plugin, OSB's --opensearch-plugins);
+    # the teams' cars and plugin configurations are Elasticsearch's.
+    if uses_team and flavor.name.value != "elasticsearch":
         raise UserError(
-            "--team-path/--team-repository/--team-revision and --elasticsearch-plugins provision "
-            f"Elasticsearch only, not {flavor.product}; drop them or use --distribution-flavor=elasticsearch."
+            "--team-path/--team-repository/--team-revision provision Elasticsearch only, not "
+            f"{flavor.product}; drop them or use --distribution-flavor=elasticsearch."
         )
     team_car = teamconfig.team_record(settings) if uses_team else None
     car = resolve_car(settings.car, settings.car_params) if team_car is None else None
@@ -130,11 +132,12 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
                 version=dist.version,
                 env={
                     "PATH": os.environ.get("PATH", os.defpath),
-                    "ES_JAVA_HOME": str(java.path),
-                    "ES_PATH_CONF": str(es_home / "config"),
+                    flavor.java_home_env: str(java.path),
+                    flavor.path_conf_env: str(es_home / "config"),
                     "HOME": str(root),
                 },
                 offline=settings.offline,
+                executable=flavor.executable,
             )
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)

@@ -181,11 +181,14 @@ def install_plugin(
     env: Mapping[str, str],
     offline: bool,
     user: tuple[int, int] | None = None,
+    executable: str = "elasticsearch",
 ) -> None:
-    """``bin/elasticsearch-plugin install --batch <URL or name>`` into ``es_home``.
+    """``bin/<executable>-plugin install --batch <URL or name>`` into ``es_home``
+    (``elasticsearch-plugin``, or OpenSearch's ``opensearch-plugin``).
 
-    ``env`` must carry ``ES_JAVA_HOME`` and an ``ES_PATH_CONF``; ``user`` is the ``(uid, gid)`` to run
-    as (the installation's account, as root), None for the current one.
+    ``env`` must carry the flavor's Java home and config directory variables (``ES_JAVA_HOME`` and
+    ``ES_PATH_CONF``, or ``OPENSEARCH_JAVA_HOME`` and ``OPENSEARCH_PATH_CONF``); ``user`` is the
+    ``(uid, gid)`` to run as (the installation's account, as root), None for the current one.
 
     Raises:
         SupplyError: offline without a configured URL, or the installer failed (the message has its
@@ -200,7 +203,7 @@ def install_plugin(
             "{{VERSION}}.zip"
         )
     source = url or plugin.name
-    cmd = [str(es_home / "bin" / "elasticsearch-plugin"), "install", "--batch", source]
+    cmd = [str(es_home / "bin" / f"{executable}-plugin"), "install", "--batch", source]
     logger.info("Installing plugin %s from %s", plugin.name, source)
     try:
         done = subprocess.run(

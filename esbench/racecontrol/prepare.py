@@ -64,7 +64,9 @@ def prepare_track(settings: RaceSettings, pipeline: str, console: Console) -> Pr
     track_dir, repository, target = resolve_track_source(source, settings, pipeline)
     track = _load(source, track_dir, settings)
     # One registry per race; the plugin's track processors run before the challenge is chosen.
-    registry, track = prepare_race(track, RallyPluginHost())
+    registry, track = prepare_race(
+        track, RallyPluginHost(), randomization=settings.driver.query_randomization
+    )
     track = apply_task_overrides(track, settings.challenge, settings.task_overrides)
     challenge = track.find_challenge(settings.challenge)
     check_operation_types(challenge, registry, settings)

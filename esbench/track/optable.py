@@ -16,6 +16,10 @@ Sources: Rally 2.13, ``esrally/track/track.py`` ``OperationType`` (declaration o
 ``admin_op`` flag) and ``esrally/driver/runner.py`` (``register_default_runners``: which runners are
 wrapped in ``Retry``, the runner class names); Elasticsearch's REST handlers for the modules (see
 :mod:`esbench.requirements.catalog`).
+OpenSearch Benchmark's own types follow Rally's: OSB 2.4.0, ``osbenchmark/workload/workload.py``
+``OperationType`` (ids in ``osb_id``, the admin flag) and ``osbenchmark/worker_coordinator/runner.py``
+``register_default_runners`` (``Retry`` wrapping). The types OSB sends over Kafka or gRPC have no
+runner here: their descriptor carries the reason (``refused``).
 """
 
 from __future__ import annotations
@@ -56,10 +60,15 @@ class OpType:
         rally_runner: the name of Rally's runner class for this type in ``esrally.driver.runner``
             (``"BulkIndex"``), offered to plugins by the shim; None when esbench offers none.
         composite: the runner is built with the table of all runners (Rally's ``runner_for``).
+        osb_id: the value of OSB 2.4.0's ``OperationType`` member for OpenSearch Benchmark's own
+            types (``osbenchmark/workload/workload.py``); None for the others.
+        refused: why esbench cannot run this type here (a paragraph: what, why, what to use
+            instead); such a type has no runner (``runner`` is None) and a track that uses it is
+            refused when it is loaded.
     """
 
     name: str
-    runner: str
+    runner: str | None
     param_source: str | None = None
     admin: bool = False
     retries: Retries = Retries.NEVER
@@ -67,6 +76,8 @@ class OpType:
     rally_id: int | None = None
     rally_runner: str | None = None
     composite: bool = False
+    osb_id: int | None = None
+    refused: str | None = None
 
     @property
     def rally_name(self) -> str:
@@ -76,6 +87,19 @@ class OpType:
 
 _R = "esbench.driver.worker.runners"
 _P = "esbench.driver.worker.params"
+
+_GRPC = (
+    "OpenSearch Benchmark sends this operation over gRPC (the opensearch-protobufs messages, to the "
+    "transport-grpc plugin's port 9400). esbench talks to the cluster over HTTP only and has no gRPC "
+    "client, and the OpenSearch 2.x distribution does not serve gRPC unless the experimental "
+    "transport-grpc plugin is installed and enabled. Use the HTTP operation instead: {instead}."
+)
+_KAFKA = (
+    "OpenSearch Benchmark produces this operation's documents as messages to a Kafka topic (aiokafka) "
+    "for OpenSearch's pull-based ingestion to read. esbench has no Kafka producer, and the cluster "
+    "would need the ingestion-kafka plugin and a Kafka broker. Index the documents with the 'bulk' "
+    "operation instead."
+)
 
 # fmt: off
 #: Every operation type, Rally's in the declaration order of its ``OperationType`` enum, then
@@ -204,5 +228,44 @@ OPERATION_TYPES: tuple[OpType, ...] = (
     OpType(name="run-until", runner=f"{_R}.run_until:RunUntil", retries=Retries.ON_REQUEST, rally_id=58),
     OpType(name="templated-request", runner=f"{_R}.templated:TemplatedRequest",
            param_source=f"{_P}.template_source:TemplatedRequestParamSource"),
+    # OpenSearch Benchmark's own types, in the order of OSB 2.4.0's OperationType; which are
+    # wrapped in Retry is OSB's register_default_runners.
+    OpType(name="create-point-in-time", runner=f"{_R}.osb_admin:CreatePointInTime", osb_id=14),
+    OpType(name="delete-point-in-time", runner=f"{_R}.osb_admin:DeletePointInTime", osb_id=15),
+    OpType(name="list-all-point-in-time", runner=f"{_R}.osb_admin:ListAllPointInTime", osb_id=16),
+    OpType(name="vector-search", runner=f"{_R}.vector:VectorSearch",
+           param_source=f"{_P}.vector:VectorSearchParamSource", osb_id=17),
+    OpType(name="bulk-vector-data-set", runner=f"{_R}.vector:BulkVectorDataSet",
+           param_source=f"{_P}.vector:BulkVectorsParamSource", osb_id=18),
+    OpType(name="train-knn-model", runner=f"{_R}.osb_admin:TrainKnnModel", retries=Retries.ON_REQUEST,
+           osb_id=19),
+    OpType(name="delete-knn-model", runner=f"{_R}.osb_admin:DeleteKnnModel", retries=Retries.ON_REQUEST,
+           osb_id=20),
+    OpType(name="produce-stream-message", runner=None, osb_id=21, refused=_KAFKA),
+    OpType(name="proto-bulk", runner=None, osb_id=201, refused=_GRPC.format(instead="'bulk'")),
+    OpType(name="proto-search", runner=None, osb_id=202, refused=_GRPC.format(instead="'search'")),
+    OpType(name="proto-vector-search", runner=None, osb_id=203,
+           refused=_GRPC.format(instead="'vector-search'")),
+    OpType(name="proto-bulk-vector-data-set", runner=None, osb_id=204,
+           refused=_GRPC.format(instead="'bulk-vector-data-set'")),
+    OpType(name="delete-pipeline", runner=f"{_R}.osb_admin:DeletePipeline", admin=True,
+           retries=Retries.ON_REQUEST, osb_id=25),
+    OpType(name="create-search-pipeline", runner=f"{_R}.osb_admin:CreateSearchPipeline", admin=True,
+           retries=Retries.ON_REQUEST, osb_id=48),
+    OpType(name="delete-ml-model", runner=f"{_R}.osb_ml:DeleteMlModel", admin=True,
+           retries=Retries.ON_REQUEST, osb_id=49),
+    OpType(name="register-ml-model", runner=f"{_R}.osb_ml:RegisterMlModel", admin=True,
+           retries=Retries.ON_REQUEST, osb_id=50),
+    OpType(name="deploy-ml-model", runner=f"{_R}.osb_ml:DeployMlModel", admin=True,
+           retries=Retries.ON_REQUEST, osb_id=51),
+    OpType(name="update-concurrent-segment-search-settings",
+           runner=f"{_R}.osb_admin:UpdateConcurrentSegmentSearchSettings", admin=True,
+           retries=Retries.ON_REQUEST, osb_id=52),
+    OpType(name="create-ml-connector", runner=f"{_R}.osb_ml:CreateMlConnector", admin=True,
+           retries=Retries.ON_REQUEST, osb_id=53),
+    OpType(name="register-remote-ml-model", runner=f"{_R}.osb_ml:RegisterRemoteMlModel", admin=True,
+           retries=Retries.ON_REQUEST, osb_id=54),
+    OpType(name="delete-ml-connector", runner=f"{_R}.osb_ml:DeleteMlConnector", admin=True,
+           retries=Retries.ON_REQUEST, osb_id=55),
 )
 # fmt: on

@@ -1,5 +1,5 @@
-"""Rally's built-in operation types and which of them are administrative, read from the table of
-operation types (:mod:`esbench.track.optable`).
+"""Rally's (and OpenSearch Benchmark's) built-in operation types and which of them are
+administrative, read from the table of operation types (:mod:`esbench.track.optable`).
 
 Source: ``esrally/track/track.py``, ``OperationType`` (esrally 2.13): each member carries an
 ``admin_op`` flag. Administrative operations are left out of the summary report unless the
@@ -31,15 +31,20 @@ __all__ = [
     "unknown_operation_types",
 ]
 
-_RALLY: tuple[OpType, ...] = tuple(op for op in OPERATION_TYPES if op.rally_id is not None)
+# OSB's own types count as built-in as well: OSB's loader gives them the same default
+# (osbenchmark/workload/loader.py: include-in-reporting = not admin_op).
+_BUILTIN: tuple[OpType, ...] = tuple(
+    op for op in OPERATION_TYPES if op.rally_id is not None or (op.osb_id is not None and not op.refused)
+)
 
-NON_ADMIN_TYPES: frozenset[str] = frozenset(op.name for op in _RALLY if not op.admin)
-ADMIN_TYPES: frozenset[str] = frozenset(op.name for op in _RALLY if op.admin)
+NON_ADMIN_TYPES: frozenset[str] = frozenset(op.name for op in _BUILTIN if not op.admin)
+ADMIN_TYPES: frozenset[str] = frozenset(op.name for op in _BUILTIN if op.admin)
 BUILTIN_TYPES: frozenset[str] = NON_ADMIN_TYPES | ADMIN_TYPES
 
 
 def is_builtin(operation_type: str) -> bool:
-    """True if ``operation_type`` is one of Rally's built-in operation types."""
+    """True if ``operation_type`` is one of Rally's or OSB's built-in operation types (not one
+    esbench refuses)."""
     return operation_type in BUILTIN_TYPES
 
 
@@ -72,7 +77,14 @@ class UnknownOperationType:
     suggestions: tuple[str, ...]
 
     def describe(self) -> str:
-        """One sentence naming the task and the type, with a did-you-mean when there is one."""
+        """One sentence naming the task and the type, with a did-you-mean when there is one; for
+        a type esbench refuses (:attr:`OpType.refused`), the reason and what to use instead."""
+        descriptor = _BY_NAME.get(self.operation_type)
+        if descriptor is not None and descriptor.refused:
+            return (
+                f"Task '{self.task}' of challenge '{self.challenge}' has the operation-type "
+                f"'{self.operation_type}', which esbench cannot run: {descriptor.refused}"
+            )
         hint = f" Did you mean '{self.suggestions[0]}'?" if self.suggestions else ""
         return (
             f"Task '{self.task}' of challenge '{self.challenge}' has the operation-type "
@@ -97,7 +109,7 @@ def unknown_operation_types(
         challenges: the challenges to check.
         known: every operation type that has a runner; None = the built-in ones.
     """
-    names = sorted(set(known) if known is not None else set(_BY_NAME))
+    names = sorted(set(known) if known is not None else {op.name for op in OPERATION_TYPES if not op.refused})
     name_set = frozenset(names)
     found: list[UnknownOperationType] = []
     for challenge in challenges:

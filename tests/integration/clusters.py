@@ -9,6 +9,9 @@ node is what it tests.
   started with ``esbench start --nodes=3``; the routing tests and the green-cluster check use it;
 * ``opensearch_hosts``: an OpenSearch node (``ESBENCH_TEST_OPENSEARCH_VERSION``, default the
   flavor's default version), 512 MiB;
+* ``opensearch_knn_hosts``: an OpenSearch 2.19.1 node with the k-NN and ML-commons plugins
+  (installed by esbench's plugin installer from the Maven zips; see the fixture), 1 GiB, for OSB's
+  vector and ML operations;
 * ``secured_es``: Elasticsearch with TLS and basic auth (``--car=defaults,x-pack-security``), started
   with ``esbench start``.
 
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -33,7 +37,7 @@ from pathlib import Path
 
 import pytest
 from elasticsearch import Elasticsearch
-from harness import esbench, ok, provision
+from harness import dist_cache, esbench, ok, provision
 
 from esbench.provision import DEFAULT_DISTRIBUTION_VERSION, ProvisionSettings
 from esbench.provision.flavors import OPENSEARCH
@@ -205,6 +209,130 @@ def opensearch_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[
         car_params={"heap_size": "512m"},
     )
     cluster = provision(tmp_path_factory.mktemp("esbench-session-opensearch"), settings)
+    try:
+        yield list(cluster.hosts)
+    finally:
+        cluster.stop()
+
+
+KNN_VERSION = "2.19.1"
+_MAVEN_REPO = Path.home() / ".m2" / "repository"
+_PAINLESS_POM = f"""<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+<groupId>esbench-tests</groupId><artifactId>painless-module</artifactId><version>1</version>
+<dependencies><dependency><groupId>org.opensearch.plugin</groupId><artifactId>lang-painless</artifactId>
+<version>{KNN_VERSION}</version></dependency></dependencies></project>
+"""
+_PAINLESS_DESCRIPTOR = f"""description=Painless, assembled from its Maven jars (the k-NN plugin extends it)
+version={KNN_VERSION}
+name=lang-painless
+classname=org.opensearch.painless.PainlessPlugin
+java.version=11
+opensearch.version={KNN_VERSION}
+extended.plugins=
+has.native.controller=false
+"""
+_PAINLESS_POLICY = """grant {
+  permission java.lang.RuntimePermission "createClassLoader";
+  permission java.lang.RuntimePermission "getClassLoader";
+};
+"""
+
+
+def _maven_zip(coordinates: str) -> Path:
+    """The local Maven repository's copy of ``group:artifact:version:zip`` (fetched with mvn)."""
+    group, artifact, version, packaging = coordinates.split(":")
+    path = _MAVEN_REPO / group.replace(".", "/") / artifact / version / f"{artifact}-{version}.{packaging}"
+    if not path.is_file():
+        subprocess.run(
+            ["mvn", "-B", "-q", "dependency:get", f"-Dartifact={coordinates}", "-Dtransitive=false"],
+            capture_output=True,
+            check=False,
+        )
+    if not path.is_file():
+        pytest.fail(f"{coordinates} is not in the local Maven repository and mvn could not fetch it")
+    return path
+
+
+def _server_with_painless(cache: Path) -> Path:
+    """The 2.19.1 integ-test zip plus a ``lang-painless`` module (built once into ``cache``).
+
+    k-NN's descriptor says ``extended.plugins=lang-painless``; the integ-test zip has no such module
+    and Maven has no zip of it, only its jar: the module is assembled from that jar and its runtime
+    dependencies (``mvn dependency:copy-dependencies``), with the module's descriptor and permissions.
+    """
+    target = cache / f"opensearch-{KNN_VERSION}-painless.zip"
+    if target.is_file():
+        return target
+    server = _maven_zip(f"org.opensearch.distribution.integ-test-zip:opensearch:{KNN_VERSION}:zip")
+    with tempfile.TemporaryDirectory(prefix="esbench-knn-dist-") as tmp:
+        work = Path(tmp)
+        (work / "pom.xml").write_text(_PAINLESS_POM)
+        subprocess.run(
+            [
+                "mvn",
+                "-B",
+                "-q",
+                "dependency:copy-dependencies",
+                "-DoutputDirectory=jars",
+                "-DincludeScope=runtime",
+            ],
+            cwd=work,
+            check=True,
+            capture_output=True,
+        )
+        shutil.unpack_archive(server, work / "dist")
+        (home,) = (work / "dist").iterdir()
+        module = home / "modules" / "lang-painless"
+        module.mkdir()
+        wanted = ("lang-painless-", "opensearch-scripting-painless-spi-", "antlr4-runtime-", "asm-")
+        for jar in (work / "jars").glob("*.jar"):
+            if jar.name.startswith(wanted):
+                shutil.copy(jar, module / jar.name)
+        (module / "plugin-descriptor.properties").write_text(_PAINLESS_DESCRIPTOR)
+        (module / "plugin-security.policy").write_text(_PAINLESS_POLICY)
+        for script in (home / "bin").iterdir():
+            script.chmod(0o755)
+        cache.mkdir(parents=True, exist_ok=True)
+        partial = shutil.make_archive(str(target.with_suffix(".partial")), "zip", work / "dist")
+        Path(partial).rename(target)
+    return target
+
+
+@pytest.fixture(scope="session")
+def opensearch_knn_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
+    """HTTP ``host:port`` of an OpenSearch 2.19.1 node with the k-NN and ML-commons plugins,
+    provisioned for the session (1 GiB heap).
+
+    The server is the Maven integ-test zip with a ``lang-painless`` module (:func:`_server_with_painless`);
+    the plugins ``opensearch-knn``, ``opensearch-job-scheduler`` (which ML-commons extends) and
+    ``opensearch-ml`` (Maven ``org.opensearch.plugin:<artifact>:2.19.1.0:zip``) are installed by
+    esbench's plugin installer (``--elasticsearch-plugins`` with ``[distributions]
+    plugin.<name>.release.url`` = the Maven zip's ``file://`` URL in the node's esbench.ini). The
+    Maven k-NN zip carries no native libraries: only the ``lucene`` engine works (``faiss``/``nmslib``
+    fail on the node).
+    """
+    plugins = {
+        "opensearch-knn": "opensearch-knn",
+        "opensearch-job-scheduler": "opensearch-job-scheduler",
+        "opensearch-ml": "opensearch-ml-plugin",
+    }
+    urls = {
+        name: _maven_zip(f"org.opensearch.plugin:{artifact}:{KNN_VERSION}.0:zip").as_uri()
+        for name, artifact in plugins.items()
+    }
+    server = _server_with_painless(Path(dist_cache()) / "knn")
+    home = tmp_path_factory.mktemp("esbench-session-opensearch-knn")
+    ini = "".join(f"plugin.{name}.release.url = {url}\n" for name, url in urls.items())
+    (home / "esbench.ini").write_text(f"[distributions]\n{ini}")
+    settings = ProvisionSettings(
+        distribution_flavor="opensearch",
+        distribution_version=KNN_VERSION,
+        distribution_path=server,
+        car="defaults",
+        car_params={"heap_size": "1g"},
+        elasticsearch_plugins=",".join(plugins),
+    )
+    cluster = provision(home, settings)
     try:
         yield list(cluster.hosts)
     finally:

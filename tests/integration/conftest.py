@@ -26,6 +26,7 @@ from clusters import (  # noqa: F401
     es_hosts,
     es_repo_path,
     opensearch_hosts,
+    opensearch_knn_hosts,
     secured_es,
     snapshot_repo_dir,
 )

@@ -20,6 +20,7 @@ from esbench.cli.options.driver import DRIVER_OPTIONS
 from esbench.cli.options.entry import CliOption, Kind
 from esbench.cli.options.general import GENERAL_OPTIONS
 from esbench.cli.options.provisioning import PROVISIONING_OPTIONS
+from esbench.cli.options.randomization import RANDOMIZATION_OPTIONS
 from esbench.cli.options.refused import REFUSED_OPTIONS
 from esbench.cli.options.report import REPORT_OPTIONS
 from esbench.cli.options.stored import STORED_OPTIONS
@@ -34,6 +35,7 @@ OPTIONS: tuple[CliOption, ...] = (
     *TRACK_TOOL_OPTIONS,
     *CLUSTER_OPTIONS,
     *DRIVER_OPTIONS,
+    *RANDOMIZATION_OPTIONS,
     *REPORT_OPTIONS,
     *PROVISIONING_OPTIONS,
     *STORED_OPTIONS,

@@ -26,6 +26,10 @@ returns a fresh one with the built-ins (the table of operation types,
 * ``register_scheduler(name, scheduler)``: see :mod:`esbench.driver.worker.scheduler`; a name can be
   registered once (Rally raises ``SystemSetupError`` too).
 * ``register_track_processor(processor)``: kept in order for the track stage.
+* ``register_standard_value_source`` / ``register_query_randomization_info``: OSB's query
+  randomization (an OSB workload plugin calls them through
+  :class:`esbench.compat.osbregistry.WorkloadRegistry`); :meth:`Registry.randomize_queries`
+  turns them into the randomizing param sources of the default challenge's searches.
 """
 
 from __future__ import annotations
@@ -45,6 +49,13 @@ from esbench.driver.worker.params import (
     operation_params,
 )
 from esbench.driver.worker.params.protocol import ParamSourceProtocol
+from esbench.driver.worker.params.randomized import (
+    DEFAULT_INFO,
+    RandomizationInfo,
+    RandomizedSearch,
+    RandomizedSearchParamSource,
+    prepare_randomized_search,
+)
 from esbench.driver.worker.pluginerrors import plugin_failure
 from esbench.driver.worker.runners import LegacyRunner, Runner, builtin_runners
 from esbench.driver.worker.runners.base import is_async_callable
@@ -57,6 +68,7 @@ from esbench.track.pluginfile import has_plugins
 if TYPE_CHECKING:
     from esbench.corpus.model import CorpusSet
     from esbench.driver.pluginhost import PluginHost
+    from esbench.driver.settings import QueryRandomization
 
 logger = logging.getLogger(__name__)
 
@@ -88,6 +100,9 @@ class Registry:
         self._schedulers: dict[str, SchedulerFactory] = {}
         self._track_processors: list[Any] = []
         self._track_views: dict[int, Any] = {}
+        self._value_sources: dict[tuple[str, str], Any] = {}
+        self._randomization_info: dict[str, RandomizationInfo] = {}
+        self._randomized: dict[str, RandomizedSearch] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         entries = dict(self.__dict__)
@@ -178,6 +193,48 @@ class Registry:
         """Keep a track processor (``on_after_load_track``/``on_prepare_track``) for the track stage."""
         self._track_processors.append(processor)
 
+    def register_standard_value_source(self, op_name: str, field_name: str, source: Any) -> None:
+        """OSB's: the function giving new bounds (``{"gte": .., "lte": ..}``) of the range field
+        ``field_name`` of operation ``op_name`` (registering again replaces it, as in OSB)."""
+        self._value_sources[(str(op_name), str(field_name))] = source
+
+    def register_query_randomization_info(
+        self, op_name: str, query_name: str, options: list[Any], optional: list[Any]
+    ) -> None:
+        """OSB's: the query shape randomized in ``op_name`` (default: ``range`` with
+        ``gte``/``gt`` and ``lte``/``lt``).
+
+        Raises:
+            esbench.exceptions.ConfigError: ambiguous names (:class:`RandomizationInfo`).
+        """
+        self._randomization_info[str(op_name)] = RandomizationInfo(
+            str(query_name), tuple(tuple(group) for group in options), tuple(optional)
+        )
+
+    def randomize_queries(self, track: Track, settings: QueryRandomization) -> None:
+        """Give every ``search`` task of ``track``'s default challenge a randomizing param source
+        (OSB's ``QueryRandomizerWorkloadProcessor.on_after_load_workload``; it takes precedence
+        over the operation's ``param-source``, as OSB replaces it).
+
+        Raises:
+            esbench.exceptions.ConfigError: a search without ``body.query``, or a range field
+                without a standard value source.
+        """
+        default = next((c for c in track.challenges if c.default), None)
+        for task in default.tasks() if default is not None else ():
+            op = task.operation
+            if op.operation_type != "search" or op.name in self._randomized:
+                continue
+            self._randomized[op.name] = prepare_randomized_search(
+                op.name,
+                op.params,
+                sources=self._value_sources,
+                info=self._randomization_info.get(op.name, DEFAULT_INFO),
+                n=settings.n,
+                repeat_frequency=settings.repeat_frequency,
+                alpha=settings.alpha,
+            )
+
     # ------------------------------------------------------------------------------- lookups
 
     @property
@@ -223,6 +280,9 @@ class Registry:
         """
         op = task.operation
         params = operation_params(task)
+        randomized = self._randomized.get(op.name) if op.operation_type == "search" else None
+        if randomized is not None:
+            return RandomizedSearchParamSource(track, params, randomized=randomized, operation_name=task.name)
         if op.param_source:
             try:
                 source = self._param_sources[op.param_source]
@@ -269,6 +329,9 @@ class Registry:
         other._builtin_param_sources = dict(self._builtin_param_sources)
         other._schedulers = dict(self._schedulers)
         other._track_processors = list(self._track_processors)
+        other._value_sources = dict(self._value_sources)
+        other._randomization_info = dict(self._randomization_info)
+        other._randomized = dict(self._randomized)
         return other
 
 
@@ -316,9 +379,13 @@ def race_registry(track: Track, plugins: PluginHost | None) -> Registry:
     return registry
 
 
-def prepare_race(track: Track, plugins: PluginHost | None) -> tuple[Registry, Track]:
+def prepare_race(
+    track: Track, plugins: PluginHost | None, *, randomization: QueryRandomization | None = None
+) -> tuple[Registry, Track]:
     """Build the race's registry and apply the plugin's track processors, as Rally's
-    ``_load_single_track`` does right after loading (``esrally/track/loader.py``).
+    ``_load_single_track`` does right after loading (``esrally/track/loader.py``), then OSB's
+    query randomization when ``randomization`` is given (OSB runs its randomizer after the
+    plugin's processors: ``osbenchmark/workload/loader.py``).
 
     Returns:
         ``(registry, track)``: the track after ``on_after_load_track``/``on_prepare_track`` of the
@@ -331,4 +398,6 @@ def prepare_race(track: Track, plugins: PluginHost | None) -> tuple[Registry, Tr
     registry = race_registry(track, plugins)
     if plugins is not None and registry.track_processors:
         track = plugins.process(track, registry)
+    if randomization is not None:
+        registry.randomize_queries(track, randomization)
     return registry, track

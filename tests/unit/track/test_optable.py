@@ -47,6 +47,10 @@ def table_problems(table: Iterable[OpType], runners: dict[str, str]) -> list[str
     problems += [f"{n}: two descriptors" for n in sorted({n for n in names if names.count(n) > 1})]
     problems += [f"{n}: runner {ref} has no descriptor" for n, ref in runners.items() if n not in names]
     for op in table:
+        if op.runner is None:
+            if not op.refused:
+                problems.append(f"{op.name}: no runner and no reason for refusing it")
+            continue
         try:
             cls = resolve(op.runner)
             if not (inspect.isclass(cls) and issubclass(cls, Runner) and cls.name == op.name):
@@ -70,7 +74,9 @@ def table_problems(table: Iterable[OpType], runners: dict[str, str]) -> list[str
 
 def test_every_runner_has_a_descriptor_and_every_descriptor_resolves():
     runners = runner_classes()
-    assert len(runners) == len(OPERATION_TYPES) == 60
+    # Rally's 59 and esbench's templated-request, OSB's 16 with a runner and OSB's 5 refused ones.
+    assert len(runners) == len([op for op in OPERATION_TYPES if op.runner is not None]) == 76
+    assert len(OPERATION_TYPES) == 81
     assert table_problems(OPERATION_TYPES, runners) == []
 
 
@@ -103,7 +109,9 @@ def test_rally_types_match_the_esrally_shim_enum_in_order():
 
 
 def test_derived_lists_agree_with_the_table():
-    assert {op.name for op in OPERATION_TYPES} - {"templated-request"} == optypes.BUILTIN_TYPES
+    refused = {op.name for op in OPERATION_TYPES if op.refused}
+    assert {op.name for op in OPERATION_TYPES} - {"templated-request"} - refused == optypes.BUILTIN_TYPES
+    assert optypes.is_admin("create-search-pipeline") and not optypes.is_admin("vector-search")
     assert optypes.is_admin("create-ml-job") and not optypes.is_admin("search")
     assert not optypes.is_builtin("templated-request") and optypes.by_name("templated-request") is not None
     assert dict(OPERATION_MODULES) == {op.name: op.module for op in OPERATION_TYPES if op.module}
@@ -112,8 +120,10 @@ def test_derived_lists_agree_with_the_table():
         and "esql-profile" not in OPERATION_MODULES
     )
     registry = default_registry()
-    assert registry.operation_types() == tuple(sorted(op.name for op in OPERATION_TYPES))
+    assert registry.operation_types() == tuple(sorted(op.name for op in OPERATION_TYPES if not op.refused))
     for op in OPERATION_TYPES:
+        if op.refused:
+            continue
         runner = registry.runner(op.name)
         assert isinstance(runner, Retry) == (op.retries is not Retries.NEVER), op.name
         if isinstance(runner, Retry):

@@ -27,13 +27,17 @@ def builtin_runners(operation_types: Iterable[OpType] = OPERATION_TYPES) -> dict
     operations that are not idempotent (bulk, force-merge, point in time, create/restore snapshot,
     downsample) or that are measured as they come (searches, raw requests, sql, esql, async
     search submit/delete) are not; ``get-async-search`` retries until it succeeds (each type's
-    ``retries``). All 59 operation types of Rally 2.13's ``OperationType`` have a runner.
+    ``retries``). All 59 operation types of Rally 2.13's ``OperationType`` and OSB 2.4.0's own types have a
+    runner, except the types esbench refuses (``OpType.refused``: Kafka and gRPC).
 
     Raises:
         ImportError, AttributeError: a descriptor names a runner that does not exist.
     """
     runners: dict[str, Runner] = {}
     for op in operation_types:
+        if op.runner is None:
+            # A refused type (op.refused): the track is refused when it is loaded.
+            continue
         cls = resolve(op.runner)
         # The composite's items run with the runners of this table (Rally: ``runner_for``).
         runner: Runner = cls(runners) if op.composite else cls()
