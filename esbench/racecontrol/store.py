@@ -126,4 +126,5 @@ def _summary_options(settings: RaceSettings) -> dict[str, Any]:
         "show_processing_time": report.show_processing_time,
         "numbers_align": report.numbers_align,
         "show": report.show_in_report,
+        "percentiles": report.percentiles,
     }

@@ -24,6 +24,7 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="target_hosts",
         flags=("--target-hosts",),
+        osb=("-t",),
         commands=(*RACING_ANY, "info", *PLANNING),
         type=_params.HOSTS,
         help="HOST:PORT[,HOST:PORT...] of an existing cluster; for several clusters a JSON object "
@@ -197,6 +198,7 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="client_options",
         flags=("--client-options",),
+        osb=("-c",),
         commands=(*RACING_ANY, "info", *PLANNING),
         default="",
         type=_params.CLIENT_OPTIONS,

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from esbench.cli.options.commands import EVERY_OSB_COMMAND
 from esbench.exceptions import UserError
 
 if TYPE_CHECKING:
@@ -68,7 +69,9 @@ class CliOption:
         flags: esbench's spellings, first the long one Rally uses (``("--user-tags", "--user-tag")``);
             a short alias (``-q``) may follow.
         osb: OSB's spellings where OSB's option is a plain alias of this one
-            (``--test-procedure`` for ``--challenge``); they are accepted too.
+            (``--test-procedure`` for ``--challenge``); they are accepted too. A short one (``-w``)
+            only at the commands that serve an OSB sub-command
+            (:data:`~esbench.cli.options.commands.EVERY_OSB_COMMAND`).
         commands: the esbench command paths that take the option (``"race"``, ``"list races"``).
         help: the help text.
         kind: :class:`Kind`.
@@ -127,9 +130,15 @@ class CliOption:
         """Whether the command at ``path`` (``"list races"``) takes this option."""
         return path in self.commands
 
-    def click_option(self) -> click.Option:
-        """The click option of this entry (a refused one refuses in its callback)."""
-        names = [*self.flags, *self.osb]
+    def osb_spellings(self, path: str | None = None) -> tuple[str, ...]:
+        """OSB's spellings at the command ``path``: the long ones everywhere, the short ones (``-w``,
+        ``-tid``) only at a command serving an OSB sub-command (``query -t`` is its own option)."""
+        return tuple(o for o in self.osb if o.startswith("--") or path in EVERY_OSB_COMMAND)
+
+    def click_option(self, path: str | None = None) -> click.Option:
+        """The click option of this entry at the command ``path`` (a refused one refuses in its
+        callback)."""
+        names = [*self.flags, *self.osb_spellings(path)]
         if self.refused is not None:
             return _refused_option(self, names)
         kwargs: dict[str, Any] = {"help": self.help, "show_default": self.show_default}

@@ -67,6 +67,28 @@ REPORT_OPTIONS: tuple[CliOption, ...] = (
         field="RaceSettings.report.file",
     ),
     CliOption(
+        name="latency_percentiles",
+        flags=("--latency-percentiles",),
+        commands=RACING,
+        rally=False,
+        type=lambda: _params.percentiles_type("--latency-percentiles"),
+        metavar="P,P,...",
+        help="OSB's option: the latency percentiles the summary shows, e.g. 50,90,99.9 (each kept when "
+        "the sample count makes it distinct, OSB's rule) [default: Rally's 50,90,99,99.9,99.99,100 rule].",
+        field="RaceSettings.report.percentiles.latency",
+    ),
+    CliOption(
+        name="throughput_percentiles",
+        flags=("--throughput-percentiles",),
+        commands=RACING,
+        rally=False,
+        type=lambda: _params.percentiles_type("--throughput-percentiles"),
+        metavar="P,P,...",
+        help="OSB's option: throughput percentiles shown after Max Throughput, over the per-second "
+        "throughput windows, e.g. 25,75 [default: none].",
+        field="RaceSettings.report.percentiles.throughput",
+    ),
+    CliOption(
         name="show_processing_time",
         flags=("--show-processing-time",),
         commands=RACING_ANY,

@@ -23,6 +23,7 @@ STORED_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="baseline",
         flags=("--baseline",),
+        osb=("-b",),
         commands=("compare",),
         required=True,
         metavar="RACE",
@@ -32,6 +33,7 @@ STORED_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="contenders",
         flags=("--contender",),
+        osb=("-c",),
         commands=("compare",),
         required=True,
         multiple=True,
