@@ -120,6 +120,11 @@ class CliOption:
         negated = tuple("--no-" + f[2:] for f in own) if self.kind is Kind.SWITCH else ()
         return own + negated + self.osb
 
+    def spellings_at(self, path: str) -> tuple[str, ...]:
+        """The long spellings the command at ``path`` accepts (:attr:`spellings`, with OSB's short
+        ones only where :meth:`osb_spellings` keeps them)."""
+        return tuple(s for s in self.spellings if s.startswith("--") or s in self.osb_spellings(path))
+
     def param_type(self) -> _ParamType | None:
         """The value parser (a factory in :attr:`type` is called), or None for plain text."""
         if self.type is None or isinstance(self.type, click.ParamType):

@@ -114,7 +114,9 @@ def test_every_osb_option_is_taken_or_refused_with_its_reason(rows: list[Coverag
     assert not missing, "OSB options esbench neither takes nor refuses: " + ", ".join(missing)
 
 
-def test_options_owned_elsewhere_are_still_osb_options_and_left_out_of_this_table(rows: list[Coverage]) -> None:
+def test_options_owned_elsewhere_are_still_osb_options_and_left_out_of_this_table(
+    rows: list[Coverage],
+) -> None:
     # When OSB drops one, or this branch took one that is not its own, the set is wrong.
     flags = {f for r in rows for f in r.rally.flags}
     assert set(OWNED_ELSEWHERE) <= flags
@@ -162,7 +164,11 @@ def _osb_name(command: str, path: str) -> str:
         return "run"
     if command == "create-workload":
         return "create-workload"
-    osb_lists = {"list tracks": "list workloads", "list races": "list test-runs", "list cars": "list cluster-configs"}
+    osb_lists = {
+        "list tracks": "list workloads",
+        "list races": "list test-runs",
+        "list cars": "list cluster-configs",
+    }
     return osb_lists.get(path, path)
 
 
