@@ -131,9 +131,9 @@ def osb_size(n: int | None) -> str:
 
 def osb_track_listing(entries: Iterable[TrackEntry]) -> TrackListing:
     """OSB's ``list workloads`` table of ``entries``: Rally's rows (:func:`track_listing`) with OSB's
-    headers (Default TestProcedure, All TestProcedures), OSB's sizes (:func:`osb_size`) and the
-    test procedures in the workload's order rather than sorted (OSB joins ``workload.test_procedures``
-    as declared)."""
+    headers (Default TestProcedure, All TestProcedures), OSB's sizes (:func:`osb_size`), the test
+    procedures in the workload's order rather than sorted (OSB joins ``workload.test_procedures`` as
+    declared) and OSB's alignment."""
     entries = list(entries)
     rally = track_listing(entries)
     by_name = {e.name: e.track for e in entries}
@@ -153,4 +153,8 @@ def osb_track_listing(entries: Iterable[TrackEntry]) -> TrackListing:
         if with_procedures:
             cells += [track.default_challenge.name, ",".join(c.name for c in track.challenges)]
         rows.append(tuple(cells))
-    return TrackListing(headers=headers, rows=tuple(rows), align=rally.align)
+    # OSB's tabulate (0.9) reads 1,234,567 as a number: Documents is right-aligned whenever every
+    # count is one.
+    numeric = bool(rows) and all(r[2].replace(",", "").isdigit() for r in rows)
+    align = tuple("right" if i == 2 and numeric else "left" for i in range(len(headers)))
+    return TrackListing(headers=headers, rows=tuple(rows), align=align)
