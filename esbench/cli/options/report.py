@@ -31,7 +31,8 @@ REPORT_OPTIONS: tuple[CliOption, ...] = (
         type=click.Choice([f.value for f in ReportFormat]),
         default=ReportFormat.TEXT.value,
         show_default=True,
-        help="How the summary is shown (Rally's are markdown and csv).",
+        help="How the summary is shown (Rally's and OSB's are markdown and csv; OSB's default is "
+        "markdown, esbench's text).",
         field="RaceSettings.report.fmt",
     ),
     CliOption(
@@ -42,7 +43,8 @@ REPORT_OPTIONS: tuple[CliOption, ...] = (
         type=click.Choice([a.value for a in NumbersAlign]),
         default=NumbersAlign.DECIMAL.value,
         show_default=True,
-        help="Alignment of the numbers in the text and markdown summary (right, center, left, decimal).",
+        help="Alignment of the numbers in the text and markdown summary (right, center, left, decimal; "
+        "Rally's default decimal, OSB's right).",
         field="RaceSettings.report.numbers_align",
     ),
     CliOption(
@@ -63,7 +65,7 @@ REPORT_OPTIONS: tuple[CliOption, ...] = (
         osb=("--results-file",),
         commands=RACING_ANY,
         type=click.Path(dir_okay=False, path_type=Path),
-        help="Write the summary also to this file.",
+        help="Write the summary to this file (instead of the terminal; Rally and OSB print it too).",
         field="RaceSettings.report.file",
     ),
     CliOption(

@@ -244,3 +244,26 @@ def test_osb_percentile_options_reach_the_report_settings() -> None:
 def test_a_bad_percentile_is_refused_naming_the_option(value: str, captured: list[RaceSettings]) -> None:
     result = CliRunner().invoke(main, ["run", f"--workload-path={TRACK}", f"--latency-percentiles={value}"])
     assert result.exit_code == 64 and "--latency-percentiles" in result.output and not captured, result.output
+
+
+def test_osbs_run_provisions_opensearch_unless_told_otherwise() -> None:
+    # OSB's --distribution-version names an OpenSearch version; Rally's race keeps Elasticsearch.
+    def provisioned(*args: str) -> str:
+        seen: list[RaceSettings] = []
+
+        def fake_race(settings: RaceSettings, console: Any = None) -> None:
+            seen.append(settings)
+            raise UserError("captured")
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr("esbench.racecontrol.run_race", fake_race)
+            result = CliRunner().invoke(
+                main, [*args, f"--track-path={TRACK}", "--distribution-version=2.18.0"]
+            )
+        assert result.exit_code == 64 and "captured" in result.output, result.output
+        return str(seen[0].provision.distribution_flavor)
+
+    assert provisioned("run") == "opensearch"
+    assert provisioned("execute-test") == "opensearch"
+    assert provisioned("run", "--distribution-flavor=elasticsearch") == "elasticsearch"
+    assert provisioned("race") == "elasticsearch"
