@@ -186,8 +186,16 @@ def _refused_option(entry: CliOption, names: list[str]) -> click.Option:
 
     help_text = f"{entry.help} Not served by esbench: see the message it gives."
     if entry.kind is Kind.VALUE:
+        # A bare refused option (OSB's --redline-test takes an optional value) is refused too, with
+        # its reason, rather than "requires an argument".
         return click.Option(
-            [*names, entry.name], type=REFUSED, expose_value=False, callback=refuse, help=help_text
+            [*names, entry.name],
+            type=REFUSED,
+            is_flag=False,
+            flag_value="",
+            expose_value=False,
+            callback=refuse,
+            help=help_text,
         )
     decls = [*names, entry.name]
     if entry.kind is Kind.SWITCH:

@@ -237,3 +237,10 @@ def test_the_committed_doc_is_current(osb: tuple[str, list[PeerArgument]], rows:
     assert doc.read_text(encoding="utf-8") == render_markdown(osb[0], rows, OSB), (
         f"docs/{OSB.doc} is out of date: run python3 tools/rally_options_doc.py"
     )
+
+
+def test_a_refused_option_given_without_its_value_still_gets_its_reason() -> None:
+    # OSB's --redline-test takes an optional value (argparse nargs='?', const 1000).
+    result = CliRunner().invoke(main, ["run", f"--workload-path={TRACK}", "--redline-test"])
+    assert result.exit_code == 64
+    assert result.output.startswith("[ERROR] --redline-test: esbench does not ramp clients")
