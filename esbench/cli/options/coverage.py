@@ -384,6 +384,13 @@ def render_markdown(version: str, rows: list[Coverage], peer: Peer = RALLY) -> s
             "The Rally spelling is esbench's own name of the option an OSB spelling is an alias of "
             "(`--workload` of `--track`); `esbench --help` shows both."
         )
+        other_note += (
+            " OSB's command names are esbench's too: `esbench run` (esbench's `race`; it provisions "
+            "OpenSearch unless `--distribution-flavor` says otherwise), `list workloads` / `test-runs` / "
+            "`cluster-configs` / `opensearch-plugins` (`list tracks` / `races` / `cars` / "
+            "`elasticsearch-plugins`, with OSB's columns), `create-workload` (`create-track`), `visualize`; "
+            "the command column names the esbench command whose options serve OSB's."
+        )
         column = "| OSB option | esbench | command | Rally spelling | meaning or reason |"
     lines = [
         title,
