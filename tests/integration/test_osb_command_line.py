@@ -48,6 +48,8 @@ def test_results_csv_file_after_a_real_run_with_osbs_percentiles(es_hosts: list[
     result = harness.results(proc)
     assert result["race_id"] == "osb-cli-run-1"
     rows = _csv_rows(results_file)
+    # Printed too, as OSB prints the results it writes.
+    assert "Metric,Task,Value,Unit" in proc.stdout and "50th percentile latency,fares-in-city," in proc.stdout
     search = _task(result, "fares-in-city")
     # 8 requests: OSB keeps 50 (of 25, 50, 75, 100) and shows 99.9 without a value (all-percentiles).
     latency = [(r[0], r[2]) for r in rows if r[1] == "fares-in-city" and r[0].endswith("percentile latency")]

@@ -65,7 +65,8 @@ REPORT_OPTIONS: tuple[CliOption, ...] = (
         osb=("--results-file",),
         commands=RACING_ANY,
         type=click.Path(dir_okay=False, path_type=Path),
-        help="Write the summary to this file (instead of the terminal; Rally and OSB print it too).",
+        help="Write the summary also to this file (it is printed too, as Rally and OSB do; the file is "
+        "written anew, where Rally and OSB append to it).",
         field="RaceSettings.report.file",
     ),
     CliOption(
