@@ -17,6 +17,7 @@ from esbench.driver.settings import ClientOptions, DriverSettings
 from esbench.exceptions import UserError
 from esbench.provision import ProvisionSettings
 from esbench.reporting.formats import NumbersAlign, ReportFormat, ShowInReport
+from esbench.reporting.percentiles import ReportPercentiles
 from esbench.telemetry.settings import TelemetrySettings
 from esbench.track.model import Track
 from esbench.track.repository import TrackRepositorySettings
@@ -49,6 +50,8 @@ class ReportSettings:
     show_processing_time: bool = False
     numbers_align: NumbersAlign = NumbersAlign.DECIMAL
     show_in_report: ShowInReport = ShowInReport.AVAILABLE
+    #: OSB's ``--latency-percentiles`` / ``--throughput-percentiles`` (None: Rally's rows).
+    percentiles: ReportPercentiles | None = None
 
 
 _RACE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")

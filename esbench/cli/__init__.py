@@ -88,9 +88,11 @@ def _register_subcommands() -> None:
 
 _register_subcommands()
 
+from esbench.cli._osb_names import register_osb_names  # noqa: E402  (after the commands exist)
 from esbench.cli._params import apply_option_types  # noqa: E402  (after the commands exist)
 from esbench.cli._unserved import register_unserved  # noqa: E402  (after the commands that exist)
 
+register_osb_names(main, list_group)
 register_unserved()
 
 apply_option_types(main)

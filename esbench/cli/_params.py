@@ -202,6 +202,20 @@ def _slo(text: str) -> None:
     parse_slo(text)
 
 
+def _percentiles(option: str) -> Check:
+    def check(text: str) -> None:
+        from esbench.reporting.percentiles import parse_percentiles
+
+        parse_percentiles(text, option=option)
+
+    return check
+
+
+def percentiles_type(option: str) -> ValidatedText:
+    """Comma-separated percentiles in [0, 100] (:func:`esbench.reporting.percentiles.parse_percentiles`)."""
+    return ValidatedText("percentiles", _percentiles(option), empty_ok=True, wrong_example="50,ninety")
+
+
 def _list_type(convert: Callable[[str], float], option: str) -> ValidatedText:
     return ValidatedText("list", number_list(convert, option), wrong_example="1,two", numbers=True)
 

@@ -28,6 +28,7 @@ from esbench.cli.options.randomization import pop_query_randomization
 from esbench.driver.coordinator.filters import parse_task_filters
 from esbench.driver.settings import DriverSettings, LoadDriver, OnError
 from esbench.reporting.formats import NumbersAlign, ReportFormat, ShowInReport
+from esbench.reporting.percentiles import ReportPercentiles, parse_percentiles
 from esbench.settings import Pipeline, RaceSettings, ReportSettings
 from esbench.telemetry.settings import TelemetrySettings
 from esbench.tracksource import (
@@ -94,6 +95,7 @@ def race_settings(
             show_processing_time=opts.pop("show_processing_time"),
             numbers_align=NumbersAlign(opts.pop("report_numbers_align", NumbersAlign.DECIMAL)),
             show_in_report=ShowInReport(opts.pop("show_in_report", ShowInReport.AVAILABLE)),
+            percentiles=_report_percentiles(opts),
         )
     from esbench.driver.transport.clusters import cluster_targets
 
@@ -120,6 +122,18 @@ def race_settings(
         kill_running_processes=bool(opts.pop("kill_running_processes", False)),
     )
     return _with_track(settings, track)
+
+
+def _report_percentiles(opts: MutableMapping[str, Any]) -> ReportPercentiles | None:
+    """OSB's ``--latency-percentiles`` / ``--throughput-percentiles`` (None when neither is given:
+    Rally's percentile rows)."""
+    latency, throughput = opts.pop("latency_percentiles", None), opts.pop("throughput_percentiles", None)
+    if latency is None and throughput is None:
+        return None
+    return ReportPercentiles(
+        latency=parse_percentiles(latency, option="--latency-percentiles") if latency is not None else None,
+        throughput=parse_percentiles(throughput or "", option="--throughput-percentiles"),
+    )
 
 
 def _unpacked(source: TrackSource | None) -> TrackByName | TrackAtPath | TrackInMemory | None:

@@ -1,5 +1,5 @@
-"""Rally commands that esbench does not serve (yet): ``build``, ``list pipelines``,
-``list elasticsearch-plugins``, ``list annotations``, ``delete annotation``, ``add annotation``.
+"""Rally and OSB commands that esbench does not serve: Rally's ``build``; OSB's ``generate-data``,
+``aggregate`` and ``list aggregated-results``.
 
 Each parses whatever options Rally's would take and then fails with its paragraph (what, why, what to
 use instead; :data:`esbench.cli.options.commands.REFUSED_COMMANDS`), exit 64, so a Rally script
@@ -12,7 +12,7 @@ from __future__ import annotations
 import click
 
 from esbench.cli import list_group, main
-from esbench.cli.options.commands import REFUSED_COMMANDS
+from esbench.cli.options.commands import OSB_REFUSED_COMMANDS, REFUSED_COMMANDS
 from esbench.exceptions import UserError
 
 
@@ -34,7 +34,7 @@ def _refusing(path: str, reason: str) -> click.Command:
         callback=refuse,
         params=[click.Argument(["args"], nargs=-1, type=click.UNPROCESSED)],
         context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
-        help=f"Rally's command, not served by esbench: {reason}",
+        help=f"A peer's command, not served by esbench: {reason}",
         add_help_option=True,
     )
 
@@ -46,7 +46,7 @@ def register_unserved() -> None:
         "delete": _group(main, "delete", "Delete stored races."),
         "add": _group(main, "add", "Add records (Rally's add annotation)."),
     }
-    for path, reason in REFUSED_COMMANDS.items():
+    for path, reason in {**REFUSED_COMMANDS, **OSB_REFUSED_COMMANDS}.items():
         *parent, name = path.split()
         group = parents[parent[0]] if parent else main
         if name not in group.commands:

@@ -48,7 +48,17 @@ SHARED_RACE_OPTIONS = (
 
 
 def _with_race_options(command: click.Command) -> click.Command:
-    shared = [copy.copy(p) for p in race_command.params if p.name in SHARED_RACE_OPTIONS]
+    from esbench.cli.options import OPTIONS
+
+    # OSB's short spellings (-t, -c) belong to the commands serving OSB's; here -c and -t are the
+    # ad-hoc commands' own client count.
+    osb_short = {o for e in OPTIONS for o in e.osb if not o.startswith("--")}
+    shared = []
+    for param in race_command.params:
+        if param.name in SHARED_RACE_OPTIONS:
+            own = copy.copy(param)
+            own.opts = [o for o in param.opts if o not in osb_short]
+            shared.append(own)
     command.params.extend(shared)
     return command
 

@@ -31,6 +31,7 @@ def race(track_params: str, quiet: bool, fail_on_error_rate: float | None, **opt
     from esbench.racecontrol import run_race
     from esbench.racelog import existing_race_log
 
+    _osb_provisions_opensearch(opts)
     source = track_source_from_options(opts)
     settings = race_settings(
         opts, source=source, track_params=parse_track_params(track_params) if track_params.strip() else {}
@@ -44,6 +45,24 @@ def race(track_params: str, quiet: bool, fail_on_error_rate: float | None, **opt
         click.echo(f"[ERROR] Race {result.race_id} did not complete: {result.error}{where}", err=True)
         raise SystemExit(EXIT_RACE_FAILED)
     check_error_rate(result, fail_on_error_rate)
+
+
+#: OSB's names of ``race``: called by them, a provisioned cluster is OpenSearch, as OSB provisions it.
+OSB_RACE_NAMES = ("run", "execute-test")
+
+
+def _osb_provisions_opensearch(opts: dict[str, Any]) -> None:
+    """``esbench run`` (OSB's name) provisions OpenSearch unless --distribution-flavor says otherwise:
+    OSB's ``--distribution-version=2.18.0`` names an OpenSearch version (OSB 2.4.0
+    ``osbenchmark/builder``), and an OSB user changes only the program's name."""
+    ctx = click.get_current_context()
+    if ctx.info_name in OSB_RACE_NAMES and ctx.get_parameter_source("distribution_flavor") in (
+        click.core.ParameterSource.DEFAULT,
+        None,
+    ):
+        from esbench.provision.flavors import DistributionFlavor
+
+        opts["distribution_flavor"] = DistributionFlavor.OPENSEARCH.value
 
 
 def check_error_rate(result: RaceResult, limit: float | None) -> None:

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import click
 
 from esbench.cli import list_group, main
+from esbench.cli._osb_names import TEST_RUN_HEADERS, called_as_osb, test_run_row
 from esbench.cli._store_options import (
     SOURCE_METRICS_STORE,
     check_environment_applies,
@@ -103,7 +104,7 @@ def list_races(
     offline: bool,
     **store_options: Any,
 ) -> None:
-    """List stored races, newest first, with Rally's columns.
+    """List stored races, newest first, with Rally's columns (as OSB's list test-runs: OSB's columns).
 
     Use a race id (or a unique prefix) or tag:KEY:VALUE with `esbench compare` and `esbench report`.
     """
@@ -132,6 +133,15 @@ def list_races(
         listed = [ListedRace.from_race(r) for r in found if flt.matches(r)][: limit or None]
     if fmt == "json":
         click.echo(json.dumps({"races": [r.as_dict() for r in listed]}, indent=2))
+        return
+    if called_as_osb():
+        # OSB's list test-runs: its words and columns (osbenchmark/metrics.py list_test_helper).
+        if not listed:
+            click.echo("\nNo recent test-runs found.", err=True)
+            return
+        click.echo("\nRecent test-runs:\n")
+        rows = [test_run_row(r) for r in listed]
+        click.echo(tabulate(rows, headers=list(TEST_RUN_HEADERS), disable_numparse=True))
         return
     if not listed:
         click.echo("No recent races found.", err=True)
@@ -241,11 +251,14 @@ def compare_command(
     source: str,
     environment: str,
     report_numbers_align: str | None,
+    percentiles: str | None,
     quiet: bool,
     offline: bool,
     **store_options: Any,
 ) -> None:
     """Compare a baseline with one or more contenders (races or tagged groups of races)."""
+    from esbench.reporting.percentiles import parse_percentiles
+
     thresholds = load_thresholds(thresholds_file) if thresholds_file is not None else ()
     if fail_on_regression is not None:
         default_rules(fail_on_regression)  # validates the value before any work
@@ -257,8 +270,9 @@ def compare_command(
         )
     ]
     base_side, contender_sides = sides[0], sides[1:]
+    wanted = parse_percentiles(percentiles, option="--percentiles") if percentiles is not None else None
     comparison = compare_races(
-        base_side, contender_sides, alpha=alpha, show_processing_time=show_processing_time
+        base_side, contender_sides, alpha=alpha, show_processing_time=show_processing_time, percentiles=wanted
     )
     gate = None
     if fail_on_regression is not None or thresholds_file is not None:

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from esbench.cli import list_group, main
+from esbench.cli._osb_names import called_as_osb
 from esbench.cli._track_source import pop_track_source
 from esbench.cli.options import table_options
 from esbench.console import tabulate
@@ -312,8 +313,8 @@ def _requirements_section(
 def list_tracks_command(track_path: Path | None, **options: Any) -> None:
     """List the built-in tracks, the tracks in <esbench home>/tracks and, with --track-repository
     (or --track-revision/--track-branch), the tracks of a track repository, with Rally's columns;
-    with --track-path only that track."""
-    from esbench.track.listing import TrackEntry, track_listing
+    with --track-path only that track. As OSB's list workloads: OSB's columns."""
+    from esbench.track.listing import TrackEntry, osb_track_listing, track_listing
     from esbench.track.loader import TrackLocation, available_tracks, load_track, locate_track
 
     settings = pop_track_source(options)
@@ -335,11 +336,13 @@ def list_tracks_command(track_path: Path | None, **options: Any) -> None:
             entries.append(TrackEntry(name=location.name, track=load_track(path=location.root)))
         except EsbenchError as e:
             entries.append(TrackEntry(name=location.name, error=e))
+    osb = called_as_osb()
     if not entries:
         click.echo("No tracks found. Put a track directory (with track.json) under <esbench home>/tracks.")
         return
-    listing = track_listing(entries)
-    click.echo("Available tracks:\n")
+    # As OSB's list workloads: OSB's words, columns and sizes (osbenchmark/workload/loader.py).
+    listing = osb_track_listing(entries) if osb else track_listing(entries)
+    click.echo("Available workloads:\n" if osb else "Available tracks:\n")
     click.echo(
         tabulate(
             [list(r) for r in listing.rows],

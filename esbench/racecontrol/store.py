@@ -2,7 +2,8 @@
 
 Every race that measured something, completed or not, goes through here: ``results.json`` in its
 race directory, the results store, the metrics store (``--metrics-store``), the report
-(``--report-format``, ``--report-file``) and the one last line saying how it went.
+(``--report-format``; printed, and with ``--report-file`` also written there) and the one last line
+saying how it went.
 """
 
 from __future__ import annotations
@@ -44,7 +45,11 @@ def store_and_report(result: RaceResult, race_dir: Path, settings: RaceSettings,
         # The file is for a browser; the terminal still gets the summary a race always prints.
         print(render_summary(printed(result), **_summary_options(settings)))
     elif settings.report.file is not None:
-        report = render_summary(result, fmt=settings.report.fmt, **_summary_options(settings))
+        # Rally's and OSB's --report-file/--results-file: the summary is printed and also written
+        # (esrally/reporter.py, osbenchmark/publisher.py write_single_report).
+        fmt = settings.report.fmt
+        print(render_summary(printed(result, fmt), fmt=fmt, **_summary_options(settings)))
+        report = render_summary(result, fmt=fmt, **_summary_options(settings))
         settings.report.file.parent.mkdir(parents=True, exist_ok=True)
         text = report + ("" if report.endswith("\n") else "\n")
         settings.report.file.write_text(text, encoding="utf-8")
@@ -126,4 +131,5 @@ def _summary_options(settings: RaceSettings) -> dict[str, Any]:
         "show_processing_time": report.show_processing_time,
         "numbers_align": report.numbers_align,
         "show": report.show_in_report,
+        "percentiles": report.percentiles,
     }

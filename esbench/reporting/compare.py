@@ -215,8 +215,11 @@ def _mean_stat(values: Sequence[float | None]) -> Stat | None:
     return Stat(value=stats.mean(present), values=present, method="value" if len(present) == 1 else "mean")
 
 
-def _side_task_stats(tasks: Sequence[TaskResult], *, show_processing_time: bool) -> dict[str, Stat]:
-    """Aggregated stats of one task over the races of one side, keyed by row key."""
+def _side_task_stats(
+    tasks: Sequence[TaskResult], *, show_processing_time: bool, percentiles: Sequence[float] | None = None
+) -> dict[str, Stat]:
+    """Aggregated stats of one task over the races of one side, keyed by row key (``percentiles``:
+    OSB's ``compare --percentiles``, recomputed from each race's histograms; None: the stored ones)."""
     out: dict[str, Stat] = {}
     for name, _ in _THROUGHPUT_FIELDS:
         st = _mean_stat([getattr(t, f"throughput_{name}") for t in tasks])
@@ -225,7 +228,12 @@ def _side_task_stats(tasks: Sequence[TaskResult], *, show_processing_time: bool)
     for key, _, attr in _TIMINGS:
         if key == "processing_time" and not show_processing_time:
             continue
-        per_race = [getattr(t, attr) for t in tasks if getattr(t, attr)]
+        if percentiles is not None:
+            from esbench.reporting.percentiles import timing_percentiles_ms
+
+            per_race = [v for t in tasks if (v := timing_percentiles_ms(t, key, percentiles))]
+        else:
+            per_race = [getattr(t, attr) for t in tasks if getattr(t, attr)]
         if not per_race:
             continue
         labels = sorted(set().union(*per_race), key=percentile_sort_key)
@@ -361,7 +369,9 @@ def _shared_race_warnings(baseline: Side, contender: Side) -> list[str]:
     ]
 
 
-def _compare_one(baseline: Side, contender: Side, *, show_processing_time: bool) -> ContenderComparison:
+def _compare_one(
+    baseline: Side, contender: Side, *, show_processing_time: bool, percentiles: Sequence[float] | None
+) -> ContenderComparison:
     base_names = _reported_task_names(baseline.races)
     cont_names = _reported_task_names(contender.races)
     common = [n for n in base_names if n in cont_names]
@@ -376,8 +386,12 @@ def _compare_one(baseline: Side, contender: Side, *, show_processing_time: bool)
                     f"Task '{name}' is missing in {len(side.races) - len(found)} of the {len(side.races)} "
                     f"{role} races ({side.label}); its {role} values come from the other races."
                 )
-        base_stats = _side_task_stats(base_tasks, show_processing_time=show_processing_time)
-        cont_stats = _side_task_stats(cont_tasks, show_processing_time=show_processing_time)
+        base_stats = _side_task_stats(
+            base_tasks, show_processing_time=show_processing_time, percentiles=percentiles
+        )
+        cont_stats = _side_task_stats(
+            cont_tasks, show_processing_time=show_processing_time, percentiles=percentiles
+        )
         keys = sorted(set(base_stats) | set(cont_stats), key=_row_order)
         for key in keys:
             metric, unit, higher = _row_meta(key, (base_tasks or cont_tasks)[0])
@@ -425,6 +439,7 @@ def compare_races(
     *,
     alpha: float = DEFAULT_ALPHA,
     show_processing_time: bool = False,
+    percentiles: Sequence[float] | None = None,
 ) -> Comparison:
     """Compare ``baseline`` with each contender side (pure; see the module docstring for the rules).
 
@@ -432,6 +447,10 @@ def compare_races(
         baseline / contenders: sides of one or more races each; at least one contender.
         alpha: significance level of the Welch t-test (0 < alpha < 1).
         show_processing_time: add processing time percentile rows.
+        percentiles: the timing percentiles to compare (OSB's ``compare --percentiles``, each kept
+            when a race's sample count makes it distinct,
+            :func:`esbench.reporting.percentiles.osb_percentiles_for_sample_size`); None: the
+            percentiles the races stored (Rally's).
 
     Raises:
         ValueError: no contender or alpha outside (0, 1).
@@ -443,7 +462,8 @@ def compare_races(
     return Comparison(
         baseline=baseline,
         contenders=tuple(
-            _compare_one(baseline, c, show_processing_time=show_processing_time) for c in contenders
+            _compare_one(baseline, c, show_processing_time=show_processing_time, percentiles=percentiles)
+            for c in contenders
         ),
         alpha=alpha,
         warnings=tuple(_side_warnings(baseline, "baseline")),

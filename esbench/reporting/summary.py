@@ -12,6 +12,9 @@ throughput rows of a task without throughput (mean 0: every request failed), as 
 
 Where esbench differs: throughput values are per-second windows rather than Rally's running
 average (docs/metrics.md), and the warnings also name the error types and histogram overflows.
+
+OSB's ``--latency-percentiles`` and ``--throughput-percentiles`` choose other percentile rows
+(:mod:`esbench.reporting.percentiles`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,12 @@ from esbench.reporting.formats import (
     dump_json,
     json_rows,
     pipe_table,
+)
+from esbench.reporting.percentiles import (
+    ReportPercentiles,
+    latency_percentiles_ms,
+    throughput_percentiles,
+    wanted_labels,
 )
 
 HEADERS: tuple[str, str, str, str] = ("Metric", "Task", "Value", "Unit")
@@ -48,21 +57,32 @@ def cluster_rows(race: RaceResult) -> list[Row]:
     return [(m.name, m.task, m.value, m.unit) for m in race.cluster_metrics]
 
 
-def _percentile_rows(name: str, task: str, values: dict[str, float], show: ShowInReport) -> list[Row]:
+def _percentile_rows(
+    name: str,
+    task: str,
+    values: dict[str, float],
+    show: ShowInReport,
+    labels: tuple[str, ...] = PERCENTILES,
+    unit: str = "ms",
+) -> list[Row]:
     # Rally's _report_percentiles: nothing without any percentile; with all-percentiles/all, every
     # percentile row, without value (and unit) where the sample count was too small for it.
     if show is ShowInReport.AVAILABLE or not values:
-        return [(f"{p}th percentile {name}", task, values[p], "ms") for p in PERCENTILES if p in values]
-    return [
-        (f"{p}th percentile {name}", task, values.get(p), "ms" if p in values else "") for p in PERCENTILES
-    ]
+        return [(f"{p}th percentile {name}", task, values[p], unit) for p in labels if p in values]
+    return [(f"{p}th percentile {name}", task, values.get(p), unit if p in values else "") for p in labels]
 
 
 def task_rows(
-    task: TaskResult, *, show_processing_time: bool = False, show: ShowInReport = ShowInReport.AVAILABLE
+    task: TaskResult,
+    *,
+    show_processing_time: bool = False,
+    show: ShowInReport = ShowInReport.AVAILABLE,
+    percentiles: ReportPercentiles | None = None,
 ) -> list[Row]:
     """The rows of one task, in Rally's order; ``show`` is Rally's ``--show-in-report``
-    (:class:`~esbench.reporting.formats.ShowInReport`): ``all`` keeps throughput rows without a value."""
+    (:class:`~esbench.reporting.formats.ShowInReport`): ``all`` keeps throughput rows without a value;
+    ``percentiles``: OSB's latency and throughput percentiles (None: Rally's rows)."""
+    percentiles = percentiles or ReportPercentiles()
     rows: list[Row] = []
     # Rally's summary_stats keeps the four values only when the mean is truthy: a task whose every
     # request failed (weight 0) shows latencies and its error rate, no throughput.
@@ -76,7 +96,20 @@ def task_rows(
             rows.append((label, task.task, _fmt2(value), task.throughput_unit))
         elif show is ShowInReport.ALL:
             rows.append((label, task.task, None, ""))
-    rows += _percentile_rows("latency", task.task, task.latency_ms, show)
+    if percentiles.throughput and task.throughput_mean:
+        rows += _percentile_rows(
+            "throughput",
+            task.task,
+            throughput_percentiles(task, percentiles.throughput),
+            show,
+            wanted_labels(percentiles.throughput),
+            task.throughput_unit,
+        )
+    if percentiles.latency is not None:
+        latency = latency_percentiles_ms(task, percentiles.latency)
+        rows += _percentile_rows("latency", task.task, latency, show, wanted_labels(percentiles.latency))
+    else:
+        rows += _percentile_rows("latency", task.task, task.latency_ms, show)
     rows += _percentile_rows("service time", task.task, task.service_time_ms, show)
     if show_processing_time:
         rows += _percentile_rows("processing time", task.task, task.processing_time_ms, show)
@@ -91,13 +124,18 @@ def reported_tasks(race: RaceResult) -> list[TaskResult]:
 
 
 def summary_rows(
-    race: RaceResult, *, show_processing_time: bool = False, show: ShowInReport = ShowInReport.AVAILABLE
+    race: RaceResult,
+    *,
+    show_processing_time: bool = False,
+    show: ShowInReport = ShowInReport.AVAILABLE,
+    percentiles: ReportPercentiles | None = None,
 ) -> list[Row]:
-    """All rows of the summary table: cluster rows, then each reported task's rows (``show``: see
-    :func:`task_rows`; cluster rows are those the race recorded, whatever ``show`` says)."""
+    """All rows of the summary table: cluster rows, then each reported task's rows (``show`` and
+    ``percentiles``: see :func:`task_rows`; cluster rows are those the race recorded, whatever
+    ``show`` says)."""
     rows = cluster_rows(race)
     for task in reported_tasks(race):
-        rows += task_rows(task, show_processing_time=show_processing_time, show=show)
+        rows += task_rows(task, show_processing_time=show_processing_time, show=show, percentiles=percentiles)
     return rows
 
 
@@ -220,6 +258,7 @@ def render_summary(
     show_processing_time: bool = False,
     numbers_align: NumbersAlign = NumbersAlign.DECIMAL,
     show: ShowInReport = ShowInReport.AVAILABLE,
+    percentiles: ReportPercentiles | None = None,
 ) -> str:
     """The summary report of ``race`` as text.
 
@@ -237,12 +276,14 @@ def render_summary(
         numbers_align: alignment of the numbers of the text and markdown table (Rally's
             ``--report-numbers-align``, tabulate's ``numalign``).
         show: which rows are shown (Rally's ``--show-in-report``, :func:`task_rows`).
+        percentiles: OSB's ``--latency-percentiles``/``--throughput-percentiles``
+            (:class:`~esbench.reporting.percentiles.ReportPercentiles`); None: Rally's rows.
 
     Raises:
         ConfigError: unknown ``fmt``.
     """
     check_format(fmt)
-    rows = summary_rows(race, show_processing_time=show_processing_time, show=show)
+    rows = summary_rows(race, show_processing_time=show_processing_time, show=show, percentiles=percentiles)
     warnings = summary_warnings(race)
     if fmt == "csv":
         return csv_table(HEADERS, rows + failures.failure_csv_rows(race))

@@ -111,3 +111,50 @@ def track_listing(entries: Iterable[TrackEntry]) -> TrackListing:
     numeric = bool(rows) and all(r[2].isdigit() for r in rows)
     align = tuple("right" if i == 2 and numeric else "left" for i in range(len(headers)))
     return TrackListing(headers=headers, rows=tuple(rows), align=align)
+
+
+#: OSB's headers of ``list workloads`` (``osbenchmark/workload/loader.py`` ``list_workloads``).
+OSB_TEST_PROCEDURE_HEADERS: tuple[str, ...] = ("Default TestProcedure", "All TestProcedures")
+
+
+def osb_size(n: int | None) -> str:
+    """A byte count as OSB prints it: ``N/A`` for None, else ``%.1f GB``/``MB``/``kB`` for the first
+    unit it is above 1 of (1024-based), else ``%d bytes`` (``osbenchmark/utils/convert.py``
+    ``bytes_to_human_string``)."""
+    if n is None:
+        return "N/A"
+    for power, unit in ((3, "GB"), (2, "MB"), (1, "kB")):
+        if n / 1024**power > 1.0:
+            return f"{n / 1024**power:.1f} {unit}"
+    return f"{int(n)} bytes"
+
+
+def osb_track_listing(entries: Iterable[TrackEntry]) -> TrackListing:
+    """OSB's ``list workloads`` table of ``entries``: Rally's rows (:func:`track_listing`) with OSB's
+    headers (Default TestProcedure, All TestProcedures), OSB's sizes (:func:`osb_size`), the test
+    procedures in the workload's order rather than sorted (OSB joins ``workload.test_procedures`` as
+    declared) and OSB's alignment."""
+    entries = list(entries)
+    rally = track_listing(entries)
+    by_name = {e.name: e.track for e in entries}
+    with_procedures = len(rally.headers) > len(BASE_HEADERS)
+    headers = BASE_HEADERS + (OSB_TEST_PROCEDURE_HEADERS if with_procedures else ())
+    rows = []
+    for row in rally.rows:
+        track = by_name.get(row[0])
+        if track is None:
+            rows.append(row)
+            continue
+        cells = [
+            *row[:3],
+            osb_size(_total_size(track, compressed=True)),
+            osb_size(_total_size(track, compressed=False)),
+        ]
+        if with_procedures:
+            cells += [track.default_challenge.name, ",".join(c.name for c in track.challenges)]
+        rows.append(tuple(cells))
+    # OSB's tabulate (0.9) reads 1,234,567 as a number: Documents is right-aligned whenever every
+    # count is one.
+    numeric = bool(rows) and all(r[2].replace(",", "").isdigit() for r in rows)
+    align = tuple("right" if i == 2 and numeric else "left" for i in range(len(headers)))
+    return TrackListing(headers=headers, rows=tuple(rows), align=align)

@@ -2,9 +2,10 @@
 
 Commands get their options from the table with :func:`table_options` (``@table_options("race")``
 adds every entry whose ``commands`` name ``race``, in table order); the option sweep
-(tests/unit/cli/test_option_sweep.py), the Rally coverage test
-(tests/unit/cli/test_rally_options.py) and docs/rally-options.md (tools/rally_options_doc.py) read
-the same table. The groups of options live in one module each; :data:`OPTIONS` is their union.
+(tests/unit/cli/test_option_sweep.py), the Rally and OSB coverage tests
+(tests/unit/cli/test_rally_options.py, test_osb_options.py) and docs/rally-options.md and
+docs/osb-options.md (tools/rally_options_doc.py) read the same table. The groups of options live
+in one module each; :data:`OPTIONS` is their union.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from esbench.cli.options.cluster import CLUSTER_OPTIONS
 from esbench.cli.options.driver import DRIVER_OPTIONS
 from esbench.cli.options.entry import CliOption, Kind
 from esbench.cli.options.general import GENERAL_OPTIONS
+from esbench.cli.options.osb import OSB_OPTIONS
 from esbench.cli.options.provisioning import PROVISIONING_OPTIONS
 from esbench.cli.options.randomization import RANDOMIZATION_OPTIONS
 from esbench.cli.options.refused import REFUSED_OPTIONS
@@ -40,6 +42,7 @@ OPTIONS: tuple[CliOption, ...] = (
     *PROVISIONING_OPTIONS,
     *STORED_OPTIONS,
     *GENERAL_OPTIONS,
+    *OSB_OPTIONS,
     *REFUSED_OPTIONS,
     *ANNOTATION_OPTIONS,
 )
@@ -60,7 +63,7 @@ def table_options(path: str, *, exclude: tuple[str, ...] = ()) -> Callable[[F], 
     def decorate(f: F) -> F:
         for entry in reversed(entries_for(path)):
             if entry.name not in exclude:
-                add_option(f, entry.click_option())
+                add_option(f, entry.click_option(path))
         return f
 
     return decorate

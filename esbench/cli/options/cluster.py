@@ -24,6 +24,7 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="target_hosts",
         flags=("--target-hosts",),
+        osb=("-t",),
         commands=(*RACING_ANY, "info", *PLANNING),
         type=_params.HOSTS,
         help="HOST:PORT[,HOST:PORT...] of an existing cluster; for several clusters a JSON object "
@@ -44,7 +45,9 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
         flags=("--distribution-version",),
         commands=PROVISIONING,
         help=f"Version to provision [default: {DEFAULT_DISTRIBUTION_VERSION}; "
-        f"with --distribution-flavor=opensearch: {OPENSEARCH.default_version}].",
+        f"with --distribution-flavor=opensearch: {OPENSEARCH.default_version}]. Under OSB's command name "
+        "(esbench run) an OpenSearch version, as in OSB: run provisions OpenSearch unless "
+        "--distribution-flavor says otherwise.",
         field="ProvisionSettings.distribution_version",
     ),
     CliOption(
@@ -98,7 +101,8 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
         commands=(*PROVISIONING, *TEAM_LISTS),
         type=click.Path(exists=True, file_okay=False, path_type=Path),
         help="A rally-teams checkout: --car names its cars/v1/*.ini and the node configuration is "
-        "rendered from its templates, as Rally does.",
+        "rendered from its templates, as Rally does. OSB's --cluster-config-path names a checkout in OSB's "
+        "layout (cluster_configs/v1/*.ini), which esbench does not read: give it the rally-teams layout.",
         field="ProvisionSettings.team_path",
     ),
     CliOption(
@@ -197,6 +201,7 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="client_options",
         flags=("--client-options",),
+        osb=("-c",),
         commands=(*RACING_ANY, "info", *PLANNING),
         default="",
         type=_params.CLIENT_OPTIONS,

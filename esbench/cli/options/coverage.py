@@ -1,12 +1,17 @@
-"""Rally's own argument parser against esbench's command line: which Rally option esbench takes,
-which it refuses (and why), which it lacks.
+"""A peer's own argument parser against esbench's command line: which option of Rally 2.13
+(``esrally``) or OpenSearch Benchmark 2.4.0 (``opensearch-benchmark``) esbench takes, which it
+refuses (and why), which it lacks.
 
-Rally is not a dependency of esbench (esrally 2.13 pins elasticsearch 8.6, tabulate 0.8, psutil 5.9
-and more, which conflict with esbench's own), so its parser is read in a subprocess of a separate
-Python that has ``esrally==2.13.0`` installed (:func:`rally_python`, :func:`read_rally_parser`).
-Used by tests/unit/cli/test_rally_options.py and tools/rally_options_doc.py (docs/rally-options.md).
+Neither peer is a dependency of esbench (esrally 2.13 pins elasticsearch 8.6, tabulate 0.8, psutil
+5.9 and more; opensearch-benchmark pins its own opensearch-py, numpy and more), so each peer's
+parser is read in a subprocess of a separate Python that has the peer installed
+(:func:`peer_python`, :func:`read_parser`). One reader serves both: a :class:`Peer` says how to
+build its parser and which esbench commands serve its sub-commands. Used by
+tests/unit/cli/test_rally_options.py, tests/unit/cli/test_osb_options.py and
+tools/rally_options_doc.py (docs/rally-options.md, docs/osb-options.md).
 
-Source: Rally 2.13 ``esrally/rally.py`` ``create_arg_parser``.
+Sources: Rally 2.13 ``esrally/rally.py`` ``create_arg_parser``; OSB 2.4.0
+``osbenchmark/benchmark.py`` ``create_arg_parser``.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -21,24 +28,30 @@ from pathlib import Path
 import click
 
 from esbench.cli.options import OPTIONS, CliOption
-from esbench.cli.options.commands import RALLY_TO_ESBENCH, REFUSED_COMMANDS
+from esbench.cli.options.commands import (
+    OSB_REFUSED_COMMANDS,
+    OSB_TO_ESBENCH,
+    RALLY_TO_ESBENCH,
+    REFUSED_COMMANDS,
+)
 from esbench.exceptions import UserError
 
 #: Where ``.ci/run`` creates the Rally venv (``ESBENCH_RALLY_PYTHON`` overrides the interpreter).
 DEFAULT_RALLY_VENV = Path.home() / ".cache" / "esbench" / "rally-2.13"
+#: Where ``.ci/run`` creates the OSB venv (``ESBENCH_OSB_PYTHON`` overrides the interpreter).
+DEFAULT_OSB_VENV = Path.home() / ".cache" / "esbench" / "osb-2.4.0"
 
-# Runs inside Rally's Python: prints every sub-command's arguments as JSON.
+# Runs inside the peer's Python after the peer's prelude has set ``parser`` and ``peer_version``:
+# prints every sub-command's arguments as JSON.
 _DUMP = r"""
 import argparse, enum, json
-from esrally import rally, version
 
 def plain(v):
     if isinstance(v, enum.Enum):
         return v.value
     return v if isinstance(v, (str, int, float, bool, type(None))) else str(v)
 
-out = {"version": version.__version__, "commands": {}}
-parser = rally.create_arg_parser()
+out = {"version": peer_version, "commands": {}}
 for action in parser._actions:
     if not isinstance(action, argparse._SubParsersAction):
         continue
@@ -60,15 +73,93 @@ for action in parser._actions:
 print(json.dumps(out))
 """
 
+_RALLY_PRELUDE = """
+from esrally import rally, version
+parser = rally.create_arg_parser()
+peer_version = version.__version__
+"""
+
+# OSB's create_arg_parser prints its help and exits when sys.argv has no sub-command, and reads
+# ~/.benchmark/benchmark.ini (the subprocess runs with a scratch HOME, so that file is a fresh one).
+_OSB_PRELUDE = """
+import sys
+sys.argv = ["opensearch-benchmark", "run"]
+from osbenchmark import benchmark, version
+parser = benchmark.create_arg_parser()
+peer_version = version.__version__
+"""
+
 
 @dataclass(frozen=True, kw_only=True)
-class RallyArgument:
-    """One argument of a Rally sub-command.
+class Peer:
+    """A benchmark tool whose command line esbench takes.
 
     Attributes:
-        command: Rally's sub-command (``"race"``).
+        name: ``"Rally"`` / ``"OSB"``.
+        program: its command (``esrally``, ``opensearch-benchmark``).
+        requirement: the pip requirement of the version esbench matches (``esrally==2.13.0``).
+        version_prefix: the version its parser must report (``"2.13."``).
+        env: the variable naming a Python that has it (``ESBENCH_RALLY_PYTHON``).
+        venv: the venv ``.ci/run`` makes when ``env`` is unset.
+        prelude: Python run in that interpreter that sets ``parser`` and ``peer_version``.
+        commands: its sub-command -> the esbench command paths that serve it.
+        refused_commands: esbench command paths refused as a whole -> their paragraph.
+        doc: the generated document under docs/.
+        scratch_home: run the subprocess with an empty HOME (the peer writes under it on import).
+    """
+
+    name: str
+    program: str
+    requirement: str
+    version_prefix: str
+    env: str
+    venv: Path
+    prelude: str
+    commands: Mapping[str, tuple[str, ...]]
+    refused_commands: Mapping[str, str]
+    doc: str
+    scratch_home: bool = False
+
+
+RALLY = Peer(
+    name="Rally",
+    program="esrally",
+    requirement="esrally==2.13.0",
+    version_prefix="2.13.",
+    env="ESBENCH_RALLY_PYTHON",
+    venv=DEFAULT_RALLY_VENV,
+    prelude=_RALLY_PRELUDE,
+    commands=RALLY_TO_ESBENCH,
+    refused_commands=REFUSED_COMMANDS,
+    doc="rally-options.md",
+)
+
+OSB = Peer(
+    name="OSB",
+    program="opensearch-benchmark",
+    requirement="opensearch-benchmark==2.4.0",
+    version_prefix="2.4.",
+    env="ESBENCH_OSB_PYTHON",
+    venv=DEFAULT_OSB_VENV,
+    prelude=_OSB_PRELUDE,
+    commands=OSB_TO_ESBENCH,
+    refused_commands={**REFUSED_COMMANDS, **OSB_REFUSED_COMMANDS},
+    doc="osb-options.md",
+    scratch_home=True,
+)
+
+PEERS: tuple[Peer, ...] = (RALLY, OSB)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PeerArgument:
+    """One argument of a peer's sub-command.
+
+    Attributes:
+        command: the peer's sub-command (``"race"``, ``"run"``).
         flags: its option strings (``("--user-tags", "--user-tag")``); empty for a positional.
         dest: argparse's ``dest``.
+        kind: argparse's action class name (``"_StoreTrueAction"``).
         default / choices: argparse's (enum values as their ``.value``).
         help: the help text ("" when hidden).
         hidden: the help is ``argparse.SUPPRESS``.
@@ -89,36 +180,53 @@ class RallyArgument:
         return not self.flags
 
 
-def rally_python() -> Path:
-    """The Python that has esrally 2.13: ``$ESBENCH_RALLY_PYTHON``, else the venv ``.ci/run`` makes
-    (:data:`DEFAULT_RALLY_VENV`).
+#: The name the Rally coverage test has always used.
+RallyArgument = PeerArgument
+
+
+def peer_python(peer: Peer = RALLY) -> Path:
+    """The Python that has ``peer``: ``$<peer.env>``, else the venv ``.ci/run`` makes (``peer.venv``).
 
     Raises:
         UserError: neither exists; the message says how to make the venv.
     """
-    given = os.environ.get("ESBENCH_RALLY_PYTHON")
-    python = Path(given) if given else DEFAULT_RALLY_VENV / "bin" / "python"
+    given = os.environ.get(peer.env)
+    python = Path(given) if given else peer.venv / "bin" / "python"
     if not python.exists():
         raise UserError(
-            f"No Python with esrally 2.13 at {python}. Make one: python3.12 -m venv {DEFAULT_RALLY_VENV} && "
-            f"{DEFAULT_RALLY_VENV}/bin/pip install esrally==2.13.0 (or set ESBENCH_RALLY_PYTHON)."
+            f"No Python with {peer.requirement} at {python}. Make one: python3.12 -m venv {peer.venv} && "
+            f"{peer.venv}/bin/pip install {peer.requirement} (or set {peer.env})."
         )
     return python
 
 
-def read_rally_parser(python: Path | None = None) -> tuple[str, list[RallyArgument]]:
-    """Rally's version and the arguments of each of its sub-commands (``--help`` left out).
+def rally_python() -> Path:
+    """The Python that has esrally 2.13 (:func:`peer_python` of :data:`RALLY`)."""
+    return peer_python(RALLY)
+
+
+def read_parser(peer: Peer, python: Path | None = None) -> tuple[str, list[PeerArgument]]:
+    """``peer``'s version and the arguments of each of its sub-commands (``--help`` left out).
 
     Raises:
-        UserError: no Rally Python (:func:`rally_python`).
-        subprocess.CalledProcessError: Rally's parser could not be built.
+        UserError: no Python with the peer (:func:`peer_python`).
+        subprocess.CalledProcessError: the peer's parser could not be built.
     """
-    proc = subprocess.run(
-        [str(python or rally_python()), "-c", _DUMP], capture_output=True, text=True, check=True, timeout=120
-    )
-    data = json.loads(proc.stdout)
+    interpreter = str(python or peer_python(peer))
+    with tempfile.TemporaryDirectory(prefix="esbench-peer-home-") as home:
+        env = {**os.environ, "HOME": home} if peer.scratch_home else None
+        proc = subprocess.run(
+            [interpreter, "-c", peer.prelude + _DUMP],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=180,
+            env=env,
+        )
+    # The last line: a peer may print on import (OSB's banner goes to the console on some paths).
+    data = json.loads(proc.stdout.strip().splitlines()[-1])
     arguments = [
-        RallyArgument(
+        PeerArgument(
             command=command,
             flags=tuple(a["flags"]),
             dest=a["dest"],
@@ -134,8 +242,13 @@ def read_rally_parser(python: Path | None = None) -> tuple[str, list[RallyArgume
     return str(data["version"]), arguments
 
 
+def read_rally_parser(python: Path | None = None) -> tuple[str, list[PeerArgument]]:
+    """Rally's version and arguments (:func:`read_parser` of :data:`RALLY`)."""
+    return read_parser(RALLY, python)
+
+
 class Status(StrEnum):
-    """What esbench does with a Rally option at one of its commands."""
+    """What esbench does with a peer's option at one of its commands."""
 
     TAKEN = "taken"
     REFUSED = "refused"
@@ -144,16 +257,16 @@ class Status(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class Coverage:
-    """esbench's answer to one Rally option of one sub-command.
+    """esbench's answer to one peer option of one sub-command.
 
     Attributes:
-        rally: the Rally argument.
+        rally: the peer's argument (named for Rally, the first peer).
         status: :class:`Status`.
         entries: the table entries that declare it for the command's esbench paths.
         paths: the esbench command paths that take it (or refuse it).
     """
 
-    rally: RallyArgument
+    rally: PeerArgument
     status: Status
     entries: tuple[CliOption, ...]
     paths: tuple[str, ...]
@@ -173,13 +286,13 @@ def _spellings(command: click.Command) -> set[str]:
     return {s for p in command.params for s in (*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ()))}
 
 
-def coverage(root: click.Group, arguments: list[RallyArgument]) -> list[Coverage]:
-    """For every Rally option: taken when a table entry declares every spelling for an esbench
+def coverage(root: click.Group, arguments: list[PeerArgument], peer: Peer = RALLY) -> list[Coverage]:
+    """For every option of ``peer``: taken when a table entry declares every spelling for an esbench
     command that serves its sub-command and the command has it; refused when that entry is refused;
     missing otherwise. Positional kinds (``list races``) are taken when the esbench command exists."""
     result = []
     for arg in arguments:
-        paths = RALLY_TO_ESBENCH.get(arg.command, ())
+        paths = peer.commands.get(arg.command, ())
         if arg.positional:
             kinds = tuple(f"{arg.command} {c}" for c in (arg.choices or ()))
             there = tuple(p for p in kinds if command_at(root, p) is not None)
@@ -195,7 +308,7 @@ def coverage(root: click.Group, arguments: list[RallyArgument]) -> list[Coverage
             for e in entries
             if p in e.commands and (c := command_at(root, p)) is not None and set(arg.flags) <= _spellings(c)
         )
-        unserved = tuple(p for p in paths if p in REFUSED_COMMANDS and command_at(root, p) is not None)
+        unserved = tuple(p for p in paths if p in peer.refused_commands and command_at(root, p) is not None)
         if (not entries or not served) and unserved:
             # A command refused as a whole parses any option and fails with its reason.
             result.append(Coverage(rally=arg, status=Status.REFUSED, entries=(), paths=unserved))
@@ -214,19 +327,18 @@ def _cell(text: str) -> str:
     return " ".join(text.replace("|", "\\|").split())
 
 
-def _flags(arg: RallyArgument) -> str:
+def _flags(arg: PeerArgument) -> str:
     if arg.positional:
         return " \\| ".join(f"`{c}`" for c in arg.choices or ())
     return ", ".join(f"`{f}`" for f in arg.flags)
 
 
-def _row(c: Coverage) -> str:
+def _row(c: Coverage, peer: Peer) -> str:
     arg = c.rally
-    osb = sorted({o for e in c.entries for o in e.osb})
     where = ", ".join(f"`esbench {p}`" for p in c.paths)
     if c.status is Status.REFUSED:
         reasons = {e.refused for e in c.entries if e.refused is not None} or {
-            REFUSED_COMMANDS[p] for p in c.paths if p in REFUSED_COMMANDS
+            peer.refused_commands[p] for p in c.paths if p in peer.refused_commands
         }
         note = "refused: " + " / ".join(sorted(str(r) for r in reasons))
     elif arg.positional:
@@ -238,26 +350,58 @@ def _row(c: Coverage) -> str:
         if fields:
             note += " (fills " + ", ".join(f"`{f}`" for f in dict.fromkeys(fields)) + ")"
     hidden = " (hidden)" if arg.hidden else ""
-    return (
-        f"| {_flags(arg)}{hidden} | {c.status.value} | {where or '-'} | "
-        f"{', '.join(f'`{o}`' for o in osb) or '-'} | {_cell(note)} |"
-    )
+    if peer is RALLY:
+        osb = sorted({o for e in c.entries for o in e.osb})
+        other = ", ".join(f"`{o}`" for o in osb) or "-"
+    else:
+        # The esbench (Rally) spelling an OSB option is an alias of.
+        rally = sorted({e.long for e in c.entries if e.long not in arg.flags})
+        other = ", ".join(f"`{o}`" for o in rally) or "-"
+    return f"| {_flags(arg)}{hidden} | {c.status.value} | {where or '-'} | {other} | {_cell(note)} |"
 
 
-def render_markdown(version: str, rows: list[Coverage]) -> str:
-    """docs/rally-options.md: for each Rally sub-command, each option with what esbench does with it
-    (taken with its help and settings field, or refused with the reason), the esbench commands and
-    OSB's spellings. Written by tools/rally_options_doc.py."""
+def render_markdown(version: str, rows: list[Coverage], peer: Peer = RALLY) -> str:
+    """docs/rally-options.md or docs/osb-options.md: for each of ``peer``'s sub-commands, each option
+    with what esbench does with it (taken with its help and settings field, or refused with the
+    reason), the esbench commands and the other tool's spelling. Written by
+    tools/rally_options_doc.py."""
+    test = "test_rally_options.py" if peer is RALLY else "test_osb_options.py"
+    if peer is RALLY:
+        title = "# Rally's command-line options in esbench"
+        intro = f"Every option of every sub-command of Rally {version} (`esrally`), and what `esbench` does "
+        intro += "with it:"
+        other_note = (
+            "OSB spellings are OpenSearch Benchmark's names for the same option, which esbench accepts too."
+        )
+        column = "| Rally option | esbench | command | OSB spelling | meaning or reason |"
+    else:
+        title = "# OpenSearch Benchmark's command-line options in esbench"
+        intro = (
+            f"Every option of every sub-command of OpenSearch Benchmark {version} (`opensearch-benchmark`), "
+            "and what `esbench` does with it:"
+        )
+        other_note = (
+            "The Rally spelling is esbench's own name of the option an OSB spelling is an alias of "
+            "(`--workload` of `--track`); `esbench --help` shows both."
+        )
+        other_note += (
+            " OSB's command names are esbench's too: `esbench run` (esbench's `race`; it provisions "
+            "OpenSearch unless `--distribution-flavor` says otherwise), `list workloads` / `test-runs` / "
+            "`cluster-configs` / `opensearch-plugins` (`list tracks` / `races` / `cars` / "
+            "`elasticsearch-plugins`, with OSB's columns), `create-workload` (`create-track`), `visualize`; "
+            "the command column names the esbench command whose options serve OSB's."
+        )
+        column = "| OSB option | esbench | command | Rally spelling | meaning or reason |"
     lines = [
-        "# Rally's command-line options in esbench",
+        title,
         "",
-        "<!-- Generated by tools/rally_options_doc.py from Rally's own argument parser and esbench's option",
-        "     table (esbench/cli/options); tests/unit/cli/test_rally_options.py checks it is current. -->",
+        f"<!-- Generated by tools/rally_options_doc.py from {peer.name}'s own argument parser and "
+        "esbench's option",
+        f"     table (esbench/cli/options); tests/unit/cli/{test} checks it is current. -->",
         "",
-        f"Every option of every sub-command of Rally {version} (`esrally`), and what `esbench` does with it:",
-        "**taken** with Rally's meaning, or **refused**: the option parses, then the command stops before "
-        "doing anything with the paragraph below (exit status 64). OSB spellings are OpenSearch "
-        "Benchmark's names for the same option, which esbench accepts too.",
+        intro,
+        f"**taken** with {peer.name}'s meaning, or **refused**: the option parses, then the command stops "
+        "before doing anything with the paragraph below (exit status 64). " + other_note,
         "",
     ]
     counts = {s: sum(r.status is s for r in rows) for s in Status}
@@ -265,16 +409,16 @@ def render_markdown(version: str, rows: list[Coverage]) -> str:
         f"{counts[Status.TAKEN]} taken, {counts[Status.REFUSED]} refused, {counts[Status.MISSING]} missing.",
         "",
     ]
-    for command in RALLY_TO_ESBENCH:
+    for command in peer.commands:
         mine = [r for r in rows if r.rally.command == command]
         if not mine:
             continue
         lines += [
-            f"## esrally {command}",
+            f"## {peer.program} {command}",
             "",
-            "| Rally option | esbench | command | OSB spelling | meaning or reason |",
+            column,
             "|---|---|---|---|---|",
-            *(_row(r) for r in mine),
+            *(_row(r, peer) for r in mine),
             "",
         ]
     return "\n".join(lines)

@@ -15,7 +15,7 @@ DRIVER_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="race_id",
         flags=("--race-id",),
-        osb=("--test-run-id",),
+        osb=("--test-run-id", "-tid"),
         commands=RACING,
         type=_params.RACE_ID,
         help="Id of the new race [default: a new UUID]; letters, digits, '.', '_' and '-'; "
@@ -94,6 +94,7 @@ DRIVER_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="kill_running_processes",
         flags=("--kill-running-processes",),
+        osb=("-k",),
         commands=RACING,
         kind=Kind.FLAG,
         help="Before the race, stop every other esbench process of your user and your esbench home on this "

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from esbench.cli.options.commands import EVERY_OSB_COMMAND
 from esbench.exceptions import UserError
 
 if TYPE_CHECKING:
@@ -68,7 +69,9 @@ class CliOption:
         flags: esbench's spellings, first the long one Rally uses (``("--user-tags", "--user-tag")``);
             a short alias (``-q``) may follow.
         osb: OSB's spellings where OSB's option is a plain alias of this one
-            (``--test-procedure`` for ``--challenge``); they are accepted too.
+            (``--test-procedure`` for ``--challenge``); they are accepted too. A short one (``-w``)
+            only at the commands that serve an OSB sub-command
+            (:data:`~esbench.cli.options.commands.EVERY_OSB_COMMAND`).
         commands: the esbench command paths that take the option (``"race"``, ``"list races"``).
         help: the help text.
         kind: :class:`Kind`.
@@ -117,6 +120,11 @@ class CliOption:
         negated = tuple("--no-" + f[2:] for f in own) if self.kind is Kind.SWITCH else ()
         return own + negated + self.osb
 
+    def spellings_at(self, path: str) -> tuple[str, ...]:
+        """The long spellings the command at ``path`` accepts (:attr:`spellings`, with OSB's short
+        ones only where :meth:`osb_spellings` keeps them)."""
+        return tuple(s for s in self.spellings if s.startswith("--") or s in self.osb_spellings(path))
+
     def param_type(self) -> _ParamType | None:
         """The value parser (a factory in :attr:`type` is called), or None for plain text."""
         if self.type is None or isinstance(self.type, click.ParamType):
@@ -127,9 +135,15 @@ class CliOption:
         """Whether the command at ``path`` (``"list races"``) takes this option."""
         return path in self.commands
 
-    def click_option(self) -> click.Option:
-        """The click option of this entry (a refused one refuses in its callback)."""
-        names = [*self.flags, *self.osb]
+    def osb_spellings(self, path: str | None = None) -> tuple[str, ...]:
+        """OSB's spellings at the command ``path``: the long ones everywhere, the short ones (``-w``,
+        ``-tid``) only at a command serving an OSB sub-command (``query -t`` is its own option)."""
+        return tuple(o for o in self.osb if o.startswith("--") or path in EVERY_OSB_COMMAND)
+
+    def click_option(self, path: str | None = None) -> click.Option:
+        """The click option of this entry at the command ``path`` (a refused one refuses in its
+        callback)."""
+        names = [*self.flags, *self.osb_spellings(path)]
         if self.refused is not None:
             return _refused_option(self, names)
         kwargs: dict[str, Any] = {"help": self.help, "show_default": self.show_default}
@@ -172,8 +186,16 @@ def _refused_option(entry: CliOption, names: list[str]) -> click.Option:
 
     help_text = f"{entry.help} Not served by esbench: see the message it gives."
     if entry.kind is Kind.VALUE:
+        # A bare refused option (OSB's --redline-test takes an optional value) is refused too, with
+        # its reason, rather than "requires an argument".
         return click.Option(
-            [*names, entry.name], type=REFUSED, expose_value=False, callback=refuse, help=help_text
+            [*names, entry.name],
+            type=REFUSED,
+            is_flag=False,
+            flag_value="",
+            expose_value=False,
+            callback=refuse,
+            help=help_text,
         )
     decls = [*names, entry.name]
     if entry.kind is Kind.SWITCH:

@@ -4,14 +4,16 @@
 from __future__ import annotations
 
 from esbench.cli.options.cluster import RACING_ANY
-from esbench.cli.options.commands import EVERY_RALLY_COMMAND
+from esbench.cli.options.commands import EVERY_OSB_COMMAND, EVERY_RALLY_COMMAND
 from esbench.cli.options.entry import CliOption, Kind
 from esbench.cli.options.track import PLANNING, RACING
 
 #: Where ``--quiet`` means "no progress output" (render-track has its own, quiet by default).
-_QUIET = tuple(p for p in (*RACING_ANY, *EVERY_RALLY_COMMAND, "bundle", *PLANNING) if p != "render-track")
+#: Every command serving a Rally or an OSB sub-command.
+_PEER_COMMANDS = tuple(dict.fromkeys((*EVERY_RALLY_COMMAND, *EVERY_OSB_COMMAND)))
+_QUIET = tuple(p for p in (*RACING_ANY, *_PEER_COMMANDS, "bundle", *PLANNING) if p != "render-track")
 #: Every command of Rally's and the ad-hoc ones: ``--offline``.
-_OFFLINE = (*RACING_ANY, *(p for p in EVERY_RALLY_COMMAND if p not in RACING), "bundle", *PLANNING)
+_OFFLINE = (*RACING_ANY, *(p for p in _PEER_COMMANDS if p not in RACING), "bundle", *PLANNING)
 
 GENERAL_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
@@ -35,7 +37,7 @@ GENERAL_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="configuration_name",
         flags=("--configuration-name",),
-        commands=EVERY_RALLY_COMMAND,
+        commands=_PEER_COMMANDS,
         help="Rally's hidden option naming ~/.rally/rally-NAME.ini.",
         field="none (refused)",
         refused="esbench reads no rally.ini, so there is no configuration to name: its settings live in "

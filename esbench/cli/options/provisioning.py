@@ -72,6 +72,7 @@ PROVISIONING_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="race_id",
         flags=("--race-id",),
+        osb=("--test-run-id", "-tid"),
         commands=("start",),
         help="Rally's race id that the telemetry of the started nodes is filed under.",
         field="none (refused)",

@@ -31,7 +31,8 @@ REPORT_OPTIONS: tuple[CliOption, ...] = (
         type=click.Choice([f.value for f in ReportFormat]),
         default=ReportFormat.TEXT.value,
         show_default=True,
-        help="How the summary is shown (Rally's are markdown and csv).",
+        help="How the summary is shown (Rally's and OSB's are markdown and csv; OSB's default is "
+        "markdown, esbench's text).",
         field="RaceSettings.report.fmt",
     ),
     CliOption(
@@ -42,7 +43,8 @@ REPORT_OPTIONS: tuple[CliOption, ...] = (
         type=click.Choice([a.value for a in NumbersAlign]),
         default=NumbersAlign.DECIMAL.value,
         show_default=True,
-        help="Alignment of the numbers in the text and markdown summary (right, center, left, decimal).",
+        help="Alignment of the numbers in the text and markdown summary (right, center, left, decimal; "
+        "Rally's default decimal, OSB's right).",
         field="RaceSettings.report.numbers_align",
     ),
     CliOption(
@@ -63,8 +65,31 @@ REPORT_OPTIONS: tuple[CliOption, ...] = (
         osb=("--results-file",),
         commands=RACING_ANY,
         type=click.Path(dir_okay=False, path_type=Path),
-        help="Write the summary also to this file.",
+        help="Write the summary also to this file (it is printed too, as Rally and OSB do; the file is "
+        "written anew, where Rally and OSB append to it).",
         field="RaceSettings.report.file",
+    ),
+    CliOption(
+        name="latency_percentiles",
+        flags=("--latency-percentiles",),
+        commands=RACING,
+        rally=False,
+        type=lambda: _params.percentiles_type("--latency-percentiles"),
+        metavar="P,P,...",
+        help="OSB's option: the latency percentiles the summary shows, e.g. 50,90,99.9 (each kept when "
+        "the sample count makes it distinct, OSB's rule) [default: Rally's 50,90,99,99.9,99.99,100 rule].",
+        field="RaceSettings.report.percentiles.latency",
+    ),
+    CliOption(
+        name="throughput_percentiles",
+        flags=("--throughput-percentiles",),
+        commands=RACING,
+        rally=False,
+        type=lambda: _params.percentiles_type("--throughput-percentiles"),
+        metavar="P,P,...",
+        help="OSB's option: throughput percentiles shown after Max Throughput, over the per-second "
+        "throughput windows, e.g. 25,75 [default: none].",
+        field="RaceSettings.report.percentiles.throughput",
     ),
     CliOption(
         name="show_processing_time",

@@ -23,6 +23,7 @@ STORED_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="baseline",
         flags=("--baseline",),
+        osb=("-b",),
         commands=("compare",),
         required=True,
         metavar="RACE",
@@ -32,6 +33,7 @@ STORED_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="contenders",
         flags=("--contender",),
+        osb=("-c",),
         commands=("compare",),
         required=True,
         multiple=True,
@@ -76,8 +78,10 @@ STORED_OPTIONS: tuple[CliOption, ...] = (
         commands=("compare",),
         help="Rally's compare option 'whether to include the comparison in the results file'.",
         field="none (refused)",
-        refused="Rally's compare accepts --show-in-report but never reads it (its ComparisonReporter has "
-        "no such setting, esrally/reporter.py), so there is no behaviour to match; esbench's compare "
+        refused="Rally's compare accepts --show-in-report and OSB's --show-in-results but neither reads it "
+        "(Rally's ComparisonReporter, esrally/reporter.py, and OSB 2.4.0's ComparisonResultsPublisher, "
+        "osbenchmark/publisher.py, have no such setting), so there is no behaviour to match; esbench's "
+        "compare "
         "shows every metric either race has. Leave the option out; to choose what is written where, use "
         "--report-format and --report-file.",
     ),

@@ -23,7 +23,7 @@ TRACK_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="track_name",
         flags=("--track",),
-        osb=("--workload",),
+        osb=("--workload", "-w"),
         commands=(*LOADING, *PLANNING),
         help="Name of a built-in or user track (see 'esbench list tracks').",
         field="RaceSettings.track_name",
@@ -75,7 +75,7 @@ TRACK_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="track_params",
         flags=("--track-params",),
-        osb=("--workload-params",),
+        osb=("--workload-params", "-wp"),
         commands=LOADING,
         default="",
         type=lambda: _params.params_type("--track-params"),

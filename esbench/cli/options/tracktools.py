@@ -61,6 +61,7 @@ TRACK_TOOL_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="track_name",
         flags=("--track",),
+        osb=("--workload", "-w"),
         commands=("create-track",),
         required=True,
         help="Name of the new track (its directory's name).",
@@ -69,6 +70,7 @@ TRACK_TOOL_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="target_hosts",
         flags=("--target-hosts",),
+        osb=("-t",),
         commands=("create-track",),
         required=True,
         type=_params.HOSTS,
@@ -78,6 +80,7 @@ TRACK_TOOL_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="indices",
         flags=("--indices",),
+        osb=("-i",),
         commands=("create-track",),
         help="Indices (names or patterns, comma-separated).",
         field="the indices create-track reads",
@@ -102,6 +105,7 @@ TRACK_TOOL_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="client_options",
         flags=("--client-options",),
+        osb=("-c",),
         commands=("create-track",),
         default="",
         type=_params.CLIENT_OPTIONS,

@@ -29,7 +29,7 @@ from click.testing import CliRunner
 
 from esbench.cli import main
 from esbench.cli._params import ValidatedText
-from esbench.cli.options.commands import REFUSED_COMMANDS
+from esbench.cli.options.commands import OSB_REFUSED_COMMANDS, REFUSED_COMMANDS
 
 MISSING = "/nonexistent/esbench-option-sweep/file.json"
 
@@ -37,16 +37,16 @@ MISSING = "/nonexistent/esbench-option-sweep/file.json"
 def commands(
     group: click.Group = main, path: tuple[str, ...] = ()
 ) -> Iterator[tuple[tuple[str, ...], click.Command]]:
-    """Every leaf command with its path of names (``("optimize", "bulk-size")``), except Rally's
-    commands that esbench refuses as a whole (they take any argument and fail with their reason,
-    tests/unit/cli/test_rally_options.py) and other names of the same command (OSB's ``run`` for
-    ``race``)."""
+    """Every leaf command with its path of names (``("optimize", "bulk-size")``), except Rally's and
+    OSB's commands that esbench refuses as a whole (they take any argument and fail with their reason,
+    tests/unit/cli/test_rally_options.py, test_osb_options.py) and other names of the same command
+    (OSB's ``run`` for ``race``)."""
     for name, command in sorted(group.commands.items()):
         if command.name != name:
             continue
         if isinstance(command, click.Group):
             yield from commands(command, (*path, name))
-        elif " ".join((*path, name)) not in REFUSED_COMMANDS:
+        elif " ".join((*path, name)) not in {**REFUSED_COMMANDS, **OSB_REFUSED_COMMANDS}:
             yield (*path, name), command
 
 

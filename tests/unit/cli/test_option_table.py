@@ -19,6 +19,7 @@ from esbench.driver.settings import DriverSettings
 from esbench.exceptions import UserError
 from esbench.provision.settings import ProvisionSettings
 from esbench.reporting.formats import NumbersAlign, ShowInReport
+from esbench.reporting.percentiles import ReportPercentiles
 from esbench.settings import RaceSettings, ReportSettings
 from esbench.telemetry.settings import TelemetrySettings
 from esbench.track.repository import TrackRepositorySettings
@@ -45,7 +46,7 @@ def test_each_entry_is_an_option_of_every_command_it_names(entry: CliOption) -> 
         param = _params(path).get(entry.name)
         assert isinstance(param, click.Option), f"{path} lacks {entry.long}"
         spellings = set(param.opts) | set(param.secondary_opts)
-        assert set(entry.spellings) <= spellings, (path, entry.spellings, spellings)
+        assert set(entry.spellings_at(path)) <= spellings, (path, entry.spellings_at(path), spellings)
 
 
 _SETTINGS: dict[str, type] = {
@@ -58,6 +59,7 @@ _NESTED: dict[str, type] = {
     "provision": ProvisionSettings,
     "track_source": TrackRepositorySettings,
     "telemetry": TelemetrySettings,
+    "percentiles": ReportPercentiles,
 }
 
 
@@ -187,3 +189,81 @@ def test_entries_for_keeps_table_order() -> None:
     names = [e.name for e in entries_for("race")]
     assert names == [e.name for e in OPTIONS if "race" in e.commands]
     assert names.index("track_name") < names.index("quiet")
+
+
+def _run_osb(*args: str) -> RaceSettings:
+    """The settings of ``esbench run ARGS`` as an OSB user types it (OSB's command and spellings)."""
+    seen: list[RaceSettings] = []
+
+    def fake_race(settings: RaceSettings, console: Any = None) -> None:
+        seen.append(settings)
+        raise UserError("captured")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("esbench.racecontrol.run_race", fake_race)
+        result = CliRunner().invoke(main, ["run", f"--workload-path={TRACK}", *args])
+    assert result.exit_code == 64 and "captured" in result.output, result.output
+    return seen[0]
+
+
+def test_osb_spellings_fill_the_settings_rallys_fill() -> None:
+    settings = _run_osb(
+        "-t",
+        "127.0.0.1:9",
+        "-c",
+        "timeout:61",
+        "-tid",
+        "osb-run-1",
+        "-wp",
+        "search_clients:3",
+        "-k",
+        "--user-tag=env:osb",
+        "--results-format=csv",
+        "--results-file=/tmp/esbench-osb-results.csv",
+        "--show-in-results=all",
+    )
+    assert settings.race_id == "osb-run-1"
+    assert settings.track_params == {"search_clients": 3}
+    assert settings.kill_running_processes
+    assert settings.client_options.timeout == 61
+    assert dict(settings.user_tags) == {"env": "osb"}
+    assert settings.report.fmt.value == "csv"
+    assert settings.report.file == Path("/tmp/esbench-osb-results.csv")
+    assert settings.report.show_in_report is ShowInReport.ALL
+
+
+def test_osb_percentile_options_reach_the_report_settings() -> None:
+    report = _run_osb(
+        "-t", "127.0.0.1:9", "--latency-percentiles=50,99.9", "--throughput-percentiles="
+    ).report
+    assert report.percentiles == ReportPercentiles(latency=(50.0, 99.9), throughput=())
+    assert _run_osb("-t", "127.0.0.1:9").report.percentiles is None
+
+
+@pytest.mark.parametrize("value", ["50,abc", "101", "-1"])
+def test_a_bad_percentile_is_refused_naming_the_option(value: str, captured: list[RaceSettings]) -> None:
+    result = CliRunner().invoke(main, ["run", f"--workload-path={TRACK}", f"--latency-percentiles={value}"])
+    assert result.exit_code == 64 and "--latency-percentiles" in result.output and not captured, result.output
+
+
+def test_osbs_run_provisions_opensearch_unless_told_otherwise() -> None:
+    # OSB's --distribution-version names an OpenSearch version; Rally's race keeps Elasticsearch.
+    def provisioned(*args: str) -> str:
+        seen: list[RaceSettings] = []
+
+        def fake_race(settings: RaceSettings, console: Any = None) -> None:
+            seen.append(settings)
+            raise UserError("captured")
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr("esbench.racecontrol.run_race", fake_race)
+            result = CliRunner().invoke(
+                main, [*args, f"--track-path={TRACK}", "--distribution-version=2.18.0"]
+            )
+        assert result.exit_code == 64 and "captured" in result.output, result.output
+        return str(seen[0].provision.distribution_flavor)
+
+    assert provisioned("run") == "opensearch"
+    assert provisioned("execute-test") == "opensearch"
+    assert provisioned("run", "--distribution-flavor=elasticsearch") == "elasticsearch"
+    assert provisioned("race") == "elasticsearch"
