@@ -17,7 +17,6 @@ import pytest
 from click.testing import CliRunner
 
 from esbench.cli import main
-from esbench.cli.options import OPTIONS
 from esbench.cli.options.commands import OSB_REFUSED_COMMANDS, OSB_TO_ESBENCH
 from esbench.cli.options.coverage import (
     OSB,
