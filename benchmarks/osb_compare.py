@@ -276,8 +276,9 @@ def inside(args: argparse.Namespace) -> int:
                     flush=True,
                 )
             if i == 0:
-                print("command: opensearch-benchmark " + shlex.join(argv))
-                print("         esbench " + shlex.join(argv))
+                shown = [a.replace(f"{name}.{tool}.csv", f"{name}.TOOL.csv") for a in argv]
+                print("command: opensearch-benchmark " + shlex.join(shown))
+                print("         esbench " + shlex.join(shown) + "  (TOOL: osb, esbench)")
             rows = compare(name, runs["osb"], runs["esbench"])
             all_rows += rows
             report.append(
@@ -288,6 +289,10 @@ def inside(args: argparse.Namespace) -> int:
                     "rows": rows,
                 }
             )
+            if args.json:
+                # Written after every workload, so that a run stopped early keeps what it compared.
+                partial = {"node": dist.describe, "seconds": round(time.perf_counter() - started_all)}
+                args.json.write_text(json.dumps({**partial, "workloads": report}, indent=1))
     finally:
         cluster.stop()
     total = time.perf_counter() - started_all
