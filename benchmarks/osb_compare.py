@@ -42,6 +42,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -69,6 +70,10 @@ class Run:
     seconds: float
     error_rates: dict[str, float | None] = field(default_factory=dict)
     error: str = ""
+
+
+#: Seconds an esbench task may wait in its retry loop before the run is stopped (see _watch).
+WAIT_LIMIT_S = 120
 
 
 def default_osb() -> Path:
@@ -178,17 +183,52 @@ def run_tool(tool: str, argv: list[str], out: Path, osb: Path, name: str, timeou
         proc = subprocess.Popen(
             program + argv, cwd=out, env=env, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True
         )
-        try:
-            code = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
+        stopped = _watch(proc, log, timeout, tool)
+        if stopped:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-            code = -1
-            print(f"[ERROR] stopped after {timeout} s (--timeout)", file=sink)
+            print(f"[ERROR] {stopped}", file=sink)
+        code = -1 if stopped else proc.returncode
     output = log.read_text(errors="replace")
     seconds = time.perf_counter() - started
     results = Path(next(a for a in argv if a.startswith("--results-file=")).split("=", 1)[1])
     return Run(tool, code, round(seconds, 1), parse_results(results), last_error(output))
+
+
+#: esbench's live line for a task that waits in a retry loop (retry-until-success).
+_WAITING = re.compile(r"^\[WAITING\] ([^:]+):.*\(waiting (\d+) s")
+
+
+def _watch(proc: subprocess.Popen[bytes], log: Path, timeout: int, tool: str) -> str:
+    """Wait for ``proc``; return why it had to be stopped, or "" when it ended by itself.
+
+    Stopped: after ``timeout`` seconds; and an esbench run whose task has been waiting in its
+    retry loop for :data:`WAIT_LIMIT_S`: OSB 2.4.0 ends any request after the client option
+    ``timeout`` (60 s by default) and counts an error (``_execute_request`` in
+    ``osbenchmark/worker_coordinator/worker_coordinator.py``), while esbench retries
+    ``retry-until-success`` for ever, as Rally does; waiting longer would only spend the time limit
+    (docs/osb-compare.md)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            proc.wait(timeout=2)
+            return ""
+        except subprocess.TimeoutExpired:
+            pass
+        if tool == "esbench":
+            with log.open("rb") as f:
+                f.seek(max(0, log.stat().st_size - 16384))
+                tail = f.read().decode(errors="replace").splitlines()
+            for line in reversed(tail):
+                waiting = _WAITING.match(line)
+                if waiting:
+                    if int(waiting.group(2)) >= WAIT_LIMIT_S:
+                        return (
+                            f"stopped: task {waiting.group(1)} still waiting after {waiting.group(2)} s "
+                            "(retry-until-success; OSB ends the request after 60 s)"
+                        )
+                    break
+    return f"stopped after {timeout} s (--timeout)"
 
 
 def prepare_workload(root: Path, out: Path, osb: Path) -> Path | None:
