@@ -239,6 +239,7 @@ def prepare_workload(root: Path, out: Path, osb: Path) -> Path | None:
     from esbench.track.params import parse_track_params
 
     params_file: Path | None = None
+    corpora.write_query_files(root)
     if root.name in PARAMS:
         params_file = root / PARAMS[root.name]
         if root.name == "vectorsearch":

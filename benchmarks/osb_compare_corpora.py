@@ -25,6 +25,7 @@ OSB venv's Python, which has h5py.
 
 from __future__ import annotations
 
+import bz2
 import datetime
 import json
 import random
@@ -267,6 +268,29 @@ def write_osb_offset_tables(files: list[Path]) -> None:
     it is valid when not older than the data file."""
     for path in files:
         Path(f"{path}.offset").write_text("")
+
+
+def write_query_files(root: Path) -> list[Path]:
+    """The query files a workload's plugin reads beside its ``workload.py`` (neural_search: the
+    ``source-file`` entries of ``workload_queries.json``, NDJSON lines ``{"text": ...}``), each
+    uncompressed and bz2-compressed, so its param sources do not download them.
+
+    neural_search's ``workload.py`` (``QueryParamSource.load_queries_file``) downloads
+    ``queries.json.bz2`` with OSB's Downloader whenever ``variable-queries`` > 0, online or not,
+    unless the compressed file is there, and decompresses it unless the uncompressed one is."""
+    listing = root / "workload_queries.json"
+    if not listing.is_file():
+        return []
+    written = []
+    rnd = random.Random(root.name)
+    for entry in json.loads(listing.read_text()):
+        source = root / entry["source-file"]
+        lines = [json.dumps({"text": " ".join(rnd.choice(_WORDS) for _ in range(6))}) for _ in range(100)]
+        payload = ("\n".join(lines) + "\n").encode()
+        source.write_bytes(bz2.compress(payload))
+        Path(uncompressed_name(str(source))).write_bytes(payload)
+        written += [source, Path(uncompressed_name(str(source)))]
+    return written
 
 
 _HDF5 = """

@@ -144,3 +144,19 @@ def test_the_last_error_keeps_the_indented_cause() -> None:
         "[ERROR] Cannot run. Error in task executor Cannot find [x.offset]. Please disable offline mode"
     )
     assert osb_compare.last_error("[INFO] all good\n") == ""
+
+
+def test_query_files_of_a_workload_plugin_are_written_beside_it(tmp_path: Path) -> None:
+    import bz2
+
+    (tmp_path / "workload_queries.json").write_text(
+        json.dumps(
+            [{"name": "quora", "source-file": "queries.json.bz2", "base-url": "https://example.invalid"}]
+        )
+    )
+    written = corpora.write_query_files(tmp_path)
+    assert written == [tmp_path / "queries.json.bz2", tmp_path / "queries.json"]
+    plain = (tmp_path / "queries.json").read_bytes()
+    assert bz2.decompress((tmp_path / "queries.json.bz2").read_bytes()) == plain
+    assert all("text" in json.loads(line) for line in plain.decode().splitlines())
+    assert corpora.write_query_files(tmp_path / "none") == []
