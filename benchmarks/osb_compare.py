@@ -149,7 +149,7 @@ def delete_indices(host: str) -> None:
         pass
 
 
-def command(workload: Path, host: str, results: Path, params: Path | None) -> list[str]:
+def command(workload: Path, host: str, results: Path, params: Path | str | None) -> list[str]:
     """The run's arguments after the program name, the same for both tools."""
     args = [
         "run",
@@ -299,7 +299,12 @@ def inside(args: argparse.Namespace) -> int:
             if not node_alive(host):
                 print(f"{name}: the node was down; starting it again", flush=True)
                 host = cluster.restart()
-            params = prepare_workload(root, out, args.osb)
+            params: Path | str | None = prepare_workload(root, out, args.osb)
+            if args.workload_params:
+                if params is not None:
+                    print(f"{name}: its own params file {params} is used, not --workload-params", flush=True)
+                else:
+                    params = args.workload_params
             runs: dict[str, Run] = {}
             order = ("osb", "esbench") if i % 2 == 0 else ("esbench", "osb")
             for tool in order:
@@ -361,6 +366,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--workloads", type=Path, help="a checkout of opensearch-benchmark-workloads")
     parser.add_argument("--json", type=Path)
     parser.add_argument(
+        "--workload-params",
+        help="for both tools, in workloads without a params file of their own (e.g. number_of_replicas:0)",
+    )
+    parser.add_argument(
         "--timeout", type=int, default=600, help="seconds per tool and workload (default 600)"
     )
     parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
@@ -397,6 +406,8 @@ def main(argv: list[str]) -> int:
         f"--osb={args.osb}",
     ]
     inner.append(f"--timeout={args.timeout}")
+    if args.workload_params:
+        inner.append(f"--workload-params={args.workload_params}")
     inner.append(f"--workloads={args.workloads.resolve()}")
     if args.json:
         inner.append(f"--json={args.json.resolve()}")
