@@ -266,7 +266,8 @@ def compare(name: str, osb_run: Run, es_run: Run) -> list[list[str]]:
         a = osb_run.error_rates.get(task, "absent")
         b = es_run.error_rates.get(task, "absent")
         rows.append([name, task, str(a), str(b), "yes" if a == b else "NO"])
-    ended = [f"exit {r.exit_code}" + (f": {r.error}" if r.error else "") for r in (osb_run, es_run)]
+    # The table keeps the first words of the error; the JSON has it whole.
+    ended = [f"exit {r.exit_code}" + (f": {r.error[:100]}" if r.error else "") for r in (osb_run, es_run)]
     same_end = (osb_run.exit_code == 0) == (es_run.exit_code == 0)
     rows.append([name, "(run ended)", ended[0], ended[1], "yes" if same_end else "NO"])
     return rows
