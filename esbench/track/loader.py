@@ -397,6 +397,7 @@ def load_track(
         has_plugins=has_plugins(location.root),
         params=params,
         source_formats=location.dialect.source_formats,
+        dialect=location.dialect.dialect,
     )
     try:
         reader.precheck(spec)

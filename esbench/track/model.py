@@ -14,6 +14,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from esbench.track.dialect import Dialect
+
 
 class BuildFlavor(StrEnum):
     """Values of the template global ``build_flavor`` (Rally's ``--build-flavor``)."""
@@ -274,6 +276,9 @@ class Track:
         challenges: all challenges; exactly one has ``default=True``.
         dependencies: pip requirement specs the track's plugins need.
         params: the effective track params (``--track-params``) the track was rendered with.
+        dialect: whose definition it was read from: Rally's ``track.json`` or OSB's ``workload.json``
+            (OSB's load driver bounds each operation by the client timeout, see
+            :class:`esbench.driver.worker.taskrun.TaskRun`).
         fingerprint: digest of the rendered track, its params and its files
             (:func:`esbench.track.fingerprint.track_fingerprint`); "" for tracks built in memory.
     """
@@ -291,6 +296,7 @@ class Track:
     corpora: tuple[DocumentCorpus, ...] = ()
     dependencies: tuple[str, ...] = ()
     params: Mapping[str, object] = field(default_factory=dict)
+    dialect: Dialect = Dialect.RALLY
     fingerprint: str = ""
 
     @property

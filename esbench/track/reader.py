@@ -35,6 +35,7 @@ from typing import Any
 
 from esbench.exceptions import TrackValidationError
 from esbench.track import optypes
+from esbench.track.dialect import Dialect
 from esbench.track.model import (
     DataStream,
     Index,
@@ -68,6 +69,7 @@ class TrackReader(CorporaReader, ScheduleReader):
         params: the effective track params (stored on the model).
         source_formats: the corpus ``source-format`` values accepted (the dialect's,
             :attr:`esbench.track.dialect.DialectSpec.source_formats`).
+        dialect: whose words the track is written in (stored on the model).
     """
 
     def __init__(
@@ -80,6 +82,7 @@ class TrackReader(CorporaReader, ScheduleReader):
         has_plugins: bool = False,
         params: Mapping[str, Any] | None = None,
         source_formats: tuple[str, ...] = ("bulk",),
+        dialect: Dialect = Dialect.RALLY,
     ) -> None:
         self.name = name
         self.root = root
@@ -88,6 +91,7 @@ class TrackReader(CorporaReader, ScheduleReader):
         self.has_plugins = has_plugins
         self.params = dict(params or {})
         self.source_formats = source_formats
+        self.dialect = dialect
 
     # -- errors ---------------------------------------------------------------------------------
 
@@ -172,6 +176,7 @@ class TrackReader(CorporaReader, ScheduleReader):
             challenges=challenges,
             dependencies=tuple(spec.get("dependencies") or ()),
             params=self.params,
+            dialect=self.dialect,
         )
 
     def _index(self, spec: Mapping[str, Any], i: int) -> Index:

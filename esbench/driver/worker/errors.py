@@ -112,7 +112,7 @@ def note_failure(run: Any, result: Any, *, warmup: bool) -> None:
     """Count a failed request's description in the task's recorder; log it the first time.
 
     Args:
-        run: the :class:`~esbench.driver.worker.executor.TaskRun` of the request's task.
+        run: the :class:`~esbench.driver.worker.taskrun.TaskRun` of the request's task.
         result: the failed :class:`~esbench.driver.worker.runners.base.RunnerResult`.
         warmup: whether the request was a warmup sample.
     """

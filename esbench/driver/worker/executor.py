@@ -46,31 +46,20 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from esbench.driver.plan import ClientAllocation, ClientPlan
-from esbench.driver.settings import OnError
 from esbench.driver.transport.repeat import current_repeat
 from esbench.driver.transport.timing import RequestTiming, current_timing
 from esbench.driver.worker.clock import Clock, SystemClock, wake_up
 from esbench.driver.worker.context import RaceContext, current_context
 from esbench.driver.worker.loopfailures import failed_call, note_failed_request, reraise_scheduler_error
 from esbench.driver.worker.loopsetup import LoopSetup, loop_setup
+from esbench.driver.worker.operationbound import bounded_call
 from esbench.driver.worker.outcome import RequestFailure
 from esbench.driver.worker.pluginerrors import reraise_for_plugin
 from esbench.driver.worker.repeating import repeat_for
 from esbench.driver.worker.runners.base import Runner, RunnerResult
 from esbench.driver.worker.scheduler import Scheduler
+from esbench.driver.worker.taskrun import TaskRun
 from esbench.driver.worker.waits import WaitNote, current_wait
-from esbench.metrics.recorder import TaskRecorder
-from esbench.metrics.samples import keep_samples, request_samples
-from esbench.records.samples import RequestSamples
-from esbench.track.model import Task
-
-#: Default throughput unit per operation type until a response reports one.
-_UNITS = {
-    "bulk": "docs/s",
-    "paginated-search": "pages/s",
-    "scroll-search": "pages/s",
-    "composite-agg": "pages/s",
-}
 
 
 class StepControl:
@@ -114,102 +103,6 @@ class StepControl:
 
     def drop_waiter(self, waiter: asyncio.Future[None]) -> None:
         self._waiters.discard(waiter)
-
-
-class TaskRun:
-    """What the clients of one task share in one worker: runner, param source, recorder.
-
-    Attributes:
-        item_errors: failed items by type from runners that report them (bulk), measurement
-            samples only; reported as the task result's ``item_errors_by_status``.
-        abort_on_error: ``--on-error=abort`` applies (unless the task sets
-            ``ignore-response-error-level: non-fatal``).
-        seed: the race's seed for random schedules.
-        first_start / last_end: ``perf_counter`` seconds when the first of this worker's
-            allocations of the task started and the last one ended (None before any); the
-            coordinator takes the task's start and end from them.
-        keep_samples: the recorder keeps every request for the metrics store
-            (:func:`esbench.metrics.samples.keep_samples`).
-    """
-
-    def __init__(
-        self,
-        *,
-        task: Task,
-        runner: Runner,
-        source: Any,
-        schedulers: Mapping[str, Any],
-        on_error: str = OnError.CONTINUE,
-        seed: int = 0,
-        keep_samples: bool = False,
-    ) -> None:
-        self.task = task
-        self.runner = runner
-        self.source = source
-        self.schedulers = schedulers
-        self.seed = seed
-        self.keep_samples = keep_samples
-        self.recorder = self._new_recorder(None)
-        self.item_errors: dict[str, int] = {}
-        self.abort_on_error = (
-            on_error == OnError.ABORT and task.params.get("ignore-response-error-level") != "non-fatal"
-        )
-        self.first_start: float | None = None
-        self.last_end: float | None = None
-        self.unit_pending = True
-
-    def _default_unit(self) -> str:
-        return _UNITS.get(self.task.operation.operation_type, "ops/s")
-
-    def _new_recorder(self, origin: float | None) -> TaskRecorder:
-        op = self.task.operation
-        recorder = TaskRecorder(
-            task=self.task.name,
-            operation=op.name,
-            operation_type=op.operation_type,
-            throughput_unit=self._default_unit(),
-            origin=origin,
-        )
-        if self.keep_samples:
-            keep_samples(recorder)
-        return recorder
-
-    def start(self, origin: float) -> None:
-        """Start recording with throughput windows counted from ``origin`` (the step start, the
-        same in every worker so that the windows merge exactly)."""
-        if self.recorder.count:
-            self.recorder = self._new_recorder(origin)
-        else:
-            # The recorder's histograms are large (~1.4 MB): reuse the unused one.
-            self.recorder.set_origin(origin)
-            self.recorder.throughput_unit = self._default_unit()
-        self.item_errors = {}
-        self.first_start = None
-        self.last_end = None
-        self.unit_pending = True
-
-    def mark_start(self, at: float) -> None:
-        """An allocation of this task started at ``at`` (perf_counter s)."""
-        if self.first_start is None or at < self.first_start:
-            self.first_start = at
-
-    def mark_end(self, at: float) -> None:
-        """An allocation of this task ended at ``at`` (perf_counter s)."""
-        if self.last_end is None or at > self.last_end:
-            self.last_end = at
-
-    def observe_unit(self, unit: str) -> None:
-        """Adopt the unit of the first response that has weight (``unit_pending`` is True until then)."""
-        if self.unit_pending:
-            self.unit_pending = False
-            self.recorder.throughput_unit = f"{unit}/s"
-
-
-def kept_samples(runs: Mapping[str, TaskRun]) -> dict[str, RequestSamples]:
-    """Task name -> the requests its recorder kept in this worker (tasks that keep none are left out)."""
-    return {
-        name: request_samples(run.recorder, run.first_start) for name, run in runs.items() if run.keep_samples
-    }
 
 
 class ClientExecutor:
@@ -355,6 +248,7 @@ class ClientExecutor:
         # the requests it accounted show in repeat.iterations when the runner returns.
         repeat = repeat_for(setup, runner, run.recorder.record, control, self.clock)
         current_repeat.set(repeat)
+        bound = run.operation_bound_s if repeat is None else None
         if repeat is None:
             self._track_progress(setup, runner, lambda: iterations)
         else:
@@ -407,7 +301,10 @@ class ClientExecutor:
                 repeat.iterations = iterations
             processing_start = last_start = now()
             try:
-                result = await runner(es, params)
+                if bound is None:
+                    result = await runner(es, params)
+                else:
+                    result = await bounded_call(runner, es, params, bound)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:

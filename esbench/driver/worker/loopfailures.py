@@ -16,7 +16,7 @@ from esbench.exceptions import ConnectionFailed, DriverError, EsbenchError, Race
 from esbench.track.model import Task
 
 if TYPE_CHECKING:
-    from esbench.driver.worker.executor import TaskRun
+    from esbench.driver.worker.taskrun import TaskRun
 
 
 def reraise_scheduler_error(exc: Exception, scheduler: Scheduler, task: str) -> None:

@@ -16,7 +16,7 @@ from esbench.driver.worker.scheduler import Scheduler, UnitAwareScheduler, Unthr
 
 if TYPE_CHECKING:
     from esbench.driver.plan import ClientAllocation
-    from esbench.driver.worker.executor import TaskRun
+    from esbench.driver.worker.taskrun import TaskRun
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,10 +31,12 @@ from esbench.driver.transport.http import HttpTransport
 from esbench.driver.transport.lazyclient import LazyClient
 from esbench.driver.worker.clock import Clock, SystemClock
 from esbench.driver.worker.context import RaceContext
-from esbench.driver.worker.executor import ClientExecutor, StepControl, TaskRun, kept_samples
+from esbench.driver.worker.executor import ClientExecutor, StepControl
 from esbench.driver.worker.loop import new_loop, watch_pipe
+from esbench.driver.worker.operationbound import operation_bound_s
 from esbench.driver.worker.profiling import worker_profile
 from esbench.driver.worker.stepfailure import WorkerError, as_worker_error
+from esbench.driver.worker.taskrun import TaskRun, kept_samples
 from esbench.driver.worker.taskruns import build_registry, build_task_runs
 from esbench.metrics.recorder import RecorderState
 from esbench.racelog import attach_worker_log
@@ -296,6 +298,7 @@ class WorkerRuntime:
                 seed=self.init.seed,
                 keep_samples=self.init.keep_samples,
                 enable_assertions=self.init.enable_assertions,
+                operation_bound_s=operation_bound_s(self.init.track, self.init.connection.options.timeout),
             )
             for plan in message.clients:
                 self._client(plan.client_id)

@@ -14,9 +14,9 @@ import pickle
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from esbench.driver.worker.executor import TaskRun
 from esbench.driver.worker.pluginerrors import reraise_for_plugin
 from esbench.driver.worker.runners.asserting import asserting_runner
+from esbench.driver.worker.taskrun import TaskRun
 from esbench.track.model import Task, Track
 
 if TYPE_CHECKING:
@@ -53,10 +53,12 @@ def build_task_runs(
     seed: int,
     keep_samples: bool = False,
     enable_assertions: bool = False,
+    operation_bound_s: float | None = None,
 ) -> dict[str, TaskRun]:
     """One :class:`TaskRun` per task of a step: its runner and a new (unpartitioned) param source.
     With ``enable_assertions`` the runner of a task that can carry assertions checks them
     (:func:`~esbench.driver.worker.runners.asserting.asserting_runner`; the others are untouched).
+    ``operation_bound_s`` bounds each runner call (OSB's workloads, :mod:`.operationbound`).
 
     Raises:
         esbench.exceptions.EsbenchError: unknown operation type or param source, bad params, or a
@@ -81,5 +83,6 @@ def build_task_runs(
             on_error=on_error,
             seed=seed,
             keep_samples=keep_samples,
+            operation_bound_s=operation_bound_s,
         )
     return runs

@@ -17,9 +17,10 @@ from esbench.corpus.model import CorpusSet, PreparedDocuments
 from esbench.corpus.offsets import ensure_offset_index
 from esbench.driver.plan import ClientAllocation, ClientPlan
 from esbench.driver.worker.context import RaceContext
-from esbench.driver.worker.executor import ClientExecutor, StepControl, TaskRun
+from esbench.driver.worker.executor import ClientExecutor, StepControl
 from esbench.driver.worker.registry import default_registry
 from esbench.driver.worker.runners.bulk import ndjson_body
+from esbench.driver.worker.taskrun import TaskRun
 from esbench.track.model import Documents
 
 START = 1000.0

@@ -10,9 +10,10 @@ from driver_helpers import BULK_OK, SEARCH_RESPONSE, FakeClock, op, static_es, t
 
 from esbench.driver.plan import ClientAllocation, ClientPlan
 from esbench.driver.worker.context import RaceContext
-from esbench.driver.worker.executor import ClientExecutor, StepControl, TaskRun
+from esbench.driver.worker.executor import ClientExecutor, StepControl
 from esbench.driver.worker.looplimits import loop_limits, unbounded
 from esbench.driver.worker.registry import default_registry
+from esbench.driver.worker.taskrun import TaskRun
 from esbench.exceptions import ConfigError, ConnectionFailed, DriverError, RaceAborted
 from esbench.metrics.recorder import METRICS, RecorderState
 from esbench.metrics.stats import task_result

@@ -28,9 +28,10 @@ from esbench.driver.transport.rawhttp import RawHttpTransport
 from esbench.driver.transport.repeat import Repeat, current_repeat
 from esbench.driver.transport.timing import RequestTiming, current_timing
 from esbench.driver.worker.context import RaceContext
-from esbench.driver.worker.executor import ClientExecutor, StepControl, TaskRun
+from esbench.driver.worker.executor import ClientExecutor, StepControl
 from esbench.driver.worker.registry import default_registry
 from esbench.driver.worker.runners.search import Search
+from esbench.driver.worker.taskrun import TaskRun
 from esbench.track.model import Throughput
 
 TARGET = "/i/_search"
