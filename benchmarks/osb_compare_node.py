@@ -25,41 +25,19 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from opensearch_maven import add_painless_module, maven_artifact
+
 VERSION = "2.19.1"
 KNN = f"org.opensearch.plugin:opensearch-knn:{VERSION}.0:zip"
 SERVER = f"org.opensearch.distribution.integ-test-zip:opensearch:{VERSION}:zip"
 CACHE = Path.home() / ".cache" / "esbench" / "osb-compare"
-M2 = Path.home() / ".m2" / "repository"
 JAVA_HOME = "/usr/lib/jvm/java-17-openjdk-amd64"
-_PAINLESS_JARS = re.compile(
-    r"^(lang-painless|opensearch-scripting-painless-spi|antlr4-runtime|asm(-\w+)?)-[\d.]+\.jar$"
-)
-_POM = f"""<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
-<groupId>esbench</groupId><artifactId>osb-compare-painless</artifactId><version>1</version>
-<dependencies><dependency><groupId>org.opensearch.plugin</groupId><artifactId>lang-painless</artifactId>
-<version>{VERSION}</version></dependency></dependencies></project>
-"""
-_DESCRIPTOR = f"""description=Painless scripting language (assembled from Maven jars for k-NN)
-version={VERSION}
-name=lang-painless
-classname=org.opensearch.painless.PainlessPlugin
-java.version=11
-opensearch.version={VERSION}
-extended.plugins=
-has.native.controller=false
-"""
-_POLICY = """grant {
-  permission java.lang.RuntimePermission "createClassLoader";
-  permission java.lang.RuntimePermission "getClassLoader";
-};
-"""
 
 
 @dataclass(frozen=True)
@@ -71,36 +49,12 @@ class Distribution:
     describe: str
 
 
-def _artifact(coordinates: str) -> Path | None:
-    group, artifact, version, packaging = coordinates.split(":")
-    path = M2 / group.replace(".", "/") / artifact / version / f"{artifact}-{version}.{packaging}"
-    if not path.is_file():
-        subprocess.run(
-            ["mvn", "-q", "dependency:get", f"-Dartifact={coordinates}", "-Dtransitive=false"],
-            capture_output=True,
-        )
-    return path if path.is_file() else None
-
-
 def _build(server: Path, knn: Path, target: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="osb-compare-node-") as tmp:
         work = Path(tmp)
-        (work / "pom.xml").write_text(_POM)
-        subprocess.run(
-            ["mvn", "-q", "dependency:copy-dependencies", "-DoutputDirectory=jars", "-DincludeScope=runtime"],
-            cwd=work,
-            check=True,
-            capture_output=True,
-        )
         subprocess.run(["unzip", "-q", str(server), "-d", str(work / "dist")], check=True)
         (home,) = (work / "dist").iterdir()
-        module = home / "modules" / "lang-painless"
-        module.mkdir()
-        for jar in (work / "jars").iterdir():
-            if _PAINLESS_JARS.match(jar.name):
-                shutil.copy(jar, module / jar.name)
-        (module / "plugin-descriptor.properties").write_text(_DESCRIPTOR)
-        (module / "plugin-security.policy").write_text(_POLICY)
+        add_painless_module(home, VERSION)
         subprocess.run(
             [str(home / "bin" / "opensearch-plugin"), "install", "--batch", knn.as_uri()],
             env={**os.environ, "OPENSEARCH_JAVA_HOME": JAVA_HOME},
@@ -116,7 +70,7 @@ def _build(server: Path, knn: Path, target: Path) -> None:
 def distribution() -> Distribution:
     """The archive to start (built on first use); falls back as the module docstring says."""
     target = CACHE / f"opensearch-{VERSION}-knn.zip"
-    server, knn = _artifact(SERVER), _artifact(KNN)
+    server, knn = maven_artifact(SERVER), maven_artifact(KNN)
     if server and knn:
         if not target.is_file():
             CACHE.mkdir(parents=True, exist_ok=True)
@@ -132,7 +86,7 @@ def distribution() -> Distribution:
                 "lucene engine only) + lang-painless assembled from Maven jars",
             )
     for version in (VERSION, "2.18.0"):
-        plain = _artifact(f"org.opensearch.distribution.integ-test-zip:opensearch:{version}:zip")
+        plain = maven_artifact(f"org.opensearch.distribution.integ-test-zip:opensearch:{version}:zip")
         if plain:
             return Distribution(plain, version, f"OpenSearch {version} integ-test zip, without k-NN")
     raise SystemExit("no OpenSearch integ-test zip on Maven (tried 2.19.1 and 2.18.0)")

@@ -32,6 +32,8 @@ from esbench.provision import ProvisionedCluster, ProvisionSettings, provision_c
 ROOT = Path(__file__).resolve().parents[1]
 RESOURCES = ROOT / "tests" / "resources"
 TRACKS = RESOURCES / "tracks"
+#: The benchmark scripts; a few of their helper modules serve test fixtures too.
+BENCHMARKS = ROOT / "benchmarks"
 
 #: How long one esbench run may take before the test fails (s). pytest-timeout ends a test at 300 s;
 #: a shorter deadline here fails with the command's own output instead.

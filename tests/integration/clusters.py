@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -37,11 +37,15 @@ from pathlib import Path
 
 import pytest
 from elasticsearch import Elasticsearch
-from harness import dist_cache, esbench, ok, provision
+from harness import BENCHMARKS, dist_cache, esbench, ok, provision
 
 from esbench.provision import DEFAULT_DISTRIBUTION_VERSION, ProvisionSettings
 from esbench.provision.flavors import OPENSEARCH
 from esbench.provision.launcher import pids_with_marker
+
+# The Maven assembly of OpenSearch with k-NN is shared with the OSB comparison's node.
+sys.path.insert(0, str(BENCHMARKS))
+from opensearch_maven import add_painless_module, maven_artifact
 
 ES_VERSION = os.environ.get("ESBENCH_TEST_ES_VERSION", DEFAULT_DISTRIBUTION_VERSION)
 
@@ -216,80 +220,28 @@ def opensearch_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[
 
 
 KNN_VERSION = "2.19.1"
-_MAVEN_REPO = Path.home() / ".m2" / "repository"
-_PAINLESS_POM = f"""<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
-<groupId>esbench-tests</groupId><artifactId>painless-module</artifactId><version>1</version>
-<dependencies><dependency><groupId>org.opensearch.plugin</groupId><artifactId>lang-painless</artifactId>
-<version>{KNN_VERSION}</version></dependency></dependencies></project>
-"""
-_PAINLESS_DESCRIPTOR = f"""description=Painless, assembled from its Maven jars (the k-NN plugin extends it)
-version={KNN_VERSION}
-name=lang-painless
-classname=org.opensearch.painless.PainlessPlugin
-java.version=11
-opensearch.version={KNN_VERSION}
-extended.plugins=
-has.native.controller=false
-"""
-_PAINLESS_POLICY = """grant {
-  permission java.lang.RuntimePermission "createClassLoader";
-  permission java.lang.RuntimePermission "getClassLoader";
-};
-"""
 
 
 def _maven_zip(coordinates: str) -> Path:
     """The local Maven repository's copy of ``group:artifact:version:zip`` (fetched with mvn)."""
-    group, artifact, version, packaging = coordinates.split(":")
-    path = _MAVEN_REPO / group.replace(".", "/") / artifact / version / f"{artifact}-{version}.{packaging}"
-    if not path.is_file():
-        subprocess.run(
-            ["mvn", "-B", "-q", "dependency:get", f"-Dartifact={coordinates}", "-Dtransitive=false"],
-            capture_output=True,
-            check=False,
-        )
-    if not path.is_file():
+    path = maven_artifact(coordinates)
+    if path is None:
         pytest.fail(f"{coordinates} is not in the local Maven repository and mvn could not fetch it")
     return path
 
 
 def _server_with_painless(cache: Path) -> Path:
-    """The 2.19.1 integ-test zip plus a ``lang-painless`` module (built once into ``cache``).
-
-    k-NN's descriptor says ``extended.plugins=lang-painless``; the integ-test zip has no such module
-    and Maven has no zip of it, only its jar: the module is assembled from that jar and its runtime
-    dependencies (``mvn dependency:copy-dependencies``), with the module's descriptor and permissions.
-    """
+    """The 2.19.1 integ-test zip plus a ``lang-painless`` module, which k-NN extends (built once
+    into ``cache``; benchmarks/opensearch_maven.py says how)."""
     target = cache / f"opensearch-{KNN_VERSION}-painless.zip"
     if target.is_file():
         return target
     server = _maven_zip(f"org.opensearch.distribution.integ-test-zip:opensearch:{KNN_VERSION}:zip")
     with tempfile.TemporaryDirectory(prefix="esbench-knn-dist-") as tmp:
         work = Path(tmp)
-        (work / "pom.xml").write_text(_PAINLESS_POM)
-        subprocess.run(
-            [
-                "mvn",
-                "-B",
-                "-q",
-                "dependency:copy-dependencies",
-                "-DoutputDirectory=jars",
-                "-DincludeScope=runtime",
-            ],
-            cwd=work,
-            check=True,
-            capture_output=True,
-        )
         shutil.unpack_archive(server, work / "dist")
         (home,) = (work / "dist").iterdir()
-        module = home / "modules" / "lang-painless"
-        module.mkdir()
-        wanted = ("lang-painless-", "opensearch-scripting-painless-spi-", "antlr4-runtime-", "asm-")
-        for jar in (work / "jars").glob("*.jar"):
-            if jar.name.startswith(wanted):
-                shutil.copy(jar, module / jar.name)
-        (module / "plugin-descriptor.properties").write_text(_PAINLESS_DESCRIPTOR)
-        (module / "plugin-security.policy").write_text(_PAINLESS_POLICY)
+        add_painless_module(home, KNN_VERSION)
         for script in (home / "bin").iterdir():
             script.chmod(0o755)
         cache.mkdir(parents=True, exist_ok=True)

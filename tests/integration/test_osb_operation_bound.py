@@ -44,7 +44,11 @@ def _workload(directory: Path, index: str) -> Path:
                             },
                             {
                                 "name": "count",
-                                "operation": {"operation-type": "search", "index": index, "body": {"size": 0}},
+                                "operation": {
+                                    "operation-type": "search",
+                                    "index": index,
+                                    "body": {"size": 0},
+                                },
                                 "iterations": 3,
                             },
                         ],

@@ -17,7 +17,12 @@ from esbench.track.model import Challenge, Track
 
 
 def _track(dialect: Dialect) -> Track:
-    return Track(name="t", root=Path("."), challenges=(Challenge(name="c", schedule=(), default=True),), dialect=dialect)
+    return Track(
+        name="t",
+        root=Path("."),
+        challenges=(Challenge(name="c", schedule=(), default=True),),
+        dialect=dialect,
+    )
 
 
 def test_only_workloads_in_osbs_format_are_bounded_by_the_client_timeout() -> None:
