@@ -12,7 +12,6 @@ writer's version check (:mod:`esbench.results.store_writer`).
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from elastic_transport import HttpHeaders, Urllib3HttpNode
@@ -20,16 +19,10 @@ from elastic_transport._node import NodeApiResponse
 from elastic_transport.client_utils import DEFAULT, DefaultType
 from elasticsearch import Elasticsearch
 
+from esbench.mediatypes import plain_media_headers
+
 if TYPE_CHECKING:
     from esbench.results.metrics_store import MetricsStoreSettings
-
-_COMPAT_MEDIA_TYPE = re.compile(r"application/vnd\.elasticsearch\+([\w.-]+)(\s*;\s*compatible-with=\d+)?")
-
-
-def plain_media_type(value: str) -> str:
-    """``application/vnd.elasticsearch+json; compatible-with=8`` -> ``application/json``
-    (``x-ndjson`` likewise); other values unchanged."""
-    return _COMPAT_MEDIA_TYPE.sub(r"application/\1", value)
 
 
 class PlainMediaTypeNode(Urllib3HttpNode):
@@ -43,13 +36,8 @@ class PlainMediaTypeNode(Urllib3HttpNode):
         headers: HttpHeaders | None = None,
         request_timeout: float | DefaultType | None = DEFAULT,
     ) -> NodeApiResponse:
-        if headers:
-            headers = headers.copy()
-            for name in ("accept", "content-type"):
-                if name in headers:
-                    headers[name] = plain_media_type(headers[name])
         return super().perform_request(
-            method, target, body=body, headers=headers, request_timeout=request_timeout
+            method, target, body=body, headers=plain_media_headers(headers), request_timeout=request_timeout
         )
 
 

@@ -30,6 +30,7 @@ from elastic_transport.client_utils import DEFAULT, DefaultType
 
 from esbench.driver.transport.http import HttpTransport, RawResponse
 from esbench.driver.transport.nodes import TimedAiohttpNode
+from esbench.mediatypes import plain_media_headers
 
 
 class TargetFlavor(StrEnum):
@@ -135,15 +136,6 @@ def uses_compat_media_types(flavor: str | None, version: str | None) -> bool:
     return major is None or int(major.group(1)) >= 8
 
 
-_COMPAT_MEDIA_TYPE = re.compile(r"application/vnd\.elasticsearch\+([\w.-]+)(\s*;\s*compatible-with=\d+)?")
-
-
-def plain_media_type(value: str) -> str:
-    """``application/vnd.elasticsearch+json; compatible-with=8`` -> ``application/json``
-    (``x-ndjson`` likewise); other values unchanged."""
-    return _COMPAT_MEDIA_TYPE.sub(r"application/\1", value)
-
-
 class PlainMediaTypeNode(TimedAiohttpNode):
     """:class:`esbench.driver.transport.nodes.TimedAiohttpNode` that sends plain ``application/json`` and
     ``application/x-ndjson`` instead of elasticsearch-py's compatibility media types, for targets
@@ -159,11 +151,6 @@ class PlainMediaTypeNode(TimedAiohttpNode):
         headers: HttpHeaders | None = None,
         request_timeout: float | DefaultType | None = DEFAULT,
     ) -> NodeApiResponse:
-        if headers:
-            headers = headers.copy()
-            for name in ("accept", "content-type"):
-                if name in headers:
-                    headers[name] = plain_media_type(headers[name])
         return await super().perform_request(
-            method, target, body=body, headers=headers, request_timeout=request_timeout
+            method, target, body=body, headers=plain_media_headers(headers), request_timeout=request_timeout
         )

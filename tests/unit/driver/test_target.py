@@ -19,10 +19,10 @@ from esbench.driver.transport.target import (
     TargetFlavor,
     TargetHttpError,
     detect_distribution,
-    plain_media_type,
     uses_compat_media_types,
 )
 from esbench.exceptions import ConfigError
+from esbench.mediatypes import plain_media_type
 
 OPENSEARCH_ROOT = {
     "version": {"distribution": "opensearch", "number": "2.18.0"},

@@ -26,7 +26,6 @@ from esbench.results import store_metric_documents as metric_docs
 from esbench.results.annotations import list_annotations
 from esbench.results.metrics_store import MetricsStoreSettings, resolve_metrics_store
 from esbench.results.race_listing import ListedRace
-from esbench.results.store_client import plain_media_type
 from esbench.results.store_layout import LAYOUTS, OSB, RALLY, LayoutName, StoreIndex
 from esbench.results.store_races import race_from_rally_document
 from esbench.results.store_templates import index_templates
@@ -285,12 +284,3 @@ def test_annotations_are_refused_in_osbs_layout() -> None:
     settings = MetricsStoreSettings.from_url("http://127.0.0.1:1", layout=OSB)
     with pytest.raises(UserError, match="--metrics-store-layout=rally"):
         list_annotations(settings, environment="local")
-
-
-def test_the_store_client_sends_plain_media_types() -> None:
-    assert plain_media_type("application/vnd.elasticsearch+json; compatible-with=8") == "application/json"
-    assert (
-        plain_media_type("application/vnd.elasticsearch+x-ndjson; compatible-with=8")
-        == "application/x-ndjson"
-    )
-    assert plain_media_type("text/plain") == "text/plain"
