@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from peer_options import cases, invoke, refusal_problems
 
 from esbench.cli import main
 from esbench.cli.options.commands import OSB_REFUSED_COMMANDS, OSB_TO_ESBENCH
@@ -105,39 +106,6 @@ def test_every_osb_option_is_taken_or_refused_with_its_reason(rows: list[Coverag
     assert not missing, "OSB options esbench neither takes nor refuses: " + ", ".join(missing)
 
 
-def _value(arg: PeerArgument, flag: str) -> list[str]:
-    if arg.kind in ("_StoreTrueAction", "BooleanOptionalAction"):
-        return [flag]
-    value = PLAUSIBLE.get(flag)
-    if value is None and arg.choices:
-        value = str(arg.choices[0])
-    if value is None and isinstance(arg.default, str | int) and not isinstance(arg.default, bool):
-        value = str(arg.default) or "x"
-    # A short OSB spelling takes its value as the next argument, as argparse and click both read it.
-    return [flag, value or "x"] if not flag.startswith("--") else [f"{flag}={value or 'x'}"]
-
-
-def _cases(rows: list[Coverage], status: Status) -> list[tuple[str, list[str], Coverage]]:
-    return [
-        (path, _value(r.rally, flag), r)
-        for r in rows
-        if r.status is status and not r.rally.positional
-        for path in r.paths
-        for flag in r.rally.flags
-    ]
-
-
-def _invoke(
-    path: str, args: list[str], monkeypatch: pytest.MonkeyPatch, *, invoked_as: str | None = None
-) -> tuple[int, str, bool]:
-    command = command_at(main, path)
-    assert command is not None, path
-    ran: list[bool] = []
-    monkeypatch.setattr(command, "callback", lambda *_, **__: ran.append(True))
-    result = CliRunner().invoke(main, [*(invoked_as or path).split(), *REQUIRED.get(path, []), *args])
-    return result.exit_code, result.output, bool(ran)
-
-
 def _osb_name(command: str, path: str) -> str:
     """The esbench command line an OSB user types for ``path``: OSB's own word where esbench has it
     (``run``, ``create-workload``, ``list workloads``), else esbench's."""
@@ -156,11 +124,12 @@ def _osb_name(command: str, path: str) -> str:
 def test_every_taken_osb_option_parses_with_a_plausible_value_under_osbs_command_name(
     rows: list[Coverage], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cases = _cases(rows, Status.TAKEN)
-    assert len(cases) > 100
+    taken = cases(rows, Status.TAKEN, PLAUSIBLE)
+    assert len(taken) > 100
     problems = []
-    for path, args, row in cases:
-        code, output, ran = _invoke(path, args, monkeypatch, invoked_as=_osb_name(row.rally.command, path))
+    for path, args, row in taken:
+        name = _osb_name(row.rally.command, path)
+        code, output, ran = invoke(path, args, monkeypatch, REQUIRED, invoked_as=name)
         if code != 0 or not ran:
             problems.append(f"esbench {_osb_name(row.rally.command, path)} {args} -> {code}: {output!r}")
     assert not problems, "\n".join(problems)
@@ -169,21 +138,11 @@ def test_every_taken_osb_option_parses_with_a_plausible_value_under_osbs_command
 def test_every_refused_osb_option_parses_then_gives_its_reason(
     rows: list[Coverage], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cases = _cases(rows, Status.REFUSED)
-    assert len(cases) > 40
-    refused_commands = OSB.refused_commands
-    problems = []
-    for path, args, row in cases:
-        if path in refused_commands:
-            result = CliRunner().invoke(main, [*path.split(), *args])
-            code, output, ran = result.exit_code, result.output, False
-            expected = f"[ERROR] {path}: {refused_commands[path]}"
-        else:
-            code, output, ran = _invoke(path, args, monkeypatch)
-            entry = next(e for e in row.entries if e.refused is not None and path in e.commands)
-            expected = f"[ERROR] {entry.long}: {entry.refused}"
-        if code != 64 or ran or output.strip() != expected:
-            problems.append(f"esbench {path} {args} -> {code}: {output!r}")
+    refused = cases(rows, Status.REFUSED, PLAUSIBLE)
+    assert len(refused) > 40
+    problems = refusal_problems(
+        refused, OSB.refused_commands, lambda path, args: invoke(path, args, monkeypatch, REQUIRED)
+    )
     assert not problems, "\n".join(problems)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from peer_options import cases, invoke, refusal_problems
 
 from esbench.cli import main
 from esbench.cli.options.commands import RALLY_TO_ESBENCH, REFUSED_COMMANDS
@@ -22,7 +22,6 @@ from esbench.cli.options.coverage import (
     Coverage,
     RallyArgument,
     Status,
-    command_at,
     coverage,
     read_rally_parser,
     render_markdown,
@@ -100,44 +99,17 @@ def test_hidden_rally_options_are_decided_too(rows: list[Coverage]) -> None:
     assert all(r.status is not Status.MISSING for r in rows if r.rally.hidden)
 
 
-def _value(arg: RallyArgument, flag: str) -> list[str]:
-    if arg.kind in ("_StoreTrueAction", "BooleanOptionalAction"):
-        return [flag]
-    if flag in PLAUSIBLE:
-        return [f"{flag}={PLAUSIBLE[flag]}"]
-    if arg.choices:
-        return [f"{flag}={arg.choices[0]}"]
-    if isinstance(arg.default, str | int) and not isinstance(arg.default, bool) and str(arg.default):
-        return [f"{flag}={arg.default}"]
-    return [f"{flag}=x"]
-
-
-def _cases(rows: list[Coverage], status: Status) -> list[tuple[str, list[str], Coverage]]:
-    return [
-        (path, _value(r.rally, flag), r)
-        for r in rows
-        if r.status is status and not r.rally.positional
-        for path in r.paths
-        for flag in r.rally.flags
-    ]
-
-
 def _invoke(path: str, args: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, bool]:
-    command = command_at(main, path)
-    assert command is not None, path
-    ran: list[bool] = []
-    monkeypatch.setattr(command, "callback", lambda *_, **__: ran.append(True))
-    result = CliRunner().invoke(main, [*path.split(), *REQUIRED.get(path, []), *args])
-    return result.exit_code, result.output, bool(ran)
+    return invoke(path, args, monkeypatch, REQUIRED)
 
 
 def test_every_taken_rally_option_parses_with_a_plausible_value(
     rows: list[Coverage], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cases = _cases(rows, Status.TAKEN)
-    assert len(cases) > 100
+    taken = cases(rows, Status.TAKEN, PLAUSIBLE)
+    assert len(taken) > 100
     problems = []
-    for path, args, _ in cases:
+    for path, args, _ in taken:
         code, output, ran = _invoke(path, args, monkeypatch)
         if code != 0 or not ran:
             problems.append(f"esbench {path} {args} -> {code}: {output!r}")
@@ -147,21 +119,11 @@ def test_every_taken_rally_option_parses_with_a_plausible_value(
 def test_every_refused_rally_option_parses_then_gives_its_reason(
     rows: list[Coverage], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cases = _cases(rows, Status.REFUSED)
-    assert len(cases) > 40
-    problems = []
-    for path, args, row in cases:
-        if path in REFUSED_COMMANDS:
-            # A command refused as a whole: its own reason, whatever the options.
-            result = CliRunner().invoke(main, [*path.split(), *args])
-            code, output, ran = result.exit_code, result.output, False
-            expected = f"[ERROR] {path}: {REFUSED_COMMANDS[path]}"
-        else:
-            code, output, ran = _invoke(path, args, monkeypatch)
-            entry = next(e for e in row.entries if e.refused is not None and path in e.commands)
-            expected = f"[ERROR] {entry.long}: {entry.refused}"
-        if code != 64 or ran or output.strip() != expected:
-            problems.append(f"esbench {path} {args} -> {code}: {output!r}")
+    refused = cases(rows, Status.REFUSED, PLAUSIBLE)
+    assert len(refused) > 40
+    problems = refusal_problems(
+        refused, REFUSED_COMMANDS, lambda path, args: _invoke(path, args, monkeypatch)
+    )
     assert not problems, "\n".join(problems)
 
 
