@@ -283,7 +283,9 @@ def write_query_files(root: Path) -> list[Path]:
         return []
     written = []
     rnd = random.Random(root.name)
-    for entry in json.loads(listing.read_text()):
+    entries = json.loads(listing.read_text())
+    # neural_search lists several query files; treccovid_semantic_search names one as an object.
+    for entry in entries if isinstance(entries, list) else [entries]:
         source = root / entry["source-file"]
         lines = [json.dumps({"text": " ".join(rnd.choice(_WORDS) for _ in range(6))}) for _ in range(100)]
         payload = ("\n".join(lines) + "\n").encode()

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import Any
 
+from esbench.compat.osbclient import osb_client
 from esbench.compat.processors import DefaultTrackPreparator
 from esbench.driver.pluginhost import PluginRegistry
 
@@ -68,8 +69,9 @@ class WorkloadRegistry:
         return {"benchmark_version": OSB_API_VERSION, "async_runner": True}
 
     def register_runner(self, name: Any, runner: Any, **kwargs: Any) -> None:
-        """Rally's and OSB's ``register_runner``."""
-        self._registry.register_runner(name, runner, **kwargs)
+        """Rally's and OSB's ``register_runner``; the runner is called with opensearch-py's
+        transport (:func:`esbench.compat.osbclient.osb_client`), as OSB calls it."""
+        self._registry.register_runner(name, runner, client_view=osb_client, **kwargs)
 
     def register_param_source(self, name: str, param_source: Any) -> None:
         """Rally's and OSB's ``register_param_source``."""

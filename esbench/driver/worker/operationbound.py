@@ -42,7 +42,9 @@ async def bounded_call(runner: Runner, es: Any, params: Any, bound_s: float) -> 
     Raises:
         Whatever the runner raises (a ``TimeoutError`` of its own included).
     """
-    limit = params.get("request-timeout", bound_s) if isinstance(params, dict) else bound_s
+    # OSB: ``request-timeout`` unless it is absent or None (param sources pass None through).
+    asked = params.get("request-timeout") if isinstance(params, dict) else None
+    limit = bound_s if asked is None else asked
     scope = asyncio.timeout(float(limit))
     try:
         async with scope:

@@ -143,9 +143,17 @@ class Registry:
     # ------------------------------------------------------------------ Rally's registration API
 
     def register_runner(
-        self, operation_type: Any, runner: Any, *, async_runner: bool = False, **kwargs: Any
+        self,
+        operation_type: Any,
+        runner: Any,
+        *,
+        async_runner: bool = False,
+        **kwargs: Any,
     ) -> None:
-        """Register the runner of an operation type (see module doc).
+        """Register the runner of an operation type (see module doc). The keyword ``client_view``
+        (a callable) wraps the client a plugin runner is called with
+        (:class:`~esbench.driver.worker.runners.base.LegacyRunner`); other keywords are ignored, as
+        Rally ignores them.
 
         Raises:
             esbench.exceptions.TrackError: the runner is not async.
@@ -165,7 +173,7 @@ class Registry:
                 f"The runner {runner!r} for operation type '{name}' is registered with async_runner=True "
                 f"but is not async: define it with 'async def'."
             )
-        self._runners[name] = LegacyRunner(runner, name=name)
+        self._runners[name] = LegacyRunner(runner, name=name, client_view=kwargs.get("client_view"))
 
     def register_param_source(self, name: str, param_source: Any) -> None:
         """Register a param source under the name operations use in ``param-source``.

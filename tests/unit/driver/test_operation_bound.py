@@ -49,6 +49,12 @@ async def test_the_tasks_request_timeout_wins_over_the_client_timeout() -> None:
     assert result.error_type == "timeout" and "0.02 s" in result.error_description
 
 
+async def test_a_request_timeout_of_none_means_the_client_timeout() -> None:
+    # OSB's vector-search param source passes "request-timeout": None through.
+    result = await asyncio.wait_for(bounded_call(_never, None, {"request-timeout": None}, 0.03), timeout=30)
+    assert result.error_type == "timeout" and "0.03 s" in result.error_description
+
+
 async def test_a_call_within_the_bound_returns_what_the_runner_returned() -> None:
     done = RunnerResult(weight=3, unit="docs")
 

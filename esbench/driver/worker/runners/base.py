@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import quote, urlencode
@@ -139,12 +139,14 @@ class LegacyRunner(Runner):
     ``--target-hosts``), others the default client; a runner whose
     innermost delegate has both ``completed`` and ``percent_completed`` decides itself when its
     task ends. Return values are read as Rally's ``execute_single`` reads them
-    (:func:`normalize_result`).
+    (:func:`normalize_result`). ``client_view`` wraps the client(s) before the call (an OSB
+    workload's runner gets opensearch-py's transport: :mod:`esbench.compat.osbclient`).
     """
 
-    def __init__(self, delegate: Any, *, name: str) -> None:
+    def __init__(self, delegate: Any, *, name: str, client_view: Callable[[Any], Any] | None = None) -> None:
         self.delegate = delegate
         self.name = name
+        self._client_view = client_view
         self._context_manager = hasattr(delegate, "__aenter__") and hasattr(delegate, "__aexit__")
         inner = _unwrap(delegate)
         self._multi_cluster = hasattr(inner, "multi_cluster")
@@ -162,6 +164,8 @@ class LegacyRunner(Runner):
 
     async def __call__(self, es: EsbenchClient, params: RallyParams) -> RunnerResult:
         client = es if not self._multi_cluster else _clients_by_cluster(es)
+        if self._client_view is not None:
+            client = self._client_view(client)
         if self._context_manager:
             async with self.delegate:
                 value = await self.delegate(client, params)
