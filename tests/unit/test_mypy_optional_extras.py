@@ -29,7 +29,7 @@ def test_every_extra_outside_the_test_extra_may_be_missing_to_mypy() -> None:
         for module in override["module"]
     }
     # Distribution name -> import name where they differ.
-    import_names = {"apache_otava": "otava"}
+    import_names = {"apache_otava": "otava", "opensearch_py": "opensearchpy"}
     missing = []
     for extra, requirements in extras.items():
         for requirement in requirements:
