@@ -189,10 +189,44 @@ def run_tool(tool: str, argv: list[str], out: Path, osb: Path, name: str, timeou
             proc.wait()
             print(f"[ERROR] {stopped}", file=sink)
         code = -1 if stopped else proc.returncode
+        _end_group(proc.pid)
     output = log.read_text(errors="replace")
     seconds = time.perf_counter() - started
     results = Path(next(a for a in argv if a.startswith("--results-file=")).split("=", 1)[1])
     return Run(tool, code, round(seconds, 1), parse_results(results), last_error(output))
+
+
+def _group_members(pgid: int) -> list[int]:
+    """The live processes of process group ``pgid`` (read from /proc)."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # After the name: state, ppid, pgrp; a zombie has ended already.
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            members.append(int(stat.parent.name))
+    return members
+
+
+def _end_group(pgid: int, wait_s: float = 30.0) -> None:
+    """End what is left of a run's process group and wait until it is gone: OSB's actor system
+    outlives the command for a while, and the next OSB run refuses to start while another OSB
+    process runs ("other OSB processes running")."""
+    deadline = time.monotonic() + wait_s
+    sig = signal.SIGTERM
+    while _group_members(pgid):
+        if time.monotonic() > deadline:
+            if sig is signal.SIGKILL:
+                print(f"[WARNING] process group {pgid} still has {_group_members(pgid)}", file=sys.stderr)
+                return
+            sig, deadline = signal.SIGKILL, time.monotonic() + 5
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
 
 
 #: esbench's live line for a task that waits in a retry loop (retry-until-success).

@@ -7,18 +7,21 @@
 # Copies rally-eventdata-track (EVENTDATA_TRACK, default: the mirror's newest commit) to
 # OUTDIR/track, adds the challenge benchmarks/tracks/eventdata-fieldstats/short-fieldstats.json
 # (20,000 documents into elasticlogs_q-*, then `fieldstats` with 15 clients x (15 warmup + 1)
-# requests, 7, 4 and 1 clients x 1 request), and races it RUNS times (default 3) with both tools
+# requests, 7, 4 and 1 clients x 1 request; with CHALLENGE=daily-fieldstats the same tasks over
+# 24 daily indices of 3 shards, the layout of the track's daily-volume challenges), and races it RUNS times (default 3) with both tools
 # on a fresh node each time (benchmarks/isolated_rally_compare.sh: Rally first, then esbench).
 # Prints, per run and task, Rally's and esbench's Mean Throughput and their ratio, and the command;
 # with ESBENCH_BEFORE=DIR (an older esbench source tree, e.g. a commit's `git archive` with its C
 # extensions built) also that esbench's value, raced third on the same node.
+# With RALLY_WITHOUT_STACKLEVEL=1, Rally runs with benchmarks/rally_without_stacklevel on its
+# PYTHONPATH (an experiment: elasticsearch-py 8.6.1's per-call inspect.stack() made constant).
 # Needs root (unshare) and Rally (RALLY, default: a copy of /work/venvs/rally/bin/esrally).
 set -eu
 if [ $# -lt 1 ]; then
     echo "usage: $0 OUTDIR [RUNS]" >&2
     exit 64
 fi
-OUT=$(realpath -m "$1"); RUNS=${2:-3}
+OUT=$(realpath -m "$1"); RUNS=${2:-3}; CHALLENGE=${CHALLENGE:-short-fieldstats}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 MIRROR=/work/.mirror/elastic+rally-eventdata-track/repo
 mkdir -p "$OUT"
@@ -28,19 +31,22 @@ if [ -n "${EVENTDATA_TRACK:-}" ]; then
 else
     git --git-dir="$MIRROR" archive HEAD | tar x -C "$OUT/track"
 fi
-cp "$REPO/benchmarks/tracks/eventdata-fieldstats/short-fieldstats.json" "$OUT/track/eventdata/challenges/"
+cp "$REPO"/benchmarks/tracks/eventdata-fieldstats/*.json "$OUT/track/eventdata/challenges/"
 if [ -z "${RALLY:-}" ]; then
     # Another file name, so that other sessions' --kill-running-processes does not match it.
     cp /work/venvs/rally/bin/esrally "$OUT/rally-short-task"
     export RALLY=$OUT/rally-short-task
 fi
-echo "command: $0 $*"
+if [ "${RALLY_WITHOUT_STACKLEVEL:-}" = 1 ]; then
+    export RALLY_PYTHONPATH=$REPO/benchmarks/rally_without_stacklevel
+fi
+echo "command: CHALLENGE=$CHALLENGE RALLY_WITHOUT_STACKLEVEL=${RALLY_WITHOUT_STACKLEVEL:-} $0 $*"
 # "rally n/t": the task's requests over the longest time a Rally worker logged for it ("finished
 # executing tasks [...] in X seconds"): what Rally's running average approximates.
 printf '%-4s %-34s %12s %12s %8s %12s %10s\n' run task "rally ops/s" "esbench" ratio "before" "rally n/t"
 for run in $(seq 1 "$RUNS"); do
     "$REPO/benchmarks/isolated_rally_compare.sh" "$OUT/run$run" "$OUT/track/eventdata" \
-        --challenge=short-fieldstats --on-error=abort > "$OUT/run$run.log" 2>&1 || true
+        --challenge="$CHALLENGE" --on-error=abort > "$OUT/run$run.log" 2>&1 || true
     for spec in fieldstats-15-clients-15-warmup:240 fieldstats-7-clients:7 fieldstats-4-clients:4 fieldstats-1-client:1; do
         task=${spec%%:*}; requests=${spec#*:}
         took=$(grep -h "finished executing tasks \['$task'" "$OUT/run$run"/rally-home/.rally/logs/rally.log 2>/dev/null \
