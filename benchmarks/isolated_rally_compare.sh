@@ -19,6 +19,9 @@
 #   CORPUS_FILES   NAME=DIR[,NAME=DIR...]: copy DIR/* into both tools' data directory of corpus NAME
 #                  (test-mode -1k files, when there is no network to download them from).
 #   ESBENCH_BEFORE an esbench source tree to race too, as "before" (e.g. an older commit's archive).
+#   FIRST          the tool that races first on the fresh node: rally (default) or esbench. The
+#                  second races on a node whose JVM has compiled the first one's request path;
+#                  alternate it (benchmarks/short_task_throughput.sh does with ALTERNATE=1).
 #   RALLY_PYTHONPATH  PYTHONPATH for Rally's processes only (an experiment's sitecustomize, e.g.
 #                  benchmarks/rally_without_stacklevel).
 #   NODE_CPUS, TOOL_CPUS  taskset CPU lists for the node and for the tools (e.g. 1 and 0): on a
@@ -39,6 +42,7 @@ export OUT TRACK REPO
 export RALLY=${RALLY:-/opt/rally/bin/esrally} ES_VERSION=${ES_VERSION:-8.8.2}
 export CORPUS_FILES=${CORPUS_FILES:-} ESBENCH_BEFORE=${ESBENCH_BEFORE:-}
 export NODE_CPUS=${NODE_CPUS:-} TOOL_CPUS=${TOOL_CPUS:-} RALLY_PYTHONPATH=${RALLY_PYTHONPATH:-}
+export FIRST=${FIRST:-rally}
 exec unshare --net --pid --fork --mount-proc bash -s -- "$@" <<'INNER'
 set -u
 # Not the repository: "python3 -m" would import the esbench of the current directory.
@@ -64,12 +68,21 @@ ESBENCH_HOME=$OUT/node-home PYTHONPATH=$REPO "${node_pin[@]}" python3 -m esbench
 HOSTS=$(sed -n 's/^hosts: //p' "$OUT/start.out")
 if [ -z "$HOSTS" ]; then echo "the node did not start: see $OUT/start.out" >&2; exit 1; fi
 common=(--track-path="$TRACK" --target-hosts="$HOSTS" --report-format=csv)
-HOME=$RALLY_HOME PYTHONPATH=$RALLY_PYTHONPATH "${tool_pin[@]}" timeout 1800 "$RALLY" race --pipeline=benchmark-only --offline "${common[@]}" \
-    --report-file="$OUT/rally.csv" "$@" > "$OUT/rally.out" 2>&1
-echo "rally exit $?"
-ESBENCH_HOME=$OUT/esbench-home PYTHONPATH=$REPO "${tool_pin[@]}" timeout 1800 python3 -m esbench race --offline "${common[@]}" \
-    --report-file="$OUT/esbench.csv" "$@" > "$OUT/esbench.out" 2>&1
-echo "esbench exit $?"
+race_rally() {
+    HOME=$RALLY_HOME PYTHONPATH=$RALLY_PYTHONPATH "${tool_pin[@]}" timeout 1800 "$RALLY" race --pipeline=benchmark-only \
+        --offline "${common[@]}" --report-file="$OUT/rally.csv" "$@" > "$OUT/rally.out" 2>&1
+    echo "rally exit $?"
+}
+race_esbench() {
+    ESBENCH_HOME=$OUT/esbench-home PYTHONPATH=$REPO "${tool_pin[@]}" timeout 1800 python3 -m esbench race --offline \
+        "${common[@]}" --report-file="$OUT/esbench.csv" "$@" > "$OUT/esbench.out" 2>&1
+    echo "esbench exit $?"
+}
+if [ "$FIRST" = esbench ]; then
+    race_esbench "$@"; race_rally "$@"
+else
+    race_rally "$@"; race_esbench "$@"
+fi
 if [ -n "$ESBENCH_BEFORE" ]; then
     ESBENCH_HOME=$OUT/before-home PYTHONPATH=$ESBENCH_BEFORE "${tool_pin[@]}" timeout 1800 python3 -m esbench race --offline \
         "${common[@]}" --report-file="$OUT/before.csv" --on-error=continue "$@" > "$OUT/before.out" 2>&1

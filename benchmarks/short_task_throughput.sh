@@ -8,11 +8,14 @@
 # OUTDIR/track, adds the challenge benchmarks/tracks/eventdata-fieldstats/short-fieldstats.json
 # (20,000 documents into elasticlogs_q-*, then `fieldstats` with 15 clients x (15 warmup + 1)
 # requests, 7, 4 and 1 clients x 1 request; with CHALLENGE=daily-fieldstats the same tasks over
-# 24 daily indices of 3 shards, the layout of the track's daily-volume challenges), and races it RUNS times (default 3) with both tools
+# 24 daily indices of 3 shards, the layout of the track's daily-volume challenges; TRACK_PARAMS=
+# number_of_days:N,daily_volume:SIZE changes it), and races it RUNS times (default 3) with both tools
 # on a fresh node each time (benchmarks/isolated_rally_compare.sh: Rally first, then esbench).
 # Prints, per run and task, Rally's and esbench's Mean Throughput and their ratio, and the command;
 # with ESBENCH_BEFORE=DIR (an older esbench source tree, e.g. a commit's `git archive` with its C
 # extensions built) also that esbench's value, raced third on the same node.
+# With ALTERNATE=1, even runs race esbench first and Rally second on the fresh node (the "first"
+# column says which): the second tool finds the node's JVM warmed by the first.
 # With RALLY_WITHOUT_STACKLEVEL=1, Rally runs with benchmarks/rally_without_stacklevel on its
 # PYTHONPATH (an experiment: elasticsearch-py 8.6.1's per-call inspect.stack() made constant).
 # Needs root (unshare) and Rally (RALLY, default: a copy of /work/venvs/rally/bin/esrally).
@@ -40,13 +43,15 @@ fi
 if [ "${RALLY_WITHOUT_STACKLEVEL:-}" = 1 ]; then
     export RALLY_PYTHONPATH=$REPO/benchmarks/rally_without_stacklevel
 fi
-echo "command: CHALLENGE=$CHALLENGE RALLY_WITHOUT_STACKLEVEL=${RALLY_WITHOUT_STACKLEVEL:-} $0 $*"
+echo "command: CHALLENGE=$CHALLENGE TRACK_PARAMS=${TRACK_PARAMS:-} ALTERNATE=${ALTERNATE:-} RALLY_WITHOUT_STACKLEVEL=${RALLY_WITHOUT_STACKLEVEL:-} $0 $*"
 # "rally n/t": the task's requests over the longest time a Rally worker logged for it ("finished
 # executing tasks [...] in X seconds"): what Rally's running average approximates.
-printf '%-4s %-34s %12s %12s %8s %12s %10s\n' run task "rally ops/s" "esbench" ratio "before" "rally n/t"
+printf '%-4s %-8s %-34s %12s %12s %8s %12s %10s\n' run first task "rally ops/s" "esbench" ratio "before" "rally n/t"
 for run in $(seq 1 "$RUNS"); do
-    "$REPO/benchmarks/isolated_rally_compare.sh" "$OUT/run$run" "$OUT/track/eventdata" \
-        --challenge="$CHALLENGE" --on-error=abort > "$OUT/run$run.log" 2>&1 || true
+    first=rally
+    [ "${ALTERNATE:-}" = 1 ] && [ $((run % 2)) = 0 ] && first=esbench
+    FIRST=$first "$REPO/benchmarks/isolated_rally_compare.sh" "$OUT/run$run" "$OUT/track/eventdata" \
+        --challenge="$CHALLENGE" --on-error=abort ${TRACK_PARAMS:+--track-params="$TRACK_PARAMS"} > "$OUT/run$run.log" 2>&1 || true
     for spec in fieldstats-15-clients-15-warmup:240 fieldstats-7-clients:7 fieldstats-4-clients:4 fieldstats-1-client:1; do
         task=${spec%%:*}; requests=${spec#*:}
         took=$(grep -h "finished executing tasks \['$task'" "$OUT/run$run"/rally-home/.rally/logs/rally.log 2>/dev/null \
@@ -56,6 +61,6 @@ for run in $(seq 1 "$RUNS"); do
         e=$(awk -F, -v t="$task" '$1 == "Mean Throughput" && $2 == t {print $3}' "$OUT/run$run/esbench.csv" 2>/dev/null || true)
         b=$(awk -F, -v t="$task" '$1 == "Mean Throughput" && $2 == t {print $3}' "$OUT/run$run/before.csv" 2>/dev/null || true)
         ratio=$(awk -v r="${r:-0}" -v e="${e:-0}" 'BEGIN {if (r > 0 && e > 0) printf "%.2f", e / r; else print "-"}')
-        printf '%-4s %-34s %12s %12s %8s %12s %10s\n' "$run" "$task" "${r:--}" "${e:--}" "$ratio" "${b:--}" "$nt"
+        printf '%-4s %-8s %-34s %12s %12s %8s %12s %10s\n' "$run" "$first" "$task" "${r:--}" "${e:--}" "$ratio" "${b:--}" "$nt"
     done
 done
