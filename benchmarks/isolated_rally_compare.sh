@@ -22,6 +22,8 @@
 #   FIRST          the tool that races first on the fresh node: rally (default) or esbench. The
 #                  second races on a node whose JVM has compiled the first one's request path;
 #                  alternate it (benchmarks/short_task_throughput.sh does with ALTERNATE=1).
+#   WARM           1: race the same options once more before both tools, results discarded, so
+#                  that neither measured race meets a cold JVM.
 #   RALLY_PYTHONPATH  PYTHONPATH for Rally's processes only (an experiment's sitecustomize, e.g.
 #                  benchmarks/rally_without_stacklevel).
 #   NODE_CPUS, TOOL_CPUS  taskset CPU lists for the node and for the tools (e.g. 1 and 0): on a
@@ -42,7 +44,7 @@ export OUT TRACK REPO
 export RALLY=${RALLY:-/opt/rally/bin/esrally} ES_VERSION=${ES_VERSION:-8.8.2}
 export CORPUS_FILES=${CORPUS_FILES:-} ESBENCH_BEFORE=${ESBENCH_BEFORE:-}
 export NODE_CPUS=${NODE_CPUS:-} TOOL_CPUS=${TOOL_CPUS:-} RALLY_PYTHONPATH=${RALLY_PYTHONPATH:-}
-export FIRST=${FIRST:-rally}
+export FIRST=${FIRST:-rally} WARM=${WARM:-}
 exec unshare --net --pid --fork --mount-proc bash -s -- "$@" <<'INNER'
 set -u
 # Not the repository: "python3 -m" would import the esbench of the current directory.
@@ -78,6 +80,12 @@ race_esbench() {
         "${common[@]}" --report-file="$OUT/esbench.csv" "$@" > "$OUT/esbench.out" 2>&1
     echo "esbench exit $?"
 }
+if [ "$WARM" = 1 ]; then
+    # A race whose results are discarded, so that both measured races find the node's JVM warm.
+    ESBENCH_HOME=$OUT/warm-home PYTHONPATH=$REPO "${tool_pin[@]}" timeout 1800 python3 -m esbench race --offline \
+        --track-path="$TRACK" --target-hosts="$HOSTS" "$@" > "$OUT/warm.out" 2>&1
+    echo "warm-up race exit $?"
+fi
 if [ "$FIRST" = esbench ]; then
     race_esbench "$@"; race_rally "$@"
 else

@@ -16,6 +16,8 @@
 # extensions built) also that esbench's value, raced third on the same node.
 # With ALTERNATE=1, even runs race esbench first and Rally second on the fresh node (the "first"
 # column says which): the second tool finds the node's JVM warmed by the first.
+# With WARM=1, each run first races the challenge once, results discarded, so that neither tool
+# meets the fresh node's cold JVM.
 # With RALLY_WITHOUT_STACKLEVEL=1, Rally runs with benchmarks/rally_without_stacklevel on its
 # PYTHONPATH (an experiment: elasticsearch-py 8.6.1's per-call inspect.stack() made constant).
 # Needs root (unshare) and Rally (RALLY, default: a copy of /work/venvs/rally/bin/esrally).
@@ -43,7 +45,7 @@ fi
 if [ "${RALLY_WITHOUT_STACKLEVEL:-}" = 1 ]; then
     export RALLY_PYTHONPATH=$REPO/benchmarks/rally_without_stacklevel
 fi
-echo "command: CHALLENGE=$CHALLENGE TRACK_PARAMS=${TRACK_PARAMS:-} ALTERNATE=${ALTERNATE:-} RALLY_WITHOUT_STACKLEVEL=${RALLY_WITHOUT_STACKLEVEL:-} $0 $*"
+echo "command: CHALLENGE=$CHALLENGE TRACK_PARAMS=${TRACK_PARAMS:-} ALTERNATE=${ALTERNATE:-} WARM=${WARM:-} RALLY_WITHOUT_STACKLEVEL=${RALLY_WITHOUT_STACKLEVEL:-} $0 $*"
 # "rally n/t": the task's requests over the longest time a Rally worker logged for it ("finished
 # executing tasks [...] in X seconds"): what Rally's running average approximates.
 printf '%-4s %-8s %-34s %12s %12s %8s %12s %10s\n' run first task "rally ops/s" "esbench" ratio "before" "rally n/t"
