@@ -14,11 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
+from test_option_table import race_of
 
-from esbench.cli import main
 from esbench.cli.options import OPTIONS, CliOption, Kind
-from esbench.exceptions import UserError
 from esbench.settings import RaceSettings
 
 TRACK = Path(__file__).resolve().parents[2] / "resources" / "tracks" / "planning-search"
@@ -103,20 +101,6 @@ def _race_options() -> list[CliOption]:
     ]
 
 
-def _settings(*args: str) -> RaceSettings:
-    seen: list[RaceSettings] = []
-
-    def fake_race(settings: RaceSettings, console: Any = None) -> None:
-        seen.append(settings)
-        raise UserError("captured")
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("esbench.racecontrol.run_race", fake_race)
-        result = CliRunner().invoke(main, ["race", *args])
-    assert result.exit_code == 64 and "captured" in result.output, (args, result.output)
-    return seen[0]
-
-
 def _field(settings: RaceSettings, entry: CliOption) -> Any:
     """The value at the entry's field path (``RaceSettings.report.fmt``; a ``ProvisionSettings``
     field is the race's ``provision``)."""
@@ -144,8 +128,8 @@ def test_a_race_option_fills_the_field_its_entry_names(entry: CliOption) -> None
     if entry.kind is Kind.VALUE:
         assert entry.long in _VALUES, f"{entry.long}: add a value to _VALUES"
     base = [] if entry.long in {"--track", "--track-path"} else _base(entry)
-    without = _settings(*_base(entry), *_WITH.get(entry.long, ()))
-    given = _settings(*base, *_args(entry))
+    without = race_of(*_base(entry), *_WITH.get(entry.long, ()))
+    given = race_of(*base, *_args(entry))
     assert _field(given, entry) != _field(without, entry), (entry.field, _field(given, entry))
 
 

@@ -91,7 +91,8 @@ def captured(monkeypatch: pytest.MonkeyPatch) -> list[RaceSettings]:
     return seen
 
 
-def _race(*args: str) -> RaceSettings:
+def race_of(*args: str) -> RaceSettings:
+    """The settings ``esbench race ARGS`` starts a race with (the race itself is not run)."""
     seen: list[RaceSettings] = []
 
     def fake_race(settings: RaceSettings, console: Any = None) -> None:
@@ -100,11 +101,13 @@ def _race(*args: str) -> RaceSettings:
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr("esbench.racecontrol.run_race", fake_race)
-        result = CliRunner().invoke(
-            main, ["race", f"--track-path={TRACK}", "--target-hosts=127.0.0.1:9", *args]
-        )
-    assert result.exit_code == 64 and "captured" in result.output, result.output
+        result = CliRunner().invoke(main, ["race", *args])
+    assert result.exit_code == 64 and "captured" in result.output, (args, result.output)
     return seen[0]
+
+
+def _race(*args: str) -> RaceSettings:
+    return race_of(f"--track-path={TRACK}", "--target-hosts=127.0.0.1:9", *args)
 
 
 def _sample(entry: CliOption) -> list[str]:
