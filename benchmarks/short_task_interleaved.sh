@@ -13,7 +13,9 @@
 # rounds. Each round races only the four fieldstats tasks (--include-tasks) with both tools, Rally
 # first in odd rounds and esbench first in even ones. Prints each round's Mean Throughput per task
 # and tool, then per task the median of each tool and the median of the per-round ratios
-# esbench/Rally, and the command. NODE_CPUS/TOOL_CPUS pin as in isolated_rally_compare.sh.
+# esbench/Rally, and the command. NODE_CPUS/TOOL_CPUS pin as in isolated_rally_compare.sh;
+# RALLY_WITHOUT_STACKLEVEL=1 runs Rally with benchmarks/rally_without_stacklevel on its PYTHONPATH
+# (an experiment: elasticsearch-py 8.6.1's per-call inspect.stack() made constant).
 # Needs root (unshare) and Rally (RALLY, default a copy of /work/venvs/rally/bin/esrally).
 set -eu
 if [ $# -lt 1 ]; then
@@ -30,8 +32,10 @@ if [ -z "${RALLY:-}" ]; then
     cp /work/venvs/rally/bin/esrally "$OUT/rally-short-task"
     RALLY=$OUT/rally-short-task
 fi
-echo "command: $0 $*"
-export OUT REPO RALLY ROUNDS WARM_ROUNDS NODE_CPUS=${NODE_CPUS:-} TOOL_CPUS=${TOOL_CPUS:-}
+RALLY_PYTHONPATH=
+[ "${RALLY_WITHOUT_STACKLEVEL:-}" = 1 ] && RALLY_PYTHONPATH=$REPO/benchmarks/rally_without_stacklevel
+echo "command: NODE_CPUS=${NODE_CPUS:-} TOOL_CPUS=${TOOL_CPUS:-} RALLY_WITHOUT_STACKLEVEL=${RALLY_WITHOUT_STACKLEVEL:-} $0 $*"
+export OUT REPO RALLY RALLY_PYTHONPATH ROUNDS WARM_ROUNDS NODE_CPUS=${NODE_CPUS:-} TOOL_CPUS=${TOOL_CPUS:-}
 export ESBENCH_DIST_CACHE=${ESBENCH_DIST_CACHE:-$HOME/.cache/esbench/distributions}
 unshare --net --pid --fork --mount-proc bash -s <<'INNER'
 set -u
@@ -52,7 +56,7 @@ ESBENCH_HOME=$OUT/setup-home PYTHONPATH=$REPO "${tool_pin[@]}" python3 -m esbenc
 common=(--track-path="$TRACK" --target-hosts="$HOSTS" --challenge=daily-fieldstats --include-tasks="$TASKS"
     --on-error=abort --report-format=csv)
 rally() {
-    HOME=$OUT/rally-home "${tool_pin[@]}" timeout 600 "$RALLY" race --pipeline=benchmark-only --offline "${common[@]}" \
+    HOME=$OUT/rally-home PYTHONPATH=$RALLY_PYTHONPATH "${tool_pin[@]}" timeout 600 "$RALLY" race --pipeline=benchmark-only --offline "${common[@]}" \
         --report-file="$OUT/$1.rally.csv" > "$OUT/$1.rally.out" 2>&1 || echo "rally failed: $OUT/$1.rally.out"
 }
 esbench() {
