@@ -396,8 +396,7 @@ def load_track(
         load_fragment=renderer.load_fragment,
         has_plugins=has_plugins(location.root),
         params=params,
-        source_formats=location.dialect.source_formats,
-        dialect=location.dialect.dialect,
+        dialect=location.dialect,
     )
     try:
         reader.precheck(spec)

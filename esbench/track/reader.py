@@ -35,7 +35,7 @@ from typing import Any
 
 from esbench.exceptions import TrackValidationError
 from esbench.track import optypes
-from esbench.track.dialect import Dialect
+from esbench.track.dialect import RALLY, DialectSpec
 from esbench.track.model import (
     DataStream,
     Index,
@@ -67,9 +67,9 @@ class TrackReader(CorporaReader, ScheduleReader):
             to the track directory and a description for messages.
         has_plugins: the track has a ``track.py`` plugin (bare operation names may be plugin types).
         params: the effective track params (stored on the model).
-        source_formats: the corpus ``source-format`` values accepted (the dialect's,
-            :attr:`esbench.track.dialect.DialectSpec.source_formats`).
-        dialect: whose words the track is written in (stored on the model).
+        dialect: whose words the track is written in: the corpus ``source-format`` values it
+            accepts (:attr:`~esbench.track.dialect.DialectSpec.source_formats`) and the model's
+            :attr:`~esbench.track.model.Track.dialect`.
     """
 
     def __init__(
@@ -81,8 +81,7 @@ class TrackReader(CorporaReader, ScheduleReader):
         load_fragment: FragmentLoader,
         has_plugins: bool = False,
         params: Mapping[str, Any] | None = None,
-        source_formats: tuple[str, ...] = ("bulk",),
-        dialect: Dialect = Dialect.RALLY,
+        dialect: DialectSpec = RALLY,
     ) -> None:
         self.name = name
         self.root = root
@@ -90,8 +89,8 @@ class TrackReader(CorporaReader, ScheduleReader):
         self.load_fragment = load_fragment
         self.has_plugins = has_plugins
         self.params = dict(params or {})
-        self.source_formats = source_formats
         self.dialect = dialect
+        self.source_formats = dialect.source_formats
 
     # -- errors ---------------------------------------------------------------------------------
 
@@ -176,7 +175,7 @@ class TrackReader(CorporaReader, ScheduleReader):
             challenges=challenges,
             dependencies=tuple(spec.get("dependencies") or ()),
             params=self.params,
-            dialect=self.dialect,
+            dialect=self.dialect.dialect,
         )
 
     def _index(self, spec: Mapping[str, Any], i: int) -> Index:

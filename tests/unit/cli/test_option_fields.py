@@ -104,7 +104,7 @@ def _race_options() -> list[CliOption]:
 def _field(settings: RaceSettings, entry: CliOption) -> Any:
     """The value at the entry's field path (``RaceSettings.report.fmt``; a ``ProvisionSettings``
     field is the race's ``provision``)."""
-    first, *path = entry.field.split(" ")[0].rstrip(",").split(".")
+    first, *path = entry.field.split(" ")[0].split(".")
     value: Any = settings.provision if first == "ProvisionSettings" else settings
     for name in path:
         value = getattr(value, name) if value is not None else None
