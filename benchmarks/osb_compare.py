@@ -72,7 +72,8 @@ class Run:
     error: str = ""
 
 
-#: Seconds an esbench task may wait in its retry loop before the run is stopped (see _watch).
+#: Seconds an esbench task may wait in its retry loop before the run is stopped (see _watch): twice
+#: OSB's default operation bound, which esbench applies itself.
 WAIT_LIMIT_S = 120
 
 
@@ -239,8 +240,9 @@ def _watch(proc: subprocess.Popen[bytes], log: Path, timeout: int, tool: str) ->
     Stopped: after ``timeout`` seconds; and an esbench run whose task has been waiting in its
     retry loop for :data:`WAIT_LIMIT_S`: OSB 2.4.0 ends any request after the client option
     ``timeout`` (60 s by default) and counts an error (``_execute_request`` in
-    ``osbenchmark/worker_coordinator/worker_coordinator.py``), while esbench retries
-    ``retry-until-success`` for ever, as Rally does; waiting longer would only spend the time limit
+    ``osbenchmark/worker_coordinator/worker_coordinator.py``). esbench now applies the same bound
+    to OSB workloads (:mod:`esbench.driver.worker.operationbound`), so this stop is a backstop: it
+    fires only if that bound fails, which the first comparison's runs, made before it existed, show
     (docs/osb-compare.md)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
