@@ -29,6 +29,7 @@ from esbench.metrics.state import (
     SIGNIFICANT_DIGITS,
     UNKNOWN_ERROR,
     RecorderState,
+    RequestSpan,
     decode_histogram,
     new_histogram,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "SIGNIFICANT_DIGITS",
     "UNKNOWN_ERROR",
     "RecorderState",
+    "RequestSpan",
     "TaskRecorder",
     "decode_histogram",
     "new_histogram",
@@ -136,7 +138,7 @@ class TaskRecorder(RecorderCore):
     ``count`` (samples), ``error_count`` (failed samples), ``total_weight`` (sum of weights).
     """
 
-    __slots__ = ("_epoch_offset", "operation", "operation_type", "task", "throughput_unit")
+    __slots__ = ("_epoch_offset", "_span", "operation", "operation_type", "task", "throughput_unit")
 
     def __init__(
         self,
@@ -156,6 +158,7 @@ class TaskRecorder(RecorderCore):
         self._epoch_offset = time.time() - time.perf_counter()
         self._warmup = _Phase()
         self._measurement = _Phase()
+        self._span: RequestSpan | None = None
         self.count = 0
         self.error_count = 0
         self.total_weight = 0.0
@@ -173,6 +176,21 @@ class TaskRecorder(RecorderCore):
         if self.count:
             raise ValueError("cannot move the origin of a recorder that already has samples")
         self._origin = origin
+
+    def note_client(
+        self, *, client_start: float, first_start: float, first_end: float, last_start: float
+    ) -> None:
+        """Note one client's first and last request of the task, once the client is done with it
+        (not per request: the hot path stays as it is). Rally's whole-task throughput interval is
+        made of these (:class:`RequestSpan`).
+
+        Args:
+            client_start: when the client began the task (Rally's ``total_start``), ``perf_counter`` s.
+            first_start / first_end: processing start and response end of its first request (s).
+            last_start: processing start of its last request (s).
+        """
+        span = RequestSpan(first_start, first_end - client_start, last_start)
+        self._span = span.joined(self._span)
 
     def describe_error(
         self, *, warmup: bool, error_type: str, http_status: int | None, es_type: str | None, reason: str
@@ -222,4 +240,5 @@ class TaskRecorder(RecorderCore):
             error_descriptions=m.described.descriptions(),
             bytes_sent=m.bytes_sent,
             bytes_received=m.bytes_received,
+            request_span=self._span,
         )

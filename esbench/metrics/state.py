@@ -60,6 +60,46 @@ def decode_histogram(encoded: str) -> HdrHistogram:
         raise ValueError(f"not a valid encoded HdrHistogram: {exc}") from exc
 
 
+@dataclass(frozen=True, slots=True)
+class RequestSpan:
+    """The three instants of a task's requests that Rally's whole-task throughput interval is made of.
+
+    Rally's ``ThroughputCalculator`` (esrally/driver/driver.py, ``calculate_task_throughput``) sorts a
+    task's samples, warmup ones included, by ``absolute_time`` (a request's processing start) and
+    starts its interval at the first sample's ``absolute_time - time_period``, where ``time_period``
+    is that request's response end minus its client's start (``AsyncExecutor``'s ``total_start``);
+    the interval ends at the latest sample's ``absolute_time``. So
+
+        interval = last_start - first_start + first_lead_s
+
+    Attributes:
+        first_start: processing start of the task's earliest request (``perf_counter`` s).
+        first_lead_s: that request's response end minus its client's start, in s.
+        last_start: processing start of the task's latest request (``perf_counter`` s).
+    """
+
+    first_start: float
+    first_lead_s: float
+    last_start: float
+
+    @property
+    def interval_s(self) -> float:
+        """Rally's whole-task throughput interval, in s (see the class doc)."""
+        return self.last_start - self.first_start + self.first_lead_s
+
+    def joined(self, other: RequestSpan | None) -> RequestSpan:
+        """The span of both sets of requests: the earlier first request (with its lead), the later
+        last start."""
+        if other is None:
+            return self
+        first = self if self.first_start <= other.first_start else other
+        return RequestSpan(first.first_start, first.first_lead_s, max(self.last_start, other.last_start))
+
+    def shifted(self, offset_s: float) -> RequestSpan:
+        """The span in a clock ``offset_s`` behind this one's (the lead is a duration: unchanged)."""
+        return RequestSpan(self.first_start - offset_s, self.first_lead_s, self.last_start - offset_s)
+
+
 @dataclass(frozen=True, kw_only=True)
 class RecorderState:
     """Everything a :class:`TaskRecorder` measured, compact and picklable (a few KB per task).
@@ -94,6 +134,8 @@ class RecorderState:
             frequent first (:mod:`esbench.metrics.errors`).
         bytes_sent / bytes_received: bytes the measurement requests sent and received (HTTP
             messages; see :class:`esbench.driver.transport.timing.RequestTiming`).
+        request_span: the first and last of the task's requests, warmup ones included, as Rally's
+            whole-task throughput needs them (None before any client of the task sent one).
     """
 
     task: str
@@ -123,6 +165,7 @@ class RecorderState:
     error_descriptions: tuple[ErrorDescription, ...] = ()
     bytes_sent: int = 0
     bytes_received: int = 0
+    request_span: RequestSpan | None = None
 
     def histogram(self, metric: str, *, warmup: bool = False) -> HdrHistogram:
         """The decoded histogram (µs) of ``metric`` (one of :data:`METRICS`); empty if never recorded.
@@ -198,7 +241,18 @@ class RecorderState:
             error_descriptions=merge_descriptions(s.error_descriptions for s in states),
             bytes_sent=sum(s.bytes_sent for s in states),
             bytes_received=sum(s.bytes_received for s in states),
+            request_span=_joined_spans([s.request_span for s in states]),
         )
+
+
+def _joined_spans(spans: list[RequestSpan | None]) -> RequestSpan | None:
+    present = [s for s in spans if s is not None]
+    if not present:
+        return None
+    joined = present[0]
+    for span in present[1:]:
+        joined = joined.joined(span)
+    return joined
 
 
 def _opt(fn: Callable[[list[float]], float], values: list[float | None]) -> float | None:

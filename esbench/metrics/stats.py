@@ -92,47 +92,45 @@ def throughput_windows(state: RecorderState, *, task_start: float, task_end: flo
         w = state.windows
         n = len(w)
         return tuple(w[k] if k < n else 0.0 for k in windows)
-    value = whole_task_throughput(state, task_start=task_start)
+    value = whole_task_throughput(state)
     return () if value is None else (value,)
 
 
-def whole_task_throughput(state: RecorderState, *, task_start: float) -> float | None:
+def whole_task_throughput(state: RecorderState) -> float | None:
     """The one throughput value of a task whose measurement period holds no complete window.
 
     Rally's rule (esrally/driver/driver.py, ``ThroughputCalculator.calculate_task_throughput``):
     Rally's throughput samples are running averages over *all* of a task's samples, warmup ones
-    included, from the task's start to the latest sample; when no 1-second bucket boundary falls
-    after the first measurement sample, it adds one final sample, of the measurement sample type,
-    with that running average ("also include the last sample ... even if it is below the bucket
-    interval"). So the value is
+    included; when no 1-second bucket boundary falls after the first measurement sample, it adds
+    one final sample, of the measurement sample type, with that running average ("also include the
+    last sample ... even if it is below the bucket interval"). So the value is
 
-        (warmup weight + measurement weight) / (latest response end − task_start)
+        (warmup weight + measurement weight) / interval
 
-    in weight per second (ops/s, docs/s). Rally's interval runs from the first sample's
-    ``absolute_time − time_period`` (its client's start, less one service time) to the latest
-    sample's ``absolute_time`` (its processing start); for requests of similar duration the two
-    offsets cancel and the interval is the one above. Dividing only the measurement weight by the
-    time since the last warmup response (esbench's rule before) gave 5,222 ops/s where Rally gave
-    155 for rally-eventdata-track's ``fieldstats`` (15 warmup and 1 measurement request per client):
-    the denominator was the few milliseconds between the last warmup and the last measurement
-    response.
+    in weight per second (ops/s, docs/s), with Rally's interval exactly
+    (:attr:`~esbench.metrics.state.RequestSpan.interval_s`): from the first request's processing
+    start less its response end since its client's start, to the last request's processing start.
+    When requests overlap, the clients' start spread counts twice in it (once between the first
+    and the last start, once inside the first request); that is Rally's, and kept. Dividing only
+    the measurement weight by the time since the last warmup response (esbench's rule before
+    issue 38) gave 5,222 ops/s where Rally gave 155 for rally-eventdata-track's ``fieldstats`` (15
+    warmup and 1 measurement request per client).
 
     Args:
         state: the task's merged recorder state.
-        task_start: ``perf_counter`` seconds when the task's first client began it.
 
     Returns:
-        The value, or None without measurement samples or when no time passed.
+        The value, or None without measurement samples, without the clients' request span
+        (:meth:`~esbench.metrics.recorder.TaskRecorder.note_client` was never called) or when the
+        interval is not positive (Rally then adds no sample either).
     """
-    if state.sample_count == 0:
+    span = state.request_span
+    if state.sample_count == 0 or span is None:
         return None
-    ends = [e for e in (state.last_end, state.last_warmup_end) if e is not None]
-    if not ends:
+    interval = span.interval_s
+    if interval <= 0:
         return None
-    duration = max(ends) - task_start
-    if duration <= 0:
-        return None
-    return (state.warmup_weight + state.total_weight) / duration
+    return (state.warmup_weight + state.total_weight) / interval
 
 
 def percentile_values(hist: HdrHistogram, percentiles: Sequence[float]) -> list[float]:

@@ -247,7 +247,9 @@ class ClientExecutor:
         # The connection may record and resend this allocation's request itself (issue 25):
         # the requests it accounted show in repeat.iterations when the runner returns.
         repeat = repeat_for(setup, runner, run.recorder.record, control, self.clock)
-        current_repeat.set(repeat)
+        # The first request goes through this loop even with a repeat: its start and end make
+        # Rally's whole-task interval (TaskRecorder.note_client); the repeat takes over after it.
+        current_repeat.set(None)
         bound = run.operation_bound_s if repeat is None else None
         if repeat is None:
             self._track_progress(setup, runner, lambda: iterations)
@@ -257,6 +259,9 @@ class ClientExecutor:
         origin = control.start_at + allocation.ramp_up_wait
         if not await self._wait_until(origin):
             return False
+        # Rally's AsyncExecutor takes its client's start (total_start) before the ramp-up wait.
+        client_start = now() - allocation.ramp_up_wait
+        first: tuple[float, float] | None = None  # the client's first request: start, end
         timing = self.timing
         record = run.recorder.record
         es = self.es
@@ -265,66 +270,75 @@ class ClientExecutor:
         due = 0.0
         last_start = origin
         throttled = False
-        while True:
-            if total_iterations is not None and iterations >= total_iterations:
-                return True
-            if scheduled:
-                next_due = _next_due(
-                    scheduler, next_due, rebase and iterations > 1, last_start - origin, name
+        try:
+            while True:
+                if total_iterations is not None and iterations >= total_iterations:
+                    return True
+                if scheduled:
+                    next_due = _next_due(
+                        scheduler, next_due, rebase and iterations > 1, last_start - origin, name
+                    )
+                    throttled = next_due > 0.0
+                    due = origin + next_due
+                    if throttled and deadline is not None and due >= deadline:
+                        # Nothing more is due, but the time period lasts until the deadline: the span
+                        # ends there, so the last 1-second window is complete and counts (issue #26).
+                        return await self._wait_until(deadline)
+                # Rally's TimePeriodBased: the clock ends the task, also for a client that fell
+                # behind its schedule (its due times are still before the deadline).
+                if deadline is not None and now() >= deadline:
+                    return True
+                if control.cancelled:
+                    return False
+                try:
+                    params = get_params()
+                except StopIteration:
+                    return True
+                except Exception as exc:
+                    reraise_for_plugin(exc, where=f"{type(source).__name__}.params()", task=name)
+                    raise
+                if throttled and due > now() and not await self._wait_until(due):
+                    return False
+                if scheduled:
+                    scheduler.before_request(now())
+                timing.reset()
+                fatal = None
+                if repeat is not None:
+                    repeat.iterations = iterations
+                processing_start = last_start = now()
+                try:
+                    if bound is None:
+                        result = await runner(es, params)
+                    else:
+                        result = await bounded_call(runner, es, params, bound)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    result, fatal = failed_call(exc, runner, task)
+                if repeat is not None and repeat.iterations != iterations:
+                    # The last request the connection sent is this call's; the ones before it are recorded.
+                    iterations = repeat.iterations
+                    processing_start = last_start = repeat.last_start
+                warmup = processing_start < warmup_end if time_based else iterations < warmup_iterations
+                iterations += 1
+                end = _account(
+                    run, record, timing, result, fatal, processing_start, now(), due if throttled else None,
+                    warmup, scheduler if scheduled else None, name,
+                )  # fmt: skip
+                if first is None:
+                    first = (processing_start, end)
+                    current_repeat.set(repeat)
+                if runner_decides and runner.completed:  # type: ignore[attr-defined]  # checked above
+                    return True
+                # Rally's AsyncExecutor looks at completed-by after each request, so every client that
+                # starts a task sends at least one request (and records its sample) before it stops.
+                if control.completed and control.should_stop(name):
+                    return False
+        finally:
+            if first is not None:
+                run.recorder.note_client(
+                    client_start=client_start, first_start=first[0], first_end=first[1], last_start=last_start
                 )
-                throttled = next_due > 0.0
-                due = origin + next_due
-                if throttled and deadline is not None and due >= deadline:
-                    # Nothing more is due, but the time period lasts until the deadline: the span
-                    # ends there, so the last 1-second window is complete and counts (issue #26).
-                    return await self._wait_until(deadline)
-            # Rally's TimePeriodBased: the clock ends the task, also for a client that fell
-            # behind its schedule (its due times are still before the deadline).
-            if deadline is not None and now() >= deadline:
-                return True
-            if control.cancelled:
-                return False
-            try:
-                params = get_params()
-            except StopIteration:
-                return True
-            except Exception as exc:
-                reraise_for_plugin(exc, where=f"{type(source).__name__}.params()", task=name)
-                raise
-            if throttled and due > now() and not await self._wait_until(due):
-                return False
-            if scheduled:
-                scheduler.before_request(now())
-            timing.reset()
-            fatal = None
-            if repeat is not None:
-                repeat.iterations = iterations
-            processing_start = last_start = now()
-            try:
-                if bound is None:
-                    result = await runner(es, params)
-                else:
-                    result = await bounded_call(runner, es, params, bound)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                result, fatal = failed_call(exc, runner, task)
-            if repeat is not None and repeat.iterations != iterations:
-                # The last request the connection sent is this call's; the ones before it are recorded.
-                iterations = repeat.iterations
-                processing_start = last_start = repeat.last_start
-            warmup = processing_start < warmup_end if time_based else iterations < warmup_iterations
-            iterations += 1
-            _account(
-                run, record, timing, result, fatal, processing_start, now(), due if throttled else None,
-                warmup, scheduler if scheduled else None, name,
-            )  # fmt: skip
-            if runner_decides and runner.completed:  # type: ignore[attr-defined]  # checked above
-                return True
-            # Rally's AsyncExecutor looks at completed-by after each request, so every client that
-            # starts a task sends at least one request (and records its sample) before it stops.
-            if control.completed and control.should_stop(name):
-                return False
 
 
 def _next_due(scheduler: Scheduler, previous: float, rebase: bool, since_origin: float, task: str) -> float:
@@ -355,13 +369,16 @@ def _account(
     warmup: bool,
     scheduler: Scheduler | None,
     task: str,
-) -> None:
+) -> float:
     """Record one request's sample with ``record`` (timings per the module doc; ``due`` None when
     unthrottled), adopt the first weighted response's unit, tell the ``scheduler`` (None when
     unthrottled) and count a failure.
 
     Once per request, positional: the loop's locals are its arguments (measured with
     benchmarks/bench_request_cost.py: about 1 % CPU per request over the body inline).
+
+    Returns:
+        The request's end (``perf_counter`` s): its response end, else the runner call's end.
 
     Raises:
         esbench.exceptions.ConnectionFailed / RaceAborted: see :func:`note_failed_request`.
@@ -392,3 +409,4 @@ def _account(
         scheduler.after_request(processing_end, weight, result.unit, result.meta)
     if not success:
         note_failed_request(run, result, warmup=warmup, fatal=fatal, task=task)
+    return end

@@ -596,3 +596,28 @@ async def test_a_client_that_wakes_late_still_starts_its_task_at_the_step_start(
     assert len(starts) == 20
     result = task_result(run.recorder.state(), task_start=run.first_start, task_end=run.last_end)
     assert result.throughput_windows == pytest.approx((10.0, 10.0))
+
+
+async def test_each_client_notes_the_span_of_its_requests_rally_measures_a_short_task_by():
+    # Rally's AsyncExecutor takes its client's start before the ramp-up wait; its throughput
+    # interval is made of the first request's start and end and the last request's start.
+    clock = FakeClock(START)
+    responder, starts = _starts(clock, 200, 0.25, SEARCH_RESPONSE)
+    t = task(op("search"), clients=4, ramp_up_time_period=2.0, warmup_iterations=1, iterations=2)
+    run = await drive(t, responder, clock=clock, index=2)  # client 2 of 4 starts 1 s late
+    span = run.recorder.state().request_span
+    assert starts == [1.0, 1.25, 1.5]
+    assert span is not None
+    assert (span.first_start, span.first_lead_s, span.last_start) == (START + 1.0, 1.25, START + 1.5)
+    result = task_result(run.recorder.state(), task_start=START, task_end=clock.now())
+    assert result.throughput_windows == (pytest.approx(3 / (0.5 + 1.25)),)
+
+
+async def test_a_client_that_sends_nothing_notes_no_span():
+    clock = FakeClock(START)
+    control = StepControl(START)
+    control.cancel()
+    run = await drive(
+        task(op("search"), iterations=3), lambda *a: (200, SEARCH_RESPONSE), clock=clock, control=control
+    )
+    assert run.recorder.state().request_span is None

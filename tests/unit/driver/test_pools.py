@@ -36,7 +36,7 @@ from esbench.driver.transport.client import ClientOptions
 from esbench.driver.transport.http import StaticTransport
 from esbench.driver.worker.process import ProgressReport, StartStep, StepDone
 from esbench.exceptions import ConfigError
-from esbench.metrics.recorder import RecorderState
+from esbench.metrics.recorder import RecorderState, RequestSpan
 
 A = NodeSlots(node_id="a", address="10.0.0.1", cpus=3)
 B = NodeSlots(node_id="b", address="10.0.0.2", cpus=1)
@@ -191,7 +191,7 @@ def test_messages_are_translated_between_the_clocks():
     assert to_worker_clock(StartStep(step=1, start_at=5.0), clock) == StartStep(step=1, start_at=105.0)
     state = RecorderState(
         task="t", operation="o", operation_type="search", origin=105.0, first_end=105.5, last_end=110.0,
-        last_warmup_end=None,
+        last_warmup_end=None, request_span=RequestSpan(105.25, 0.5, 109.75),
     )  # fmt: skip
     done = StepDone(
         worker_id=0, step=1, end=111.0, states={"t": state}, item_errors={}, context_changes={},
@@ -204,6 +204,8 @@ def test_messages_are_translated_between_the_clocks():
         10.0
     )
     assert back.states["t"].last_warmup_end is None
+    # Rally's interval is a duration: the same in both clocks; its instants move with the clock.
+    assert back.states["t"].request_span == RequestSpan(5.25, 0.5, 9.75)
     report = ProgressReport(worker_id=0, step=1, at=103.0, tasks={})
     assert to_coordinator_clock(report, clock).at == pytest.approx(3.0)
 

@@ -32,6 +32,7 @@ from esbench.driver.worker.executor import ClientExecutor, StepControl
 from esbench.driver.worker.registry import default_registry
 from esbench.driver.worker.runners.search import Search
 from esbench.driver.worker.taskrun import TaskRun
+from esbench.metrics.recorder import PROCESSING_TIME
 from esbench.track.model import Throughput
 
 TARGET = "/i/_search"
@@ -351,6 +352,24 @@ async def test_the_executor_records_every_request_of_an_iteration_based_task(ser
     assert len(server.requests) == 43 and ends == [True]
     # The first call builds the request (general path); the second carries all the others.
     assert runner_calls["n"] == 2
+
+
+async def test_with_a_repeat_the_span_still_runs_from_the_first_request_to_the_last(serve, runner_calls):
+    # The first request goes through the executor's loop, the repeat sends the rest; Rally's
+    # interval (TaskRecorder.note_client) needs the first one's end and the last one's start.
+    server = await serve(lambda req: ANSWER)
+    control = StepControl(time.perf_counter())
+    t = task(op("search", body={"query": {"match_all": {}}}), iterations=30)
+    run, _ = await _drive(t, server, control=control)
+    state = run.recorder.state()
+    span = state.request_span
+    assert span is not None and runner_calls["n"] == 2
+    longest_s = state.histogram(PROCESSING_TIME).get_max_value() / 1e6 + 1e-6
+    assert control.start_at <= span.first_start < span.last_start < state.last_end
+    # the last start is the 30th request's, not the first call's: its response ends within one request
+    assert state.last_end - span.last_start <= longest_s
+    # the first request's time since its client's start: one request and the loop's set-up
+    assert 0 < span.first_lead_s <= longest_s + (span.first_start - control.start_at)
 
 
 async def test_the_executor_records_every_request_of_a_time_based_task(serve, runner_calls):

@@ -90,11 +90,13 @@ def test_warmup_timings_do_not_reach_the_percentiles() -> None:
 
 
 def test_a_short_task_gets_one_whole_period_value() -> None:
-    # The period ends at the last response (10.4), not at the join point (10.5): Rally's rule
-    # (tests/unit/metrics/test_short_task_throughput.py).
+    # Two requests back to back from the client's start: Rally's interval is the last start (10.2)
+    # less the first start (10.0), plus the first request's 0.2 s since its client's start; the
+    # join point (10.5) plays no part (tests/unit/metrics/test_short_task_throughput.py).
     r = _recorder(origin=10.0)
-    _rec(r, 10.2, weight=1)
-    _rec(r, 10.4, weight=1)
+    _rec(r, 10.2, weight=1, st=0.2)
+    _rec(r, 10.4, weight=1, st=0.2)
+    r.note_client(client_start=10.0, first_start=10.0, first_end=10.2, last_start=10.2)
     result = task_result(r.state(), task_start=10.0, task_end=10.5)
     assert result.throughput_windows == (pytest.approx(5.0),)
     assert result.throughput_min == result.throughput_max == pytest.approx(5.0)

@@ -104,6 +104,10 @@ def _series_recorder(origin: float, ends: list[float], latency: float) -> TaskRe
     r = TaskRecorder(task="t", operation="o", operation_type="search", origin=origin)
     for end in ends:
         r.record(warmup=False, end=end, service_time=latency / 2, latency=latency, processing_time=latency)
+    # one client, from the origin, whose requests each took ``latency``
+    r.note_client(
+        client_start=origin, first_start=ends[0] - latency, first_end=ends[0], last_start=ends[-1] - latency
+    )
     return r
 
 
