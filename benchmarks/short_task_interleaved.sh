@@ -16,6 +16,8 @@
 # esbench/Rally, and the command. NODE_CPUS/TOOL_CPUS pin as in isolated_rally_compare.sh;
 # RALLY_WITHOUT_STACKLEVEL=1 runs Rally with benchmarks/rally_without_stacklevel on its PYTHONPATH
 # (an experiment: elasticsearch-py 8.6.1's per-call inspect.stack() made constant).
+# CONNECTION_BENCH=1 then runs benchmarks/bench_new_connection_cost.py on the same warm node
+# (7 concurrent fieldstats-like searches on new against kept connections) and prints it.
 # Needs root (unshare) and Rally (RALLY, default a copy of /work/venvs/rally/bin/esrally).
 set -eu
 if [ $# -lt 1 ]; then
@@ -34,8 +36,9 @@ if [ -z "${RALLY:-}" ]; then
 fi
 RALLY_PYTHONPATH=
 [ "${RALLY_WITHOUT_STACKLEVEL:-}" = 1 ] && RALLY_PYTHONPATH=$REPO/benchmarks/rally_without_stacklevel
-echo "command: NODE_CPUS=${NODE_CPUS:-} TOOL_CPUS=${TOOL_CPUS:-} RALLY_WITHOUT_STACKLEVEL=${RALLY_WITHOUT_STACKLEVEL:-} $0 $*"
+echo "command: NODE_CPUS=${NODE_CPUS:-} TOOL_CPUS=${TOOL_CPUS:-} RALLY_WITHOUT_STACKLEVEL=${RALLY_WITHOUT_STACKLEVEL:-} CONNECTION_BENCH=${CONNECTION_BENCH:-} $0 $*"
 export OUT REPO RALLY RALLY_PYTHONPATH ROUNDS WARM_ROUNDS NODE_CPUS=${NODE_CPUS:-} TOOL_CPUS=${TOOL_CPUS:-}
+export CONNECTION_BENCH=${CONNECTION_BENCH:-}
 export ESBENCH_DIST_CACHE=${ESBENCH_DIST_CACHE:-$HOME/.cache/esbench/distributions}
 unshare --net --pid --fork --mount-proc bash -s <<'INNER'
 set -u
@@ -67,8 +70,13 @@ for w in $(seq 1 "$WARM_ROUNDS"); do rally "warm$w"; esbench "warm$w"; done
 for r in $(seq 1 "$ROUNDS"); do
     if [ $((r % 2)) = 1 ]; then rally "round$r"; esbench "round$r"; else esbench "round$r"; rally "round$r"; fi
 done
+if [ "$CONNECTION_BENCH" = 1 ]; then
+    "${tool_pin[@]}" python3 "$REPO/benchmarks/bench_new_connection_cost.py" --host="http://${HOSTS%%,*}" \
+        --clients=7 --rounds=200 > "$OUT/connections.out" 2>&1 || echo "connection bench failed: $OUT/connections.out"
+fi
 ESBENCH_HOME=$OUT/node-home PYTHONPATH=$REPO python3 -m esbench stop > "$OUT/stop.out" 2>&1
 INNER
+[ "$CONNECTION_BENCH" = 1 ] && cat "$OUT/connections.out"
 python3 - "$OUT" "$ROUNDS" <<'PY'
 import csv, statistics, sys
 from pathlib import Path

@@ -257,10 +257,12 @@ class ClientExecutor:
             self._track_progress(setup, runner, lambda: max(iterations, repeat.iterations))
         now = self.clock.now
         origin = control.start_at + allocation.ramp_up_wait
+        began = now()
         if not await self._wait_until(origin):
             return False
-        # Rally's AsyncExecutor takes its client's start (total_start) before the ramp-up wait.
-        client_start = now() - allocation.ramp_up_wait
+        # Rally's AsyncExecutor takes its client's start (total_start) when it begins, before its
+        # ramp-up wait: here the wake-up at the step start, or the begin of a later allocation.
+        client_start = max(began, now() - allocation.ramp_up_wait)
         first: tuple[float, float] | None = None  # the client's first request: start, end
         timing = self.timing
         record = run.recorder.record

@@ -621,3 +621,26 @@ async def test_a_client_that_sends_nothing_notes_no_span():
         task(op("search"), iterations=3), lambda *a: (200, SEARCH_RESPONSE), clock=clock, control=control
     )
     assert run.recorder.state().request_span is None
+
+
+async def test_a_later_allocation_starts_its_client_when_the_previous_one_ends():
+    # A client capped by ``clients`` runs one allocation after the other: the second begins when
+    # the first ends (3 s in), however short the ramp-up wait it would have had from the step start.
+    clock = FakeClock(START)
+    responder, starts = _starts(clock, 200, 0.25, SEARCH_RESPONSE)
+    first = task(op("search"), name="first", iterations=12)
+    later = task(op("search"), name="later", clients=4, ramp_up_time_period=2.0, iterations=2)
+    runs = {t.name: make_run(t) for t in (first, later)}
+    executor = ClientExecutor(
+        plan=ClientPlan(client_id=2, allocations=(allocation(first, 0), allocation(later, 2))),
+        es=static_es(responder, clock),
+        runs=runs,
+        control=StepControl(START),
+        context=RaceContext(),
+        clock=clock,
+    )
+    await executor.run()
+    assert starts[12:] == [3.0, 3.25]
+    span = runs["later"].recorder.state().request_span
+    assert span is not None
+    assert (span.first_start, span.first_lead_s, span.last_start) == (START + 3.0, 0.25, START + 3.25)
