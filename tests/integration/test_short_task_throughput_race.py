@@ -28,11 +28,12 @@ def test_warmup_then_one_request_per_client_reports_the_rate_of_the_whole_task(
     # The runner logs every request's start and end in every worker process: 240 requests. Rally's
     # interval runs from the earliest start, less that request's time since its client's start,
     # to the latest start. The runner cannot see its client's start, which lies a little before
-    # the first request (the loop's set-up, measured here at a few µs): so esbench's interval is
-    # the log's plus that, and its value the log's or a little lower. The log's times are the
-    # runner's, inside the loop's (µs apart): hence 0.1 % above.
+    # the first request (the loop's set-up, a few µs on a quiet machine, more when the worker is
+    # descheduled there): so esbench's interval is the log's plus that, and its value the log's or
+    # a little lower. The log's times are the runner's, inside the loop's (µs apart): hence 0.1 %
+    # above. Rally's rule left out (the old one, or no lead) is 30 % off or more here.
     spans = sorted(tuple(map(float, line.split())) for line in request_log.read_text().splitlines())
     assert len(spans) == 240
     (first_start, first_end), last_start = spans[0], spans[-1][0]
     from_log = len(spans) / (last_start - first_start + (first_end - first_start))
-    assert 0.97 * from_log <= task["throughput_mean"] <= 1.001 * from_log, (task["throughput_mean"], from_log)
+    assert 0.9 * from_log <= task["throughput_mean"] <= 1.001 * from_log, (task["throughput_mean"], from_log)
