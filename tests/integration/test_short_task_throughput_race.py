@@ -31,7 +31,7 @@ def test_warmup_then_one_request_per_client_reports_the_rate_of_the_whole_task(
     # the first request (the loop's set-up, a few µs on a quiet machine, more when the worker is
     # descheduled there): so esbench's interval is the log's plus that, and its value the log's or
     # a little lower. The log's times are the runner's, inside the loop's (µs apart): hence 0.1 %
-    # above. Without the lead, or with the old rule (task start to last response), the value is
+    # above. Without the lead, or over the first start to the last response, the value is
     # 17 to 54 % higher here.
     spans = sorted(tuple(map(float, line.split())) for line in request_log.read_text().splitlines())
     assert len(spans) == 240
