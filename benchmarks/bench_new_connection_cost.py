@@ -46,7 +46,7 @@ async def _exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, 
     """Send one request and read its whole response (ES answers with a content-length).
 
     Raises:
-        RuntimeError: the node answered with a status other than 200.
+        RuntimeError: the node answered with a status other than 200, or without a content-length.
     """
     writer.write(request)
     await writer.drain()
@@ -54,11 +54,14 @@ async def _exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, 
     status = head.split(b" ", 2)[1]
     if status != b"200":
         raise RuntimeError(f"the node answered {status.decode()}: {head.decode(errors='replace')}")
-    length = next(
+    lengths = [
         int(line.split(b":", 1)[1])
         for line in head.split(b"\r\n")
         if line.lower().startswith(b"content-length:")
-    )
+    ]
+    if not lengths:
+        raise RuntimeError(f"the node answered without a content-length: {head.decode(errors='replace')}")
+    length = lengths[0]
     await reader.readexactly(length)
 
 
