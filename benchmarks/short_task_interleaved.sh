@@ -16,6 +16,8 @@
 # esbench/Rally, and the command. NODE_CPUS/TOOL_CPUS pin as in isolated_rally_compare.sh;
 # RALLY_WITHOUT_STACKLEVEL=1 runs Rally with benchmarks/rally_without_stacklevel on its PYTHONPATH
 # (an experiment: elasticsearch-py 8.6.1's per-call inspect.stack() made constant).
+# RALLY_SAMPLE_LOG=1 runs Rally with benchmarks/rally_sample_log (its samples' times written down,
+# an experiment) and prints benchmarks/rally_interval_parts.py over the measured rounds.
 # CONNECTION_BENCH=1 then runs benchmarks/bench_new_connection_cost.py on the same warm node
 # (7 concurrent fieldstats-like searches on new against kept connections) and prints it.
 # Needs root (unshare) and Rally (RALLY, default a copy of /work/venvs/rally/bin/esrally).
@@ -36,9 +38,10 @@ if [ -z "${RALLY:-}" ]; then
 fi
 RALLY_PYTHONPATH=
 [ "${RALLY_WITHOUT_STACKLEVEL:-}" = 1 ] && RALLY_PYTHONPATH=$REPO/benchmarks/rally_without_stacklevel
-echo "command: NODE_CPUS=${NODE_CPUS:-} TOOL_CPUS=${TOOL_CPUS:-} RALLY_WITHOUT_STACKLEVEL=${RALLY_WITHOUT_STACKLEVEL:-} CONNECTION_BENCH=${CONNECTION_BENCH:-} $0 $*"
+[ "${RALLY_SAMPLE_LOG:-}" = 1 ] && RALLY_PYTHONPATH=$REPO/benchmarks/rally_sample_log
+echo "command: NODE_CPUS=${NODE_CPUS:-} TOOL_CPUS=${TOOL_CPUS:-} RALLY_WITHOUT_STACKLEVEL=${RALLY_WITHOUT_STACKLEVEL:-} CONNECTION_BENCH=${CONNECTION_BENCH:-} RALLY_SAMPLE_LOG=${RALLY_SAMPLE_LOG:-} $0 $*"
 export OUT REPO RALLY RALLY_PYTHONPATH ROUNDS WARM_ROUNDS NODE_CPUS=${NODE_CPUS:-} TOOL_CPUS=${TOOL_CPUS:-}
-export CONNECTION_BENCH=${CONNECTION_BENCH:-}
+export CONNECTION_BENCH=${CONNECTION_BENCH:-} SAMPLE_LOG=${RALLY_SAMPLE_LOG:-}
 export ESBENCH_DIST_CACHE=${ESBENCH_DIST_CACHE:-$HOME/.cache/esbench/distributions}
 unshare --net --pid --fork --mount-proc bash -s <<'INNER'
 set -u
@@ -59,7 +62,8 @@ ESBENCH_HOME=$OUT/setup-home PYTHONPATH=$REPO "${tool_pin[@]}" python3 -m esbenc
 common=(--track-path="$TRACK" --target-hosts="$HOSTS" --challenge=daily-fieldstats --include-tasks="$TASKS"
     --on-error=abort --report-format=csv)
 rally() {
-    HOME=$OUT/rally-home PYTHONPATH=$RALLY_PYTHONPATH "${tool_pin[@]}" timeout 600 "$RALLY" race --pipeline=benchmark-only --offline "${common[@]}" \
+    log=; [ "$SAMPLE_LOG" = 1 ] && log=$OUT/$1.rally.samples
+    RALLY_SAMPLE_LOG=$log HOME=$OUT/rally-home PYTHONPATH=$RALLY_PYTHONPATH "${tool_pin[@]}" timeout 600 "$RALLY" race --pipeline=benchmark-only --offline "${common[@]}" \
         --report-file="$OUT/$1.rally.csv" > "$OUT/$1.rally.out" 2>&1 || echo "rally failed: $OUT/$1.rally.out"
 }
 esbench() {
@@ -77,6 +81,7 @@ fi
 ESBENCH_HOME=$OUT/node-home PYTHONPATH=$REPO python3 -m esbench stop > "$OUT/stop.out" 2>&1
 INNER
 [ "$CONNECTION_BENCH" = 1 ] && cat "$OUT/connections.out"
+[ "${RALLY_SAMPLE_LOG:-}" = 1 ] && python3 "$REPO/benchmarks/rally_interval_parts.py" "$OUT"/round*.rally.samples
 python3 - "$OUT" "$ROUNDS" <<'PY'
 import csv, statistics, sys
 from pathlib import Path
