@@ -26,6 +26,11 @@ if [ $# -lt 1 ]; then
     echo "usage: $0 OUTDIR [ROUNDS] [WARM_ROUNDS]" >&2
     exit 64
 fi
+if [ "${RALLY_WITHOUT_STACKLEVEL:-}" = 1 ] && [ "${RALLY_SAMPLE_LOG:-}" = 1 ]; then
+    # Each is a sitecustomize module: Python imports only the first one on the path.
+    echo "RALLY_WITHOUT_STACKLEVEL=1 and RALLY_SAMPLE_LOG=1 cannot be combined: set one of them" >&2
+    exit 64
+fi
 OUT=$(realpath -m "$1"); ROUNDS=${2:-8}; WARM_ROUNDS=${3:-3}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 MIRROR=/work/.mirror/elastic+rally-eventdata-track/repo
