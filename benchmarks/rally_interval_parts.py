@@ -31,20 +31,27 @@ from typing import Any
 PARTS = ("interval", "start spread", "lag", "pre-send", "service", "client spread")
 
 
+def _processing_start(s: dict[str, Any]) -> float:
+    """The sample's processing start in its process's ``perf_counter`` (s)."""
+    return float(s["absolute_time"] - s["wall_minus_perf"])
+
+
+def _client_start(s: dict[str, Any]) -> float:
+    """Its client's ``total_start``, ``perf_counter`` s: response end less ``time_period``."""
+    return float(s["request_start"] + s["service_time"] - s["time_period"])
+
+
 def _parts(samples: list[dict[str, Any]]) -> dict[str, float]:
     """One task's interval and its parts, in ms."""
-    for s in samples:
-        s["processing_start"] = s["absolute_time"] - s["wall_minus_perf"]
-        s["client_start"] = s["request_start"] + s["service_time"] - s["time_period"]
     first = min(samples, key=lambda s: s["absolute_time"])
     last = max(samples, key=lambda s: s["absolute_time"])
-    client_starts = {s["client"]: s["client_start"] for s in samples}
+    client_starts = {s["client"]: _client_start(s) for s in samples}
     ms = 1000.0
     return {
         "interval": (last["absolute_time"] - first["absolute_time"] + first["time_period"]) * ms,
         "start spread": (last["absolute_time"] - first["absolute_time"]) * ms,
-        "lag": (first["processing_start"] - first["client_start"]) * ms,
-        "pre-send": (first["request_start"] - first["processing_start"]) * ms,
+        "lag": (_processing_start(first) - _client_start(first)) * ms,
+        "pre-send": (first["request_start"] - _processing_start(first)) * ms,
         "service": first["service_time"] * ms,
         "client spread": (max(client_starts.values()) - min(client_starts.values())) * ms,
     }
