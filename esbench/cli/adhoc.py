@@ -21,7 +21,6 @@ import yaml
 from esbench.cli import main
 from esbench.cli._provision_options import PROVISION_OPTION_NAMES
 from esbench.cli._race_settings import race_settings
-from esbench.cli.race import EXIT_RACE_FAILED
 from esbench.cli.race import race as race_command
 from esbench.console import Console
 from esbench.exceptions import ConfigError, UserError, UserInterrupted
@@ -63,9 +62,16 @@ def _with_race_options(command: click.Command) -> click.Command:
     return command
 
 
+#: Exit status of an ad-hoc run that did not complete: Loadgen's 1 for a run a failed assertion
+#: stopped (``runner.assert_invalid`` without ``continue_on_assert_invalid``, docs/adhoc.md), kept
+#: for every failure of ``query`` and ``load`` (``race`` exits 64, as Rally and OSB do).
+EXIT_RUN_FAILED = 1
+
+
 def _run(settings: RaceSettings, quiet: bool, fail_on_error_rate: float | None = None) -> RaceResult:
-    """Run the race; its stored result when it completed, else exit with EXIT_RACE_FAILED (also when
-    a task's error rate exceeds ``fail_on_error_rate`` %)."""
+    """Run the race; its stored result when it completed, else exit with :data:`EXIT_RUN_FAILED`
+    (with :data:`esbench.cli.race.EXIT_ERROR_RATE` when a task's error rate exceeds
+    ``fail_on_error_rate`` %)."""
     from esbench.cli.race import check_error_rate
     from esbench.racecontrol import run_race
 
@@ -74,7 +80,7 @@ def _run(settings: RaceSettings, quiet: bool, fail_on_error_rate: float | None =
         raise UserInterrupted(f"Race {result.race_id} was interrupted; what it measured is stored.")
     if result.status != STATUS_COMPLETED:
         click.echo(f"[ERROR] Race {result.race_id} did not complete: {result.error}", err=True)
-        raise SystemExit(EXIT_RACE_FAILED)
+        raise SystemExit(EXIT_RUN_FAILED)
     check_error_rate(result, fail_on_error_rate)
     return result
 

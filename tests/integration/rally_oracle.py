@@ -175,6 +175,19 @@ class PeerOracle:
         )
 
 
+def _es_store_lines() -> tuple[str, ...]:
+    """The ``[reporting]`` lines of a metrics store on the node Rally reaches at :data:`INNER_HOST`."""
+    host, _, port = INNER_HOST.partition(":")
+    return (
+        "datastore.type = elasticsearch",
+        f"datastore.host = {host}",
+        f"datastore.port = {port}",
+        "datastore.secure = False",
+        "datastore.user =",
+        "datastore.password =",
+    )
+
+
 #: The name the Rally tests know the oracle by.
 RallyOracle = PeerOracle
 
@@ -203,10 +216,14 @@ def bridged(store_host: str) -> Iterator[Path]:
 
 
 @contextlib.contextmanager
-def rally_oracle(rally_bin: Path, root: Path, store_host: str, *, environment: str) -> Iterator[RallyOracle]:
+def rally_oracle(
+    rally_bin: Path, root: Path, store_host: str, *, environment: str, metrics_store: bool = True
+) -> Iterator[RallyOracle]:
     """Rally with its home under ``root``, the configuration ``esbench-oracle`` whose metrics store is
     the node at ``store_host`` (``host:port``, plain HTTP) and whose ``env.name`` is ``environment``;
-    Rally's templates are put on the node first (:func:`put_rally_templates`)."""
+    Rally's templates are put on the node first (:func:`put_rally_templates`). With ``metrics_store``
+    False, Rally keeps its metrics in memory and writes nothing to the node, which it still reaches
+    at :data:`INNER_HOST` (a race's target)."""
     name = "esbench-oracle"
     (root / "home" / ".rally").mkdir(parents=True, exist_ok=True)
     ini = "\n".join(
@@ -224,12 +241,7 @@ def rally_oracle(rally_bin: Path, root: Path, store_host: str, *, environment: s
             "[benchmarks]",
             f"local.dataset.cache = {root}/home/.rally/benchmarks/data",
             "[reporting]",
-            "datastore.type = elasticsearch",
-            f"datastore.host = {INNER_HOST.partition(':')[0]}",
-            f"datastore.port = {INNER_HOST.partition(':')[2]}",
-            "datastore.secure = False",
-            "datastore.user =",
-            "datastore.password =",
+            *(_es_store_lines() if metrics_store else ("datastore.type = in-memory",)),
             "[tracks]",
             "default.url = https://github.com/elastic/rally-tracks",
             "[teams]",
@@ -242,6 +254,7 @@ def rally_oracle(rally_bin: Path, root: Path, store_host: str, *, environment: s
         )
     )
     (root / "home" / ".rally" / f"rally-{name}.ini").write_text(ini, encoding="utf-8")
-    put_rally_templates(rally_bin, store_host)
+    if metrics_store:
+        put_rally_templates(rally_bin, store_host)
     with bridged(store_host) as socket_path:
         yield PeerOracle(rally_bin, root, name, socket_path, environment)

@@ -172,7 +172,7 @@ def test_node_going_away_keeps_results(tmp_path):
                 proc.kill()
     finally:
         cluster.stop()
-    assert proc.returncode == 1
+    assert proc.returncode == 64
     races = ResultsStore.open().find(user_tags={"case": "node-gone"})
     assert len(races) == 1
     race = races[0]

@@ -154,7 +154,7 @@ def test_a_failed_race_names_its_log_which_holds_the_reason(es_hosts, tmp_path):
         "--user-tag=diag:abort",
         timeout=300,
     )
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 64, proc.stderr
     assert "Traceback" not in proc.stderr
     (race,) = ResultsStore.open().find(user_tags={"diag": "abort"})
     log = Path(os.environ["ESBENCH_HOME"]) / "races" / race.race_id / "esbench.log"

@@ -14,7 +14,7 @@ REASON = "the failing-op runner was told to fail"
 
 def test_the_reason_of_a_failed_race_is_printed_once_with_the_race_log(es_hosts: list[str]) -> None:
     proc = harness.race(ERRORS, es_hosts, "--pipeline=benchmark-only", "--track-params=fail_in:runner")
-    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.returncode == 64, proc.stdout + proc.stderr
     harness.no_traceback(proc)
     output = proc.stdout + proc.stderr
     assert output.count(REASON) == 1, output
@@ -38,6 +38,6 @@ def test_a_report_file_keeps_the_reason(es_hosts: list[str], tmp_path) -> None:
         "--report-format=markdown",
         f"--report-file={report}",
     )
-    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.returncode == 64, proc.stdout + proc.stderr
     assert REASON in report.read_text(encoding="utf-8")
     assert (proc.stdout + proc.stderr).count(REASON) == 1

@@ -93,7 +93,7 @@ def test_plugin_failures_during_a_task_end_the_race_as_failed_with_one_paragraph
     es_hosts, fail_in, line, exception
 ):
     proc = race(es_hosts, ERRORS, f"--track-params=fail_in:{fail_in}")
-    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.returncode == 64, proc.stdout + proc.stderr
     output = proc.stdout + proc.stderr
     assert "Traceback" not in output
     assert f"{ERRORS / 'track.py'}:{line}" in output
