@@ -25,7 +25,6 @@ typedef struct {
     long long overflow;
     double weight;
     double service_sum;
-    double first_end;
     double last_end;
     long long bytes_sent;
     long long bytes_received;

@@ -40,7 +40,6 @@ phase_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     PhaseObject *self = (PhaseObject *)type->tp_alloc(type, 0);
     if (self != NULL) {
-        self->first_end = Py_HUGE_VAL;
         self->last_end = -Py_HUGE_VAL;
     }
     return (PyObject *)self;
@@ -52,7 +51,6 @@ static PyMemberDef phase_members[] = {
     {"overflow", T_LONGLONG, offsetof(PhaseObject, overflow), 0, "durations out of range"},
     {"weight", T_DOUBLE, offsetof(PhaseObject, weight), 0, "sum of weights"},
     {"service_sum", T_DOUBLE, offsetof(PhaseObject, service_sum), 0, "sum of service times (s)"},
-    {"first_end", T_DOUBLE, offsetof(PhaseObject, first_end), 0, "earliest end (perf_counter s)"},
     {"last_end", T_DOUBLE, offsetof(PhaseObject, last_end), 0, "latest end (perf_counter s)"},
     {"bytes_sent", T_LONGLONG, offsetof(PhaseObject, bytes_sent), 0, "bytes sent"},
     {"bytes_received", T_LONGLONG, offsetof(PhaseObject, bytes_received), 0, "bytes received"},

@@ -119,8 +119,6 @@ core_record(CoreObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject 
     phase->count += 1;
     phase->weight += weight;
     phase->service_sum += service_time;
-    if (end < phase->first_end)
-        phase->first_end = end;
     if (end > phase->last_end)
         phase->last_end = end;
     if (!self->has_origin) {

@@ -93,7 +93,6 @@ class PyPhaseCounters:
         "count",
         "error_count",
         "errors",
-        "first_end",
         "last_end",
         "live",
         "overflow",
@@ -108,7 +107,6 @@ class PyPhaseCounters:
     overflow: int
     weight: float
     service_sum: float
-    first_end: float
     last_end: float
     bytes_sent: int
     bytes_received: int
@@ -190,8 +188,6 @@ class PyRecorderCore:
         phase.count += 1
         phase.weight += weight
         phase.service_sum += service_time
-        if end < phase.first_end:
-            phase.first_end = end
         if end > phase.last_end:
             phase.last_end = end
         origin = self._origin

@@ -92,8 +92,7 @@ class _Phase(PhaseCounters):
         # The hot path writes the current window's bucket dict through this alias.
         self.live = self.buckets.live
         self.described = ErrorTable()
-        # +-inf instead of None keeps the hot path to one comparison each.
-        self.first_end = _INF
+        # -inf instead of None keeps the hot path to one comparison.
         self.last_end = -_INF
         self.bytes_sent = 0
         self.bytes_received = 0
@@ -226,7 +225,6 @@ class TaskRecorder(RecorderCore):
             overflow_count=m.overflow,
             histograms=m.encoded(),
             windows=tuple(m.windows),
-            first_end=m.first_end if m.count else None,
             last_end=m.last_end if m.count else None,
             warmup_sample_count=w.count,
             warmup_error_count=w.error_count,

@@ -122,7 +122,7 @@ class RecorderState:
             ``[origin + k, origin + k + 1)``; each request's weight is spread over the windows
             it was in flight in (from request start to response end), in proportion to the
             time it spent in each (docs/metrics.md, "Throughput").
-        first_end / last_end: earliest / latest measurement response end (perf_counter s).
+        last_end: latest measurement response end (perf_counter s), None without measurement samples.
         warmup_sample_count / warmup_error_count / warmup_weight / warmup_overflow_count /
         warmup_histograms / warmup_windows: the same for warmup samples.
         last_warmup_end: latest warmup response end (perf_counter s), None without warmup samples.
@@ -151,7 +151,6 @@ class RecorderState:
     overflow_count: int = 0
     histograms: dict[str, str] = field(default_factory=dict)
     windows: tuple[float, ...] = ()
-    first_end: float | None = None
     last_end: float | None = None
     warmup_sample_count: int = 0
     warmup_error_count: int = 0
@@ -227,7 +226,6 @@ class RecorderState:
             overflow_count=sum(s.overflow_count for s in states),
             histograms=_merge_histograms([s.histograms for s in states]),
             windows=_merge_windows([(s.windows, shift(s)) for s in states]),
-            first_end=_opt(min, [s.first_end for s in states]),
             last_end=_opt(max, [s.last_end for s in states]),
             warmup_sample_count=sum(s.warmup_sample_count for s in states),
             warmup_error_count=sum(s.warmup_error_count for s in states),

@@ -190,7 +190,7 @@ def test_messages_are_translated_between_the_clocks():
     clock = ClockOffset(offset_s=100.0, uncertainty_s=0.001)
     assert to_worker_clock(StartStep(step=1, start_at=5.0), clock) == StartStep(step=1, start_at=105.0)
     state = RecorderState(
-        task="t", operation="o", operation_type="search", origin=105.0, first_end=105.5, last_end=110.0,
+        task="t", operation="o", operation_type="search", origin=105.0, last_end=110.0,
         last_warmup_end=None, request_span=RequestSpan(105.25, 0.5, 109.75),
     )  # fmt: skip
     done = StepDone(
@@ -200,9 +200,7 @@ def test_messages_are_translated_between_the_clocks():
     back = to_coordinator_clock(done, clock)
     assert back.end == pytest.approx(11.0) and back.spans["t"] == pytest.approx((5.0, 10.5))
     assert back.states["t"].origin == pytest.approx(5.0)
-    assert back.states["t"].first_end == pytest.approx(5.5) and back.states["t"].last_end == pytest.approx(
-        10.0
-    )
+    assert back.states["t"].last_end == pytest.approx(10.0)
     assert back.states["t"].last_warmup_end is None
     # Rally's interval is a duration: the same in both clocks; its instants move with the clock.
     assert back.states["t"].request_span == RequestSpan(5.25, 0.5, 9.75)

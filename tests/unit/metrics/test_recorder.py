@@ -54,7 +54,7 @@ def test_warmup_samples_are_recorded_separately() -> None:
     assert s.histogram(SERVICE_TIME).get_max_value() == pytest.approx(1000, rel=1e-3)
     assert s.histogram(SERVICE_TIME, warmup=True).get_total_count() == 2
     assert s.last_warmup_end == 100.4
-    assert s.first_end == s.last_end == 101.5
+    assert s.last_end == 101.5
     assert s.windows == (0.0, 3.0)
     assert s.warmup_windows == (8.0,)
     # the live counters cover both phases
@@ -123,7 +123,7 @@ def test_state_is_picklable_and_compact() -> None:
 def test_state_without_samples() -> None:
     s = _recorder(origin=None).state()
     assert s.sample_count == 0
-    assert s.origin is None and s.first_end is None and s.last_warmup_end is None
+    assert s.origin is None and s.last_end is None and s.last_warmup_end is None
     assert s.histograms == {} and s.windows == ()
     assert s.histogram(LATENCY).get_total_count() == 0
 
@@ -161,7 +161,6 @@ def test_merge_equals_recording_everything_in_one_recorder() -> None:
         "error_count",
         "errors_by_type",
         "overflow_count",
-        "first_end",
         "last_end",
         "warmup_sample_count",
         "warmup_error_count",

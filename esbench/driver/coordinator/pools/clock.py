@@ -128,7 +128,6 @@ def _state_to_coordinator(state: RecorderState, clock: ClockOffset) -> RecorderS
     return replace(
         state,
         origin=clock.to_coordinator(state.origin),
-        first_end=clock.to_coordinator(state.first_end),
         last_end=clock.to_coordinator(state.last_end),
         last_warmup_end=clock.to_coordinator(state.last_warmup_end),
         request_span=state.request_span.shifted(clock.offset_s) if state.request_span is not None else None,
