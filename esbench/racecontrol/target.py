@@ -71,12 +71,20 @@ class TargetCluster:
             self.provisioned.stop(preserve_install=self.settings.provision.preserve_install)
 
 
+#: The cluster ``benchmark-only`` races when no ``--target-hosts`` are given: Rally's and OSB's
+#: default (Rally 2.13 ``esrally/racecontrol.py`` ``set_default_hosts``, called by its
+#: ``benchmark_only`` pipeline; OSB 2.4.0 ``osbenchmark/test_run_orchestrator.py`` likewise).
+DEFAULT_TARGET_HOSTS = ("127.0.0.1:9200",)
+
+
 def resolve_pipeline(settings: RaceSettings) -> str:
-    """The pipeline to run: the explicit one, else chosen from whether target hosts were given.
+    """The pipeline to run: the explicit one, else ``benchmark-only`` with target hosts and
+    ``from-distribution`` without. An explicit ``benchmark-only`` without target hosts races
+    :data:`DEFAULT_TARGET_HOSTS` (:func:`provision`), as Rally and OSB do.
 
     Raises:
-        ConfigError: ``benchmark-only`` without target hosts, or ``from-distribution`` with them;
-            team or plugin options with target hosts.
+        ConfigError: ``from-distribution`` with target hosts; team or plugin options with target
+            hosts.
     """
     pipeline = settings.pipeline
     prov = settings.provision
@@ -91,11 +99,6 @@ def resolve_pipeline(settings: RaceSettings) -> str:
         )
     if pipeline is None:
         return PIPELINE_BENCHMARK_ONLY if settings.target_hosts else PIPELINE_FROM_DISTRIBUTION
-    if pipeline == PIPELINE_BENCHMARK_ONLY and not settings.target_hosts:
-        raise ConfigError(
-            "--pipeline=benchmark-only needs a cluster to benchmark: add --target-hosts=HOST:PORT, "
-            "or drop --pipeline to let esbench provision a local node."
-        )
     if pipeline == PIPELINE_FROM_DISTRIBUTION and settings.target_hosts:
         raise ConfigError(
             "--pipeline=from-distribution provisions its own cluster and cannot be combined with "
@@ -105,12 +108,19 @@ def resolve_pipeline(settings: RaceSettings) -> str:
 
 
 def provision(settings: RaceSettings, pipeline: str, race_dir: Path, console: Console) -> TargetCluster:
-    """The cluster at ``--target-hosts`` (benchmark-only), or one provisioned into ``race_dir``.
+    """The cluster at ``--target-hosts`` (benchmark-only; :data:`DEFAULT_TARGET_HOSTS` without
+    them), or one provisioned into ``race_dir``.
 
     Raises:
         EsbenchError: the distribution cannot be found or downloaded, or the nodes do not start.
     """
     if pipeline != PIPELINE_FROM_DISTRIBUTION:
+        if not settings.target_hosts:
+            console.info(
+                f"No --target-hosts: racing {', '.join(DEFAULT_TARGET_HOSTS)}, the default of Rally's "
+                "and OSB's benchmark-only pipeline."
+            )
+            settings = replace(settings, target_hosts=DEFAULT_TARGET_HOSTS)
         return TargetCluster(hosts=settings.target_hosts, settings=settings)
     prov = settings.provision
     console.info(

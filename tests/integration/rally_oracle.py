@@ -148,7 +148,16 @@ class PeerOracle:
     def run(self, *args: str, timeout_s: float = 240) -> subprocess.CompletedProcess[str]:
         """``TOOL ARGS --configuration-name=NAME`` in a private namespace; never raises on a
         non-zero exit (the caller asserts on it)."""
-        rally = " ".join(_quote(a) for a in (str(self.rally_bin), *args, f"--configuration-name={self.name}"))
+        return self.run_in_namespace(
+            [str(self.rally_bin), *args, f"--configuration-name={self.name}"], timeout_s=timeout_s
+        )
+
+    def run_in_namespace(
+        self, argv: list[str], *, env: dict[str, str] | None = None, timeout_s: float = 240
+    ) -> subprocess.CompletedProcess[str]:
+        """``argv`` in a private namespace of its own where ``INNER_HOST`` reaches the node, as the
+        tool is run (another tool on the same terms: esbench beside Rally); ``env`` is added to the
+        environment. Never raises on a non-zero exit."""
         script = "\n".join(
             (
                 "set -u",
@@ -161,16 +170,16 @@ class PeerOracle:
                 f"for _ in $(seq 100); do (exec 3<>/dev/tcp/{INNER_HOST.replace(':', '/')}) 2>/dev/null "
                 "&& break; sleep 0.1; done",
                 f"cd {_quote(str(self.root))}",
-                rally,
+                " ".join(_quote(a) for a in argv),
             )
         )
-        env = {**os.environ, "HOME": str(self.root / "home")}
+        full_env = {**os.environ, "HOME": str(self.root / "home"), **(env or {})}
         return subprocess.run(
             ["unshare", "--net", "--pid", "--fork", "--mount-proc", "bash", "-c", script],
             capture_output=True,
             text=True,
             timeout=timeout_s,
-            env=env,
+            env=full_env,
             check=False,
         )
 

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from click.testing import CliRunner
 
 from esbench.cli import main
+from esbench.console import Console
+from esbench.racecontrol import resolve_pipeline
 from esbench.racecontrol.pipelines import PIPELINES, pipeline_rows
+from esbench.racecontrol.target import DEFAULT_TARGET_HOSTS, provision
 from esbench.settings import PIPELINES as SERVED
+from esbench.settings import Pipeline, RaceSettings
 
 
 def test_the_pipelines_esbench_serves_are_the_ones_race_accepts() -> None:
@@ -37,3 +43,25 @@ def test_list_pipelines_prints_rallys_table() -> None:
     assert lines[0] == "Available pipelines:"
     assert lines[2].split() == ["Name", "Description"]
     assert [line.split()[0] for line in lines[4:]] == [p.name for p in PIPELINES]
+
+
+def test_benchmark_only_without_target_hosts_races_rallys_default_host(tmp_path: Path) -> None:
+    # Rally 2.13 racecontrol.set_default_hosts, called by its benchmark_only pipeline.
+    settings = RaceSettings(pipeline=Pipeline.BENCHMARK_ONLY)
+    assert resolve_pipeline(settings) == Pipeline.BENCHMARK_ONLY
+    shown: list[str] = []
+    target = provision(settings, resolve_pipeline(settings), tmp_path, _Recording(shown))
+    assert target.hosts == DEFAULT_TARGET_HOSTS == ("127.0.0.1:9200",)
+    assert target.settings.target_hosts == DEFAULT_TARGET_HOSTS and target.provisioned is None
+    assert any("No --target-hosts: racing 127.0.0.1:9200" in line for line in shown), shown
+    given = RaceSettings(pipeline=Pipeline.BENCHMARK_ONLY, target_hosts=("10.0.0.1:9200",))
+    assert provision(given, resolve_pipeline(given), tmp_path, _Recording(shown)).hosts == ("10.0.0.1:9200",)
+
+
+class _Recording(Console):
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__(quiet=True)
+        self.lines = lines
+
+    def info(self, message: str) -> None:
+        self.lines.append(message)

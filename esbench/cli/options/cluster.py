@@ -36,8 +36,11 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
         flags=("--pipeline",),
         commands=(*RACING_ANY, *PLANNING),
         type=_params.pipeline_type,
-        help="benchmark-only (needs --target-hosts) or from-distribution (default without --target-hosts); "
-        "Rally's from-sources and docker are refused with their reason.",
+        help="benchmark-only (races --target-hosts, else 127.0.0.1:9200, as Rally and OSB) or "
+        "from-distribution. Without --pipeline, as Rally and OSB choose: from-distribution when "
+        "--distribution-version is given; under OSB's name (esbench run) benchmark-only; else "
+        "benchmark-only with --target-hosts and from-distribution without. Rally's from-sources and "
+        "docker are refused with their reason.",
         field="RaceSettings.pipeline",
     ),
     CliOption(

@@ -20,7 +20,7 @@ from esbench.exceptions import UserError
 from esbench.provision.settings import ProvisionSettings
 from esbench.reporting.formats import NumbersAlign, ShowInReport
 from esbench.reporting.percentiles import ReportPercentiles
-from esbench.settings import RaceSettings, ReportSettings
+from esbench.settings import Pipeline, RaceSettings, ReportSettings
 from esbench.telemetry.settings import TelemetrySettings
 from esbench.track.repository import TrackRepositorySettings
 
@@ -91,8 +91,9 @@ def captured(monkeypatch: pytest.MonkeyPatch) -> list[RaceSettings]:
     return seen
 
 
-def race_of(*args: str) -> RaceSettings:
-    """The settings ``esbench race ARGS`` starts a race with (the race itself is not run)."""
+def race_of(*args: str, command: str = "race") -> RaceSettings:
+    """The settings ``esbench COMMAND ARGS`` (``race`` or OSB's ``run``) starts a race with (the race
+    itself is not run)."""
     seen: list[RaceSettings] = []
 
     def fake_race(settings: RaceSettings, console: Any = None) -> None:
@@ -101,7 +102,7 @@ def race_of(*args: str) -> RaceSettings:
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr("esbench.racecontrol.run_race", fake_race)
-        result = CliRunner().invoke(main, ["race", *args])
+        result = CliRunner().invoke(main, [command, *args])
     assert result.exit_code == 64 and "captured" in result.output, (args, result.output)
     return seen[0]
 
@@ -270,3 +271,21 @@ def test_osbs_run_provisions_opensearch_unless_told_otherwise() -> None:
     assert provisioned("execute-test") == "opensearch"
     assert provisioned("run", "--distribution-flavor=elasticsearch") == "elasticsearch"
     assert provisioned("race") == "elasticsearch"
+
+
+def test_the_pipeline_is_the_one_rally_and_osb_choose() -> None:
+    # Rally 2.13 racecontrol.run and OSB 2.4.0 test_run_orchestrator.run: a version without a
+    # pipeline means from-distribution; OSB's run without either races benchmark-only.
+    def pipeline(command: str, *args: str) -> Pipeline | None:
+        return race_of(f"--track-path={TRACK}", *args, command=command).pipeline
+
+    assert pipeline("race", "--distribution-version=8.8.2") is Pipeline.FROM_DISTRIBUTION
+    assert (
+        pipeline("race", "--distribution-version=8.8.2", "--target-hosts=127.0.0.1:9")
+        is Pipeline.FROM_DISTRIBUTION
+    )
+    assert pipeline("race") is None
+    assert pipeline("race", "--pipeline=benchmark-only") is Pipeline.BENCHMARK_ONLY
+    assert pipeline("run") is Pipeline.BENCHMARK_ONLY
+    assert pipeline("run", "--distribution-version=2.18.0") is Pipeline.FROM_DISTRIBUTION
+    assert pipeline("run", "--pipeline=from-distribution") is Pipeline.FROM_DISTRIBUTION

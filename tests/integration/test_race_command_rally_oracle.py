@@ -1,10 +1,13 @@
-"""``esbench race`` exits with Rally's status for the same race: Rally 2.13 itself, racing the same
-track on the same node, is the oracle. A CI script that tests ``esrally race``'s status (0, or 64
-for a race that failed) runs unchanged with ``esbench race``.
+"""``esbench race`` behaves as ``esrally race`` where a CI script can tell: Rally 2.13 itself, racing
+the same track on the same node, is the oracle.
 
-Cases: a race that completes; a track plugin's runner or scheduler that raises during a task; a
-processor that raises before the race; a request that fails with ``--on-error=abort``. Each tool
-races a copy of its own (Rally writes offset files beside a track). The node is an 8.8.2
+* The exit status: 0, or 64 for a race that failed. Cases: a race that completes; a track plugin's
+  runner or scheduler that raises during a task; a processor that raises before the race; a
+  request that fails with ``--on-error=abort``.
+* ``--pipeline=benchmark-only`` without ``--target-hosts`` races 127.0.0.1:9200. Both tools run in a
+  namespace of their own where that address reaches the node.
+
+Each tool races a copy of its own (Rally writes offset files beside a track). The node is an 8.8.2
 integ-test build of the test's own: Rally needs ``GET /``, which later integ-test builds do not
 answer, and Rally's requests must not touch the session node's statistics.
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,3 +124,24 @@ def _rally_log(root: Path, start: int) -> str:
     with log.open("rb") as f:
         f.seek(start)
         return f.read().decode("utf-8", errors="replace")
+
+
+def test_benchmark_only_without_target_hosts_races_the_default_host(racers: Racers, tmp_path: Path) -> None:
+    rally_track, esbench_track = (_copy(ERRORS, tmp_path / side) for side in ("rally", "esbench"))
+    common = ("--pipeline=benchmark-only", "--offline", "--track-params=fail_in:none")
+    theirs = racers.rally.run("race", f"--track-path={rally_track}", *common)
+    assert theirs.returncode == 0, theirs.stdout[-3000:] + theirs.stderr[-3000:]
+    home = tmp_path / "esbench-home"
+    argv = [sys.executable, "-m", "esbench", "race", f"--track-path={esbench_track}", *common]
+    ours = racers.rally.run_in_namespace(
+        [*argv, "--report-format=json"],
+        env=harness.esbench_env(home=home),
+        timeout_s=300,
+    )
+    assert ours.returncode == 0, ours.stdout[-3000:] + ours.stderr[-3000:]
+    assert "No --target-hosts: racing 127.0.0.1:9200" in ours.stdout + ours.stderr
+    race_id = json.loads(ours.stdout)["race"]["race_id"]
+    results = json.loads((home / "races" / race_id / "results.json").read_text(encoding="utf-8"))
+    # The node answered every request: the race reached it at the default host.
+    tasks = {t["task"]: t for t in results["tasks"]}
+    assert tasks["failing"]["sample_count"] == 3 and tasks["failing"]["error_count"] == 0, tasks
