@@ -1,8 +1,10 @@
 """The telemetry devices esbench knows, by their ``--telemetry`` name, and their construction.
 
 Names and order follow Rally's ``esrally/telemetry.py`` ``list_telemetry`` where Rally has the
-device; ``os`` is esbench's own; ``master-node-stats`` and ``blob-store-stats``, which Rally accepts
-but does not list, come last and are hidden from ``esbench list telemetry`` too.
+device; then ``os``, esbench's own, and ``segment-replication-stats``, OSB 2.4.0's only
+(``osbenchmark/telemetry.py``; OSB lists every other device of its list under Rally's name);
+``master-node-stats`` and ``blob-store-stats``, which Rally accepts but does not list, come last and
+are hidden from ``esbench list telemetry`` too.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from esbench.telemetry.devices.node_stats import NodeStats
 from esbench.telemetry.devices.os_stats import OsStats
 from esbench.telemetry.devices.recovery_stats import RecoveryStats
 from esbench.telemetry.devices.searchable_snapshots_stats import SearchableSnapshotsStats
+from esbench.telemetry.devices.segment_replication_stats import SegmentReplicationStats
 from esbench.telemetry.devices.segment_stats import SegmentStats
 from esbench.telemetry.devices.shard_stats import ShardStats
 from esbench.telemetry.devices.transform_stats import TransformStats
@@ -46,6 +49,7 @@ DEVICES: tuple[type[TelemetryDevice], ...] = (
     DiskUsageStats,
     GeoIpStats,
     OsStats,
+    SegmentReplicationStats,
     MasterNodeStats,
     BlobStoreStats,
 )

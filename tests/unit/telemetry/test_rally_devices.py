@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from esbench.exceptions import ConfigError
+from esbench.cli.options.coverage import OSB, peer_python
+from esbench.exceptions import ConfigError, UserError
 from esbench.telemetry.cli import telemetry_table
 from esbench.telemetry.device import ProvisionedNode
 from esbench.telemetry.devices.blob_store_stats import parse_blob_store_stats
@@ -115,7 +116,7 @@ print(",".join(r.split()[0] for r in rows))
 
 
 @needs_rally
-def test_listed_devices_are_rallys_in_rallys_order_then_os(tmp_path: Path) -> None:
+def test_listed_devices_are_rallys_in_rallys_order_then_os_and_osbs_own(tmp_path: Path) -> None:
     rally = subprocess.run(
         [str(RALLY_PYTHON), "-c", _RALLY_LIST],
         capture_output=True,
@@ -125,14 +126,16 @@ def test_listed_devices_are_rallys_in_rallys_order_then_os(tmp_path: Path) -> No
     )
     rally_names = rally.stdout.strip().splitlines()[-1].split(",")
     listed = [line.split()[0] for line in telemetry_table().splitlines()[4:] if line.strip()][:-1]
-    assert listed[:-1] == rally_names and listed[-1] == "os"
+    # Then esbench's own device and OSB's only one.
+    assert listed[: len(rally_names)] == rally_names
+    assert listed[len(rally_names) :] == ["os", "segment-replication-stats"]
     # Hidden as in Rally, yet accepted by --telemetry.
     assert "master-node-stats" not in telemetry_table() and "blob-store-stats" not in telemetry_table()
     assert parse_device_names("master-node-stats,blob-store-stats") == (
         "master-node-stats",
         "blob-store-stats",
     )
-    assert len(DEVICES) == len(rally_names) + 3
+    assert len(DEVICES) == len(rally_names) + 4  # os, segment-replication-stats and the two hidden ones
 
 
 def test_per_cluster_parameters_read_the_default_cluster() -> None:
@@ -260,3 +263,35 @@ def test_heapdump_uses_the_nodes_jdk(tmp_path: Path) -> None:
     assert dump_command(node, target) == [str(jdk / "bin" / "jcmd"), "42", "GC.heap_dump", str(target)]
     (jdk / "bin" / "jmap").touch()
     assert dump_command(node, target) == [str(jdk / "bin" / "jmap"), f"-dump:format=b,file={target}", "42"]
+
+
+_OSB_LIST = """
+from osbenchmark import telemetry
+import osbenchmark.utils.console as console
+lines = []
+console.println = lambda msg="", *a, **k: lines.append(str(msg))
+telemetry.list_telemetry()
+skip = ("Command", "---", "Available", "Keep")
+rows = [l for l in "\\n".join(lines).splitlines() if l and not l.startswith(skip)]
+print(",".join(r.split()[0] for r in rows))
+"""
+
+
+def test_every_device_osb_lists_is_listed(tmp_path: Path) -> None:
+    try:
+        python = peer_python(OSB)
+    except UserError as e:
+        if os.environ.get("CI", "").lower() == "true":  # a CI run must not pass by skipping
+            pytest.fail(str(e), pytrace=False)
+        pytest.skip(str(e))
+    osb = subprocess.run(
+        [str(python), "-c", _OSB_LIST],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "HOME": str(tmp_path)},
+    )
+    osb_names = osb.stdout.strip().splitlines()[-1].split(",")
+    listed = [line.split()[0] for line in telemetry_table().splitlines()[4:] if line.strip()][:-1]
+    assert "segment-replication-stats" in osb_names
+    assert set(osb_names) <= set(listed), set(osb_names) - set(listed)
