@@ -11,26 +11,40 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
+from esbench.cli._abbreviations import AmbiguousOption, expand_abbreviations
 from esbench.exceptions import EsbenchError, UserError, UserInterrupted
 from esbench.version import __version__
 
 
+def _usage_error(ctx: click.Context, e: click.UsageError) -> NoReturn:
+    # One paragraph instead of click's usage block: what, which option, where the help is.
+    where = e.ctx.command_path if e.ctx is not None else ctx.command_path
+    click.echo(f"[ERROR] {e.format_message()} (See '{where} --help'.)", err=True)
+    # 64 is EX_USAGE (sysexits.h), the exit status of every esbench user error.
+    ctx.exit(UserError.exit_code)
+
+
 class _EsbenchGroup(click.Group):
-    """A click group that maps esbench errors to clean messages and exit codes."""
+    """A click group that maps esbench errors to clean messages and exit codes, and takes unique
+    prefixes of long options as Rally's and OSB's argparse parsers do (:mod:`esbench.cli._abbreviations`)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # The whole command line, before click parses any of it: every sub-command gets it.
+        try:
+            args = expand_abbreviations(self, ctx, args)
+        except AmbiguousOption as e:
+            _usage_error(ctx, e)
+        return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except click.UsageError as e:
-            # One paragraph instead of click's usage block: what, which option, where the help is.
-            where = e.ctx.command_path if e.ctx is not None else ctx.command_path
-            click.echo(f"[ERROR] {e.format_message()} (See '{where} --help'.)", err=True)
-            # 64 is EX_USAGE (sysexits.h), the exit status of every esbench user error.
-            ctx.exit(UserError.exit_code)
+            _usage_error(ctx, e)
         except KeyboardInterrupt:
             click.echo("\n[ERROR] Interrupted by the user.", err=True)
             ctx.exit(UserInterrupted.exit_code)

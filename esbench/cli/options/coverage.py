@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -205,18 +206,19 @@ def rally_python() -> Path:
     return peer_python(RALLY)
 
 
-def read_parser(peer: Peer, python: Path | None = None) -> tuple[str, list[PeerArgument]]:
-    """``peer``'s version and the arguments of each of its sub-commands (``--help`` left out).
+def peer_json(peer: Peer, script: str, python: Path | None = None) -> Any:
+    """What ``script`` prints as JSON on its last line of output, run in ``peer``'s Python after
+    ``peer.prelude`` (which sets ``parser``, the peer's own argument parser, and ``peer_version``).
 
     Raises:
         UserError: no Python with the peer (:func:`peer_python`).
-        subprocess.CalledProcessError: the peer's parser could not be built.
+        subprocess.CalledProcessError: the script failed (the peer's parser could not be built).
     """
     interpreter = str(python or peer_python(peer))
     with tempfile.TemporaryDirectory(prefix="esbench-peer-home-") as home:
         env = {**os.environ, "HOME": home} if peer.scratch_home else None
         proc = subprocess.run(
-            [interpreter, "-c", peer.prelude + _DUMP],
+            [interpreter, "-c", peer.prelude + script],
             capture_output=True,
             text=True,
             check=True,
@@ -224,7 +226,17 @@ def read_parser(peer: Peer, python: Path | None = None) -> tuple[str, list[PeerA
             env=env,
         )
     # The last line: a peer may print on import (OSB's banner goes to the console on some paths).
-    data = json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def read_parser(peer: Peer, python: Path | None = None) -> tuple[str, list[PeerArgument]]:
+    """``peer``'s version and the arguments of each of its sub-commands (``--help`` left out).
+
+    Raises:
+        UserError: no Python with the peer (:func:`peer_python`).
+        subprocess.CalledProcessError: the peer's parser could not be built.
+    """
+    data = peer_json(peer, _DUMP, python)
     arguments = [
         PeerArgument(
             command=command,
@@ -402,6 +414,10 @@ def render_markdown(version: str, rows: list[Coverage], peer: Peer = RALLY) -> s
         intro,
         f"**taken** with {peer.name}'s meaning, or **refused**: the option parses, then the command stops "
         "before doing anything with the paragraph below (exit status 64). " + other_note,
+        "",
+        f"As with `{peer.program}` (argparse's `allow_abbrev`), a long option may be shortened to a unique "
+        "prefix (`--target-host=` for `--target-hosts=`); a prefix of several esbench options, which may "
+        f"include ones `{peer.program}` lacks, is refused naming them (exit status 64).",
         "",
     ]
     counts = {s: sum(r.status is s for r in rows) for s in Status}
