@@ -1,9 +1,10 @@
 """``esbench download | install | start | stop``; ``esbench list cars | elasticsearch-plugins |
-installations``.
+opensearch-plugins | installations``.
 
-Rally's names and flow: ``install`` prints an installation id, ``start --installation-id`` starts it,
-``stop`` stops it (and deletes it unless ``--preserve-install``). ``start`` without an id installs and
-starts in one go. Machine-readable results go to stdout, progress to stderr.
+Rally's names and flow: ``install`` prints an installation id (Rally's JSON), ``start
+--installation-id`` starts it, ``stop`` stops it (and deletes it unless ``--preserve-install``).
+``start`` without an id installs and starts in one go. Machine-readable results go to stdout,
+progress to stderr, except OpenSearch's ``install``, which prints its JSON on stderr as OSB does.
 """
 
 from __future__ import annotations
@@ -102,8 +103,9 @@ def download(
     **options: Any,
 ) -> None:
     """Fetch an Elasticsearch (or OpenSearch) distribution into the cache and print the archive's path
-    (--target-os/--target-arch: Elastic's archive for another machine); with --track or --track-path,
-    fetch (download, decompress, index) its corpora and print their files."""
+    as Rally's and OSB's JSON, {"elasticsearch": PATH} or {"opensearch": PATH} (--target-os/--target-arch:
+    Elastic's archive for another machine); with --track or --track-path, fetch (download, decompress,
+    index) its corpora and print their files."""
     source = pop_track_source(options)
     team_options = ("team_path", "team_repository", "team_revision", "elasticsearch_plugins")
     if any(options.get(k) for k in team_options):
