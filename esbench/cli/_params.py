@@ -345,7 +345,7 @@ def option_types() -> dict[str, click.ParamType[Any]]:
 
 class RallyChoice(click.Choice):  # type: ignore[type-arg]
     """A :class:`click.Choice` of esbench's values that also knows Rally's: ``aliases`` are taken
-    as the value they name (Rally's ``release`` is esbench's ``elastic``), ``refused`` values fail
+    as the value they name (a peer's spelling of one of esbench's values), ``refused`` values fail
     with their reason, and any other value with ``otherwise`` (when given) instead of click's list.
 
     The value the command gets is one of ``choices``.
@@ -395,16 +395,17 @@ def pipeline_type() -> RallyChoice:
 
 
 def distribution_repository_type() -> RallyChoice:
-    """``--distribution-repository``: esbench's repositories; Rally's ``release`` (its default, Elastic's
-    download server) is ``elastic``; other names would be [distributions] entries of Rally's rally.ini."""
+    """``--distribution-repository``: esbench's repositories, with Rally's and OSB's ``release`` (their
+    default: the product's release server, Elastic's download server or OpenSearch's; the provisioning
+    settings resolve it by flavor); other names would be [distributions] entries of Rally's rally.ini."""
     from esbench.provision.settings import REPOSITORIES
 
     return RallyChoice(
         list(REPOSITORIES),
-        aliases={"release": "elastic"},
         otherwise="is not a distribution repository esbench knows. In Rally it would name a [distributions] "
-        "entry of rally.ini, which esbench does not read. Use release or elastic (Elastic's download "
-        "server; $ESBENCH_DISTRIBUTION_URL sets another URL template with {version}, {os} and {arch}), "
+        "entry of rally.ini, which esbench does not read. Use release (the product's release server: "
+        "Elastic's download server, or OpenSearch's for OpenSearch), elastic (Elastic's download server; "
+        "$ESBENCH_DISTRIBUTION_URL sets another URL template with {version}, {os} and {arch}), "
         "maven, auto, or give an archive with --distribution-path=FILE.",
     )
 

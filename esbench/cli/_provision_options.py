@@ -16,8 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import click
+
 from esbench.cli.options.entry import CliOption
-from esbench.provision.flavors import DistributionFlavor, get_flavor
+from esbench.provision.flavors import DistributionFlavor, flavor_of_version, get_flavor
 from esbench.provision.settings import DistributionRepository, ProvisionSettings
 from esbench.track.params import parse_params
 
@@ -56,6 +58,21 @@ def provision_options(f: F) -> F:
     return f
 
 
+def _flavor_given() -> bool:
+    """Whether ``--distribution-flavor`` was on the command line (or set by the command, e.g. OSB's
+    ``run``); outside a click command (the Python API), True: nothing is inferred."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None or "distribution_flavor" not in ctx.params:
+        return True
+    return ctx.get_parameter_source("distribution_flavor") is not click.core.ParameterSource.DEFAULT
+
+
+def _info(line: str) -> None:
+    ctx = click.get_current_context(silent=True)
+    if ctx is None or not ctx.params.get("quiet"):
+        click.echo(f"[INFO] {line}", err=True)
+
+
 def provision_settings(
     *,
     distribution_version: str | None,
@@ -76,17 +93,34 @@ def provision_settings(
     elasticsearch_plugins: str | None = None,
     plugin_params: str | None = None,
 ) -> ProvisionSettings:
-    """Turn the option values into :class:`ProvisionSettings`.
+    """Turn the option values into :class:`ProvisionSettings`, for every command that provisions
+    (``download``, ``install``, ``start``, ``race``'s from-distribution, planning, ``query``, ``load``):
+
+    * the product: ``--distribution-version`` of an OpenSearch-only major (``2.19.1``;
+      :data:`~esbench.provision.flavors.OPENSEARCH_ONLY_MAJORS`) without ``--distribution-flavor``
+      provisions OpenSearch, as OSB does for the same command line, with an info line on stderr (none
+      with ``--quiet``). OSB's ``download``/``install``/``start`` share Rally's names, so the version is
+      the only signal; no Elasticsearch esbench or Rally can provision has such a major;
+    * ``--distribution-repository=release`` (Rally's and OSB's default): Elastic's download server for
+      Elasticsearch (``elastic``), OpenSearch's release server for OpenSearch (OSB's meaning).
 
     Raises:
         UserError: unparsable ``--car-params`` or ``--plugin-params``.
     """
+    inferred = flavor_of_version(distribution_version)
+    if inferred is not None and distribution_flavor != inferred.value and not _flavor_given():
+        _info(
+            f"--distribution-version={distribution_version} is an OpenSearch version (Elasticsearch has no "
+            f"such major that esbench can provision): provisioning OpenSearch. Give "
+            f"--distribution-flavor to say which product."
+        )
+        distribution_flavor = inferred.value
+    if distribution_repository == DistributionRepository.RELEASE and distribution_flavor == "elasticsearch":
+        # Rally's "release" is Elastic's download server, esbench's "elastic".
+        distribution_repository = DistributionRepository.ELASTIC.value
     return ProvisionSettings(
         distribution_version=distribution_version or get_flavor(distribution_flavor).default_version,
-        # Rally's "release" is Elastic's download server, esbench's "elastic".
-        distribution_repository=DistributionRepository(
-            "elastic" if distribution_repository == "release" else distribution_repository
-        ),
+        distribution_repository=DistributionRepository(distribution_repository),
         distribution_path=distribution_path,
         car=car,
         car_params=parse_params(car_params, option="--car-params") if car_params.strip() else {},

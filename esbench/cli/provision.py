@@ -1,13 +1,15 @@
 """``esbench download | install | start | stop``; ``esbench list cars | elasticsearch-plugins |
-installations``.
+opensearch-plugins | installations``.
 
-Rally's names and flow: ``install`` prints an installation id, ``start --installation-id`` starts it,
-``stop`` stops it (and deletes it unless ``--preserve-install``). ``start`` without an id installs and
-starts in one go. Machine-readable results go to stdout, progress to stderr.
+Rally's names and flow: ``install`` prints an installation id (Rally's JSON), ``start
+--installation-id`` starts it, ``stop`` stops it (and deletes it unless ``--preserve-install``).
+``start`` without an id installs and starts in one go. Machine-readable results go to stdout,
+progress to stderr, except OpenSearch's ``install``, which prints its JSON on stderr as OSB does.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from dataclasses import replace
@@ -58,16 +60,19 @@ def for_target(
 
     Raises:
         UserError: the Maven repository (its integ-test archive is the same for every platform) or
-            OpenSearch (esbench takes its Maven archive).
+            OpenSearch (esbench fetches this machine's bundle or the Maven archive).
     """
-    if (
-        settings.distribution_repository is DistributionRepository.MAVEN
-        or settings.distribution_flavor != "elasticsearch"
-    ):
+    if settings.distribution_flavor != "elasticsearch":
+        raise UserError(
+            "--target-os/--target-arch pick one of Elastic's platform archives; for OpenSearch esbench "
+            "fetches this machine's bundle from OpenSearch's release server (--distribution-repository="
+            "release) or the Maven integ-test zip, which is the same on every platform: drop them."
+        )
+    if settings.distribution_repository is DistributionRepository.MAVEN:
         raise UserError(
             "--target-os/--target-arch pick one of Elastic's platform archives, but the Maven integ-test "
-            "archive (--distribution-repository=maven, and every OpenSearch download) is the same on every "
-            "platform: drop them, or use --distribution-repository=release."
+            "archive (--distribution-repository=maven) is the same on every platform: drop them, or use "
+            "--distribution-repository=release."
         )
     template = (
         settings.elastic_url_template
@@ -98,8 +103,9 @@ def download(
     **options: Any,
 ) -> None:
     """Fetch an Elasticsearch (or OpenSearch) distribution into the cache and print the archive's path
-    (--target-os/--target-arch: Elastic's archive for another machine); with --track or --track-path,
-    fetch (download, decompress, index) its corpora and print their files."""
+    as Rally's and OSB's JSON, {"elasticsearch": PATH} or {"opensearch": PATH} (--target-os/--target-arch:
+    Elastic's archive for another machine); with --track or --track-path, fetch (download, decompress,
+    index) its corpora and print their files."""
     source = pop_track_source(options)
     team_options = ("team_path", "team_repository", "team_revision", "elasticsearch_plugins")
     if any(options.get(k) for k in team_options):
@@ -113,7 +119,8 @@ def download(
     if not (track_name or track_path):
         if target_os or target_arch:
             settings = for_target(settings, target_os, target_arch)
-        click.echo(str(download_archive(_pin(settings, quiet))))
+        archive = download_archive(_pin(settings, quiet))
+        click.echo(json.dumps({get_flavor(settings.distribution_flavor).executable: str(archive)}, indent=2))
         return
     from esbench.corpus import corpora_read, prepare_corpora
     from esbench.track.loader import load_track
@@ -146,24 +153,34 @@ def install(
     build_type: str | None,
     **options: Any,
 ) -> None:
-    """Install Elasticsearch or OpenSearch (no node is started) and print the installation id."""
+    """Install Elasticsearch or OpenSearch (no node is started) and print the installation id as JSON,
+    {"installation-id": "..."} (Elasticsearch: on stdout, as Rally; OpenSearch: on stderr, as OSB)."""
     from esbench.provision import cluster
 
     settings = replace(_settings(options, offline), installation_id=installation_id, node_name=node_name)
     inst = cluster.install(_pin(settings, quiet))
-    _err(
-        f"Installed {get_flavor(inst.distribution_flavor).product} {inst.version} "
-        f"(car {inst.car['name']}, {len(inst.nodes)} node(s)) "
-        f"in {inst.root}.",
-        quiet,
-    )
-    click.echo(inst.id)
+    # Rally 2.13 esrally/mechanic/mechanic.py install prints the JSON on stdout; OSB 2.4.0
+    # osbenchmark/builder/builder.py install on stderr (println(..., stderr=True)) with its other
+    # lines on stdout. Either way the JSON is the only line on its stream.
+    opensearch = inst.distribution_flavor != "elasticsearch"
+    if not quiet:
+        click.echo(
+            f"Installed {get_flavor(inst.distribution_flavor).product} {inst.version} "
+            f"(car {inst.car['name']}, {len(inst.nodes)} node(s)) in {inst.root}.",
+            err=not opensearch,
+        )
+    click.echo(json.dumps({"installation-id": inst.id}, indent=2), err=opensearch)
 
 
 @main.command()
 @table_options("start")
-def start(installation_id: str | None, offline: bool, quiet: bool, **options: Any) -> None:
-    """Start an installation (or install and start one) and print its endpoints and installation id."""
+def start(
+    installation_id: str | None, race_id: str | None, offline: bool, quiet: bool, **options: Any
+) -> None:
+    """Start an installation (or install and start one) and print its endpoints and installation id.
+
+    With --race-id (OSB: --test-run-id) the installation keeps the id, and 'stop' files the nodes' logs
+    under the race of that id (see docs/provisioning.md)."""
     from esbench.provision import cluster
     from esbench.provision.provisioned import provision_cluster
     from esbench.provision.security import SecurityMaterial
@@ -176,6 +193,10 @@ def start(installation_id: str | None, offline: bool, quiet: bool, **options: An
     else:
         pc = provision_cluster(_pin(settings, quiet), race_dir=None)
         started = pc.installation
+    if race_id is not None:
+        # Rally 2.13 esrally/mechanic/mechanic.py start keeps (nodes, race id) in the node file, read by stop.
+        started = replace(started, extra={**started.extra, RACE_ID_KEY: race_id})
+        installation.save(started)
     _err(
         f"Started {get_flavor(started.distribution_flavor).product} {started.version} "
         f"(car {started.car['name']}, {len(started.nodes)} node(s)) "
@@ -222,10 +243,44 @@ def stop(
             )
         inst = running[-1]
     preserve_install = preserve_install or bool(inst.extra.get("preserve_install"))
-    pids = cluster.stop(inst, preserve_install=preserve_install)
+    race_dir = _race_to_file_under(inst, skip_telemetry, quiet)
+    pids = cluster.stop(
+        inst, preserve_install=preserve_install, logs_to=race_dir / "logs" if race_dir else None
+    )
     kept = f"kept in {inst.root}" if preserve_install else "deleted"
     _err(f"Stopped installation {inst.id} ({len(pids)} process(es)); installation {kept}.", quiet)
+    if race_dir is not None:
+        _err(
+            f"Filed the nodes' logs under race {race_dir.name}: {race_dir / 'logs'}/<node> (JVM telemetry "
+            f"files, if any, in {race_dir / 'telemetry'}/<node>).",
+            quiet,
+        )
     click.echo(inst.id)
+
+
+#: The key of the installation's ``extra`` that holds ``start --race-id``.
+RACE_ID_KEY = "race_id"
+
+
+def _race_to_file_under(inst: installation.Installation, skip_telemetry: bool, quiet: bool) -> Path | None:
+    """The race directory ``stop`` files the nodes' logs in: that of the race id given to ``start``,
+    when such a race is stored (Rally 2.13 ``esrally/mechanic/mechanic.py`` ``stop`` looks the race up
+    and stores nothing when it is not found, or with ``--skip-telemetry``)."""
+    race_id = inst.extra.get(RACE_ID_KEY)
+    if not isinstance(race_id, str) or skip_telemetry:
+        return None
+    from esbench.home import home_subdir
+
+    race_dir = home_subdir("races") / race_id
+    if race_dir.is_dir():
+        return race_dir
+    _err(
+        f"[INFO] No race '{race_id}' is stored in {race_dir.parent}, so nothing is filed under it (Rally "
+        "likewise stores no node metrics for a race it cannot find). Race the nodes before stopping them: "
+        f"esbench race --pipeline=benchmark-only --target-hosts={','.join(inst.hosts)} --race-id={race_id}",
+        quiet,
+    )
+    return None
 
 
 def _listed_team(
@@ -266,15 +321,34 @@ def list_cars_command(quiet: bool, **team: Any) -> None:
 @table_options("list elasticsearch-plugins")
 def list_plugins_command(quiet: bool, **team: Any) -> None:
     """List the plugins and plugin configurations of a team (--team-path, --team-repository; by default
-    the team repository 'default', rally-teams, as Rally does)."""
+    the team repository 'default', rally-teams, as Rally does; as 'list opensearch-plugins', OSB's
+    bundled list, offline)."""
     from esbench.provision.plugins import list_plugins
 
     if not (team["team_path"] or team["team_repository"] or team["team_revision"]):
+        if click.get_current_context().info_name == "opensearch-plugins":
+            _list_opensearch_plugins(quiet)
+            return
         team["team_repository"] = "default"
     directory = _listed_team(**team)
     assert directory is not None  # a team option is set
     rows = list_plugins(directory)
     click.echo(tabulate(rows, headers=["Name", "Configuration"], tablefmt="simple"))
+
+
+def _list_opensearch_plugins(quiet: bool) -> None:
+    """OSB 2.4.0's ``list opensearch-plugins`` (``osbenchmark/builder/cluster_config.py``
+    ``list_plugins``): its heading and table on stdout, from the list esbench carries."""
+    from esbench.provision.plugins import OPENSEARCH_PLUGIN_CONFIGS, list_opensearch_plugins
+
+    click.echo("Available OpenSearch plugins:\n")
+    click.echo(tabulate(list_opensearch_plugins(), headers=["Name", "Configuration"]))
+    configured = ", ".join(f"{n}:{c}" for n, c in OPENSEARCH_PLUGIN_CONFIGS)
+    _err(
+        f"esbench installs these plugins into OpenSearch by name (--opensearch-plugins=NAME); the "
+        f"configurations ({configured}) come from a team, which esbench applies to Elasticsearch only.",
+        quiet,
+    )
 
 
 @list_group.command(name="installations")

@@ -25,13 +25,13 @@ import subprocess
 import tempfile
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from esbench.exceptions import SupplyError, UserError
 from esbench.provision.archives import COMPLETE_MARKER, archive_kind, file_lock, unpack
 from esbench.provision.repositories import distributions_cache, elastic_url, pin_repository
-from esbench.provision.settings import REPOSITORIES, ProvisionSettings
+from esbench.provision.settings import REPOSITORIES, DistributionRepository, ProvisionSettings
 from esbench.provision.versions import parse_version
 
 logger = logging.getLogger(__name__)
@@ -57,7 +57,10 @@ class Distribution:
 
 
 def _pinned(settings: ProvisionSettings) -> ProvisionSettings:
-    """Resolve ``--distribution-repository=auto`` (see :mod:`esbench.provision.repositories`)."""
+    """Resolve ``--distribution-repository=auto`` (see :mod:`esbench.provision.repositories`); Rally's
+    ``release`` is Elastic's download server, ``elastic``."""
+    if settings.distribution_repository == "release":
+        settings = replace(settings, distribution_repository=DistributionRepository.ELASTIC)
     if settings.distribution_path is not None or settings.distribution_repository != "auto":
         return settings
     return pin_repository(settings, notify=logger.warning)[0]
@@ -173,7 +176,20 @@ def _maven_failure(
 # --- elastic -----------------------------------------------------------------------------------------
 
 
-def _download(url: str, dest: Path, *, timeout: float = 60.0) -> None:
+def _download(
+    url: str,
+    dest: Path,
+    *,
+    timeout: float = 60.0,
+    product: str = "Elasticsearch",
+    server: str = "Elastic's download server",
+) -> None:
+    """Fetch ``url`` into ``dest`` (atomically: a partial download never has ``dest``'s name).
+
+    Raises:
+        SupplyError: an HTTP error or an unreachable ``server``, naming ``product`` and the other ways
+            to supply the distribution.
+    """
     tmp = dest.with_name(f".{dest.name}.part-{os.getpid()}")
     try:
         with urllib.request.urlopen(url, timeout=timeout) as resp, open(tmp, "wb") as out:
@@ -182,15 +198,16 @@ def _download(url: str, dest: Path, *, timeout: float = 60.0) -> None:
     except urllib.error.HTTPError as e:
         hint = " (no such version?)" if e.code == 404 else ""
         raise SupplyError(
-            f"Downloading the Elasticsearch distribution from {url} failed: HTTP {e.code} {e.reason}{hint}. "
+            f"Downloading the {product} distribution from {url} failed: HTTP {e.code} {e.reason}{hint}. "
             f"Check --distribution-version, or use --distribution-repository=maven or "
             f"--distribution-path=FILE.",
             e,
         ) from e
     except (urllib.error.URLError, OSError, TimeoutError) as e:
         reason = getattr(e, "reason", e)
+        where = server[0].upper() + server[1:]
         raise SupplyError(
-            f"Cannot download the Elasticsearch distribution from {url}: {reason}. Elastic's download server "
+            f"Cannot download the {product} distribution from {url}: {reason}. {where} "
             f"may be unreachable from here: use --distribution-repository=maven (resolved with "
             f"mvn and your Maven mirrors) or --distribution-path=FILE.",
             e,

@@ -4,7 +4,9 @@ OpenSearch 2.x is a fork of Elasticsearch 7.10 and keeps its layout, so one prov
 serves both; a :class:`Flavor` names the few things that differ:
 
 * Maven integ-test zip: ``org.elasticsearch.distribution.integ-test-zip:elasticsearch:<v>:zip`` /
-  ``org.opensearch.distribution.integ-test-zip:opensearch:<v>:zip``;
+  ``org.opensearch.distribution.integ-test-zip:opensearch:<v>:zip``; the release server
+  (``--distribution-repository=release``): Elastic's download server / OpenSearch's
+  (:func:`esbench.provision.repositories.opensearch_release_url`, OSB 2.4.0's ``release`` repository);
 * launcher and settings file: ``bin/elasticsearch``, ``elasticsearch.yml`` / ``bin/opensearch``,
   ``opensearch.yml``;
 * launcher environment: ``ES_JAVA_HOME``, ``ES_PATH_CONF``, ``ES_TMPDIR`` /
@@ -28,12 +30,19 @@ from pathlib import Path
 
 from esbench.exceptions import SupplyError, UserError
 from esbench.provision import distributions
-from esbench.provision.archives import COMPLETE_MARKER, unpack
+from esbench.provision.archives import COMPLETE_MARKER, file_lock, unpack
 from esbench.provision.distributions import Distribution
 from esbench.provision.java import java_requirement
-from esbench.provision.repositories import distributions_cache
-from esbench.provision.settings import DEFAULT_DISTRIBUTION_VERSION, ProvisionSettings
+from esbench.provision.repositories import distributions_cache, opensearch_release_url
+from esbench.provision.settings import DEFAULT_DISTRIBUTION_VERSION, DistributionRepository, ProvisionSettings
 from esbench.provision.versions import parse_version
+
+#: Majors of the OpenSearch releases (1.0.0 in 2021 to 3.x) that name no Elasticsearch esbench can
+#: provision: Elasticsearch 3 never existed, 1.x and 2.x are far below the oldest Elasticsearch esbench
+#: starts (its node files use ``jvm.options.d``, read since Elasticsearch 7.7) and below Rally 2.13's
+#: floor (``esrally/min-es-version.txt``: 6.8.0). OSB 2.4.0's floor is OpenSearch 1.0.0
+#: (``osbenchmark/min-os-version.txt``).
+OPENSEARCH_ONLY_MAJORS = frozenset({1, 2, 3})
 
 
 class DistributionFlavor(StrEnum):
@@ -136,14 +145,58 @@ def get_flavor(name: str | None) -> Flavor:
         raise UserError(f"Unknown --distribution-flavor '{name}': use one of {', '.join(FLAVORS)}.") from None
 
 
+def flavor_of_version(version: str | None) -> DistributionFlavor | None:
+    """OpenSearch when ``version``'s major is one of :data:`OPENSEARCH_ONLY_MAJORS` (``2.19.1``), else
+    None (an Elasticsearch version, or not a version: the supply step says so)."""
+    if version is None:
+        return None
+    try:
+        major = parse_version(version).major
+    except UserError:
+        return None
+    return DistributionFlavor.OPENSEARCH if major in OPENSEARCH_ONLY_MAJORS else None
+
+
 def _check_repository(settings: ProvisionSettings, flavor: Flavor) -> None:
-    if settings.distribution_path is None and settings.distribution_repository not in ("maven", "auto"):
+    if settings.distribution_path is None and settings.distribution_repository not in (
+        "maven",
+        "auto",
+        "release",
+    ):
         raise UserError(
             f"--distribution-repository={settings.distribution_repository} serves Elasticsearch only. "
-            f"{flavor.product} is provisioned from its Maven integ-test zip "
-            f"({flavor.maven_coordinates(settings.distribution_version)}): use "
-            f"--distribution-repository=maven, or --distribution-path=FILE for a local archive."
+            f"{flavor.product} comes from its Maven integ-test zip "
+            f"({flavor.maven_coordinates(settings.distribution_version)}, --distribution-repository=maven) "
+            f"or its release server (--distribution-repository=release, as in OSB), or give a local "
+            f"archive with --distribution-path=FILE."
         )
+
+
+def _release_archive(settings: ProvisionSettings) -> Path:
+    """OpenSearch's full bundle from its release server (OSB 2.4.0's ``release`` repository), cached
+    as ``release/<file name of the URL>``.
+
+    Raises:
+        SupplyError: ``--offline`` without the archive in the cache, an HTTP error or an unreachable
+            server (the message names the URL and the other sources).
+    """
+    url = opensearch_release_url(settings.distribution_version)
+    archive = distributions_cache() / "release" / url.rsplit("/", 1)[-1]
+    if archive.is_file():
+        return archive
+    if settings.offline:
+        raise SupplyError(
+            f"OpenSearch {settings.distribution_version} is not in the distribution cache ({archive}) and "
+            f"--offline forbids downloading it from {url}. Run 'esbench download "
+            f"--distribution-repository=release --distribution-version={settings.distribution_version}' "
+            "while online, or use --distribution-repository=maven (its integ-test zip from your Maven "
+            "repository) or --distribution-path=FILE."
+        )
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    with file_lock(archive.with_name(archive.name + ".lock")):
+        if not archive.is_file():
+            distributions._download(url, archive, product="OpenSearch", server="OpenSearch's release server")
+    return archive
 
 
 def download_archive(settings: ProvisionSettings) -> Path:
@@ -152,13 +205,16 @@ def download_archive(settings: ProvisionSettings) -> Path:
 
     Raises:
         UserError: unknown flavor, or ``--distribution-repository=elastic`` for OpenSearch.
-        SupplyError: mvn missing or failing, unknown version, a missing ``--distribution-path``.
+        SupplyError: mvn missing or failing, unknown version, a missing ``--distribution-path``, the
+            release server unreachable or ``--offline`` without the release archive in the cache.
     """
     flavor = get_flavor(settings.distribution_flavor)
     if flavor is ELASTICSEARCH or settings.distribution_path is not None:
         return distributions.download_archive(settings)
     _check_repository(settings, flavor)
     parse_version(settings.distribution_version)
+    if settings.distribution_repository == DistributionRepository.RELEASE:
+        return _release_archive(settings)
     return distributions._maven_archive(
         settings.distribution_version,
         distributions_cache(),
@@ -171,8 +227,8 @@ def download_archive(settings: ProvisionSettings) -> Path:
 
 def obtain(settings: ProvisionSettings) -> Distribution:
     """The unpacked distribution of ``settings.distribution_flavor``, supplied like
-    :func:`esbench.provision.distributions.obtain_distribution` (Maven with the ``mvn`` client, or
-    ``--distribution-path``; cached, unpacked once).
+    :func:`esbench.provision.distributions.obtain_distribution` (Maven with the ``mvn`` client,
+    OpenSearch's release server with ``release``, or ``--distribution-path``; cached, unpacked once).
 
     Raises:
         UserError: unknown flavor, or ``--distribution-repository=elastic`` for OpenSearch.
@@ -187,6 +243,11 @@ def obtain(settings: ProvisionSettings) -> Distribution:
     if settings.distribution_path is not None:
         _, target = distributions.local_archive(settings, cache)
         packaging = "local"
+    elif settings.distribution_repository == DistributionRepository.RELEASE:
+        parse_version(settings.distribution_version)
+        name = opensearch_release_url(settings.distribution_version).rsplit("/", 1)[-1]
+        target = cache / "release" / name.removesuffix(".tar.gz")
+        packaging = "default"
     else:
         parse_version(settings.distribution_version)
         target = cache / "maven" / f"{flavor.executable}-{settings.distribution_version}"

@@ -17,6 +17,8 @@ from esbench.provision.teamconfig import write_team_node_config
 
 #: Settings every esbench node with the security module starts from; the car may override them.
 BASE_SETTINGS: Mapping[str, object] = {"xpack.security.enabled": False}
+#: The setting that switches off OpenSearch's security plugin where the bundle has it.
+OPENSEARCH_SECURITY_SWITCH = "plugins.security.disabled"
 #: The license type of a car that names none (Rally's vanilla template: ``license_type|default('trial')``).
 DEFAULT_LICENSE_TYPE = "trial"
 
@@ -26,8 +28,14 @@ def base_settings(es_home: Path, *, license_type: str = DEFAULT_LICENSE_TYPE) ->
     ``cars/v1/vanilla/templates/config/elasticsearch.yml``) for the modules the distribution has: the
     self-generated license of type ``license_type`` (the car's variable) with ML and watcher off
     where ``x-pack-core`` exists, :data:`BASE_SETTINGS` where ``x-pack-security`` exists; none for
-    OSS-only distributions (an unknown ``xpack.*`` setting stops such a node)."""
+    OSS-only distributions (an unknown ``xpack.*`` setting stops such a node). OpenSearch's full
+    bundle (``--distribution-repository=release``) carries the security plugin, which will not start
+    without the certificates its demo installer writes: it is switched off
+    (``plugins.security.disabled``, as OSB 2.4.0's 1.0 ``vanilla`` template has it), as the
+    x-pack security module is."""
     out: dict[str, object] = {}
+    if (es_home / "plugins" / "opensearch-security").is_dir():
+        out[OPENSEARCH_SECURITY_SWITCH] = True
     if (es_home / "modules" / "x-pack-core").is_dir():
         out.update(
             {

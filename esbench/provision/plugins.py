@@ -196,9 +196,10 @@ def install_plugin(
     """
     url = plugin_url(plugin.name, version)
     key = f"[distributions] plugin.{plugin.name}.release.url"
+    server = "OpenSearch's release server" if executable == "opensearch" else "Elastic's server"
     if url is None and offline:
         raise SupplyError(
-            f"Plugin '{plugin.name}' would be downloaded from Elastic's server, but esbench runs offline. "
+            f"Plugin '{plugin.name}' would be downloaded from {server}, but esbench runs offline. "
             f"Give a local copy in {esbench_home() / 'esbench.ini'}: {key} = file:///path/{plugin.name}-"
             "{{VERSION}}.zip"
         )
@@ -230,7 +231,7 @@ def install_plugin(
     )
     raise SupplyError(
         f"Could not install plugin '{plugin.name}' from {source} ({reason}, exit code {done.returncode}):\n"
-        f"{output}\nWhere Elastic's download server is out of reach, give a local zip in "
+        f"{output}\nWhere {server} is out of reach, give a local zip in "
         f"{esbench_home() / 'esbench.ini'}: {key} = file:///path/{plugin.name}-{{{{VERSION}}}}.zip"
     )
 
@@ -239,3 +240,28 @@ def list_plugins(team: Path) -> list[tuple[str, str]]:
     """``(name, configuration)`` rows of ``esbench list elasticsearch-plugins``: core plugins (no
     configuration), then configured ones (Rally's ``PluginLoader.plugins`` order)."""
     return [(n, "") for n in core_plugins(team)] + configured_plugins(team)
+
+
+#: The plugins OpenSearch's own build ships (``opensearch-plugin install NAME`` fetches them from
+#: OpenSearch's release server), in the order OSB 2.4.0 lists them: its bundled cluster configuration
+#: ``osbenchmark/resources/cluster_configs/main/plugins/v1/core-plugins.txt`` (the ``1.0`` one names
+#: the same), read by ``osbenchmark/builder/cluster_config.py`` ``PluginLoader._core_plugins``.
+OPENSEARCH_CORE_PLUGINS = (
+    *("analysis-icu", "analysis-kuromoji", "analysis-phonetic", "analysis-smartcn", "analysis-stempel"),
+    *("analysis-ukrainian", "discovery-azure-classic", "discovery-ec2", "discovery-file", "discovery-gce"),
+    *("ingest-attachment", "lang-javascript", "lang-python", "mapper-attachments", "mapper-murmur3"),
+    *("mapper-size", "repository-azure", "repository-gcs", "repository-hdfs", "repository-s3"),
+    *("store-smb", "transport-nio"),
+)
+#: OSB's configured plugins: ``plugins/v1/transport_nio/{transport,http}.ini`` of the same cluster
+#: configuration (``PluginLoader._configured_plugins``; OSB lists them in directory order, which the
+#: file system decides: ``transport`` before ``http`` on ext4 here).
+OPENSEARCH_PLUGIN_CONFIGS = (("transport-nio", "transport"), ("transport-nio", "http"))
+
+
+def list_opensearch_plugins() -> list[tuple[str, str]]:
+    """``(name, configuration)`` rows of OSB's ``list opensearch-plugins`` without a cluster
+    configuration of the user's (OSB 2.4.0 ``osbenchmark/builder/cluster_config.py`` ``list_plugins``
+    with its bundled cluster configuration): core plugins (no configuration), then configured ones.
+    Read from esbench itself: no network, no clone."""
+    return [(n, "") for n in OPENSEARCH_CORE_PLUGINS] + list(OPENSEARCH_PLUGIN_CONFIGS)

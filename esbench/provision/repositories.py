@@ -32,10 +32,18 @@ from pathlib import Path
 from esbench.exceptions import UserError
 from esbench.home import home_subdir
 from esbench.provision.archives import COMPLETE_MARKER
-from esbench.provision.settings import DEFAULT_ELASTIC_URL_TEMPLATE, DistributionRepository, ProvisionSettings
+from esbench.provision.settings import (
+    DEFAULT_ELASTIC_URL_TEMPLATE,
+    OPENSEARCH_RELEASE_URL_TEMPLATE,
+    DistributionRepository,
+    ProvisionSettings,
+)
 
 #: The value of ``--distribution-repository`` that lets esbench choose.
 AUTO = DistributionRepository.AUTO
+
+#: The variable naming another URL template for OpenSearch's release bundles (a mirror).
+OPENSEARCH_URL_ENV = "ESBENCH_OPENSEARCH_DISTRIBUTION_URL"
 
 #: Seconds to wait for Elastic's download location to answer before falling back to Maven.
 DEFAULT_PROBE_TIMEOUT_S = 3.0
@@ -88,13 +96,45 @@ def elastic_url(version: str, template: str | None = None) -> str:
         ) from e
 
 
+def opensearch_release_url(
+    version: str, *, system: str | None = None, machine: str | None = None, template: str | None = None
+) -> str:
+    """The URL of OpenSearch's full bundle for ``version`` on its release server, as OSB 2.4.0 renders
+    its ``release_url`` (``osbenchmark/builder/supplier.py`` ``TemplateRenderer``): the operating
+    system is ``platform.system()`` lower-cased when OSB knows it (``linux``, ``freebsd``), else
+    ``linux`` (``SupportedOS.get_os``); the architecture is ``platform.machine()`` with ``x86_64``
+    named ``x64`` (``osbenchmark/utils/sysstats.py`` ``cpu_arch``) and ``aarch64`` named ``arm64``.
+
+    ``system``/``machine`` stand for this machine's (tests); ``template`` defaults to
+    ``$ESBENCH_OPENSEARCH_DISTRIBUTION_URL`` (a mirror; OSB's ``[distributions] release.url``), else
+    :data:`OPENSEARCH_RELEASE_URL_TEMPLATE`, with ``{version}``, ``{os}`` and ``{arch}``.
+
+    Raises:
+        UserError: a template with other placeholders.
+    """
+    system = (system or platform.system()).lower()
+    os_name = system if system in ("linux", "docker", "freebsd") else "linux"
+    arch = machine or platform.machine()
+    arch = {"x86_64": "x64", "aarch64": "arm64"}.get(arch, arch)
+    template = template or os.environ.get(OPENSEARCH_URL_ENV) or OPENSEARCH_RELEASE_URL_TEMPLATE
+    try:
+        return template.format(version=version, os=os_name, arch=arch)
+    except (KeyError, IndexError, ValueError) as e:
+        raise UserError(
+            f"Bad {OPENSEARCH_URL_ENV} '{template}': {e!r}. Only {{version}}, {{os}} and {{arch}} can be "
+            "substituted.",
+            e,
+        ) from e
+
+
 @dataclass(frozen=True, kw_only=True)
 class RepositoryChoice:
     """The repository a provisioning run uses, and why.
 
     Attributes:
         repository: ``"elastic"`` (full default distribution), ``"maven"`` (integ-test
-            distribution) or ``"local"`` (``--distribution-path``).
+            distribution), ``"release"`` (OpenSearch's full bundle) or ``"local"``
+            (``--distribution-path``).
         reason: one sentence for the user and the race record.
         fallback: True when ``auto`` wanted the full distribution but had to take Maven's.
     """

@@ -21,6 +21,11 @@ class DistributionRepository(StrEnum):
     MAVEN = "maven"
     #: The full tar.gz from Elastic's download server.
     ELASTIC = "elastic"
+    #: Rally's and OSB's default, the product's own release server: Elastic's download server for
+    #: Elasticsearch (taken as :attr:`ELASTIC`), ``artifacts.opensearch.org`` for OpenSearch (OSB 2.4.0
+    #: ``osbenchmark/builder/supplier.py`` ``DistributionRepository``, the ``release_url`` of its
+    #: bundled ``vanilla`` cluster config; :data:`OPENSEARCH_RELEASE_URL_TEMPLATE`).
+    RELEASE = "release"
 
 
 #: Accepted values of ``--distribution-repository``.
@@ -29,6 +34,14 @@ REPOSITORIES = tuple(r.value for r in DistributionRepository)
 #: Elastic's download server layout for the full Linux tar.gz (Rally's ``release_url`` for 7.x+).
 DEFAULT_ELASTIC_URL_TEMPLATE = (
     "https://artifacts.elastic.co/downloads/elasticsearch/elasticsearch-{version}-{os}-{arch}.tar.gz"
+)
+
+#: OpenSearch's release server layout of the full bundle, OSB 2.4.0's ``jdk.bundled.release_url``
+#: (``osbenchmark/resources/cluster_configs/main/cluster_configs/v1/vanilla/config.ini``) written with
+#: esbench's placeholders: ``{os}`` is ``linux``, ``{arch}`` ``x64`` or ``arm64`` (OpenSearch's names).
+OPENSEARCH_RELEASE_URL_TEMPLATE = (
+    "https://artifacts.opensearch.org/releases/bundle/opensearch/{version}/"
+    "opensearch-{version}-{os}-{arch}.tar.gz"
 )
 
 #: Unprivileged account that runs the nodes when esbench itself runs as root.
@@ -44,7 +57,8 @@ class ProvisionSettings:
         distribution_repository: ``"auto"`` (the full distribution from ``elastic_url_template`` when
             reachable, else Maven's; see :mod:`esbench.provision.repositories`), ``"maven"``
             (integ-test-zip via the ``mvn`` client, honouring the user's ``settings.xml``) or
-            ``"elastic"`` (full tar.gz from ``elastic_url_template``).
+            ``"elastic"`` (full tar.gz from ``elastic_url_template``); ``"release"`` is OpenSearch's
+            full bundle from its release server (for Elasticsearch the CLI takes it as ``elastic``).
         distribution_path: a local ``.zip``/``.tar.gz``; overrides the repository when set.
         car: comma-separated car and mixin names (``"defaults,4gheap"``), found in the built-in ``cars/``
             and ``$ESBENCH_HOME/cars``.

@@ -50,7 +50,8 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
         help=f"Version to provision [default: {DEFAULT_DISTRIBUTION_VERSION}; "
         f"with --distribution-flavor=opensearch: {OPENSEARCH.default_version}]. Under OSB's command name "
         "(esbench run) an OpenSearch version, as in OSB: run provisions OpenSearch unless "
-        "--distribution-flavor says otherwise.",
+        "--distribution-flavor says otherwise. On every command a 1.x, 2.x or 3.x version (no "
+        "Elasticsearch esbench provisions has one) means OpenSearch unless --distribution-flavor is given.",
         field="ProvisionSettings.distribution_version",
     ),
     CliOption(
@@ -60,7 +61,9 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
         type=_params.distribution_repository_type,
         default="auto",
         show_default=True,
-        help="release (Rally's name): the full tar.gz from Elastic's download server, as 'elastic'; "
+        help="release (Rally's and OSB's name): the product's release server: for Elasticsearch the full "
+        "tar.gz from Elastic's download server, as 'elastic'; for OpenSearch its full bundle from "
+        "artifacts.opensearch.org, as OSB; "
         "auto: that server when it answers within a few seconds, else maven; "
         "maven: the integ-test distribution via the mvn client (your settings.xml mirrors apply); "
         "elastic: the full tar.gz from Elastic's download server "

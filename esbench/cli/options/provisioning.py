@@ -14,10 +14,10 @@ _ONE_HOST = (
     "start it yourself and race it with --pipeline=benchmark-only --target-hosts=HOST:PORT,..."
 )
 _RACE_TELEMETRY = (
-    "esbench samples telemetry during a race, not from 'start' to 'stop', so a started cluster has "
-    "no race to file it under. Race the started nodes with esbench race --pipeline=benchmark-only "
-    "--target-hosts=<the hosts start printed> --telemetry=... --race-id=... (devices that need "
-    "provisioned nodes, such as gc or jfr, need --pipeline=from-distribution)."
+    "esbench samples telemetry during a race, not from 'start' to 'stop'. Race the started nodes with "
+    "esbench race --pipeline=benchmark-only --target-hosts=<the hosts start printed> --telemetry=... "
+    "--race-id=ID (devices that need provisioned nodes, such as gc or jfr, need "
+    "--pipeline=from-distribution); start --race-id=ID files the nodes' logs under that race when they stop."
 )
 
 PROVISIONING_OPTIONS: tuple[CliOption, ...] = (
@@ -74,9 +74,13 @@ PROVISIONING_OPTIONS: tuple[CliOption, ...] = (
         flags=("--race-id",),
         osb=("--test-run-id", "-tid"),
         commands=("start",),
-        help="Rally's race id that the telemetry of the started nodes is filed under.",
-        field="none (refused)",
-        refused=_RACE_TELEMETRY,
+        type=_params.RACE_ID,
+        help="The race the started nodes are filed under: the installation keeps the id, and 'stop' copies "
+        "the nodes' logs (and JVM telemetry files) into that race's directory when a race of that id is "
+        "stored by then (race them with esbench race --pipeline=benchmark-only --race-id=ID); Rally "
+        "stores the nodes' system metrics (startup time, disk I/O, index size...) there, which esbench's "
+        "start does not sample.",
+        field="Installation.extra['race_id'], read by stop",
     ),
     CliOption(
         name="telemetry",
@@ -99,9 +103,9 @@ PROVISIONING_OPTIONS: tuple[CliOption, ...] = (
         flags=("--skip-telemetry",),
         commands=("stop",),
         kind=Kind.FLAG,
-        help="Rally's: collect no telemetry when stopping. esbench's start samples none, so stop collects "
-        "none with or without it.",
-        field="none: stop never collects telemetry",
+        help="Rally's: collect no telemetry when stopping; here: file nothing under the race id given "
+        "to start.",
+        field="stop: the race directory the node logs are filed in (none)",
     ),
     CliOption(
         name="target_os",

@@ -251,8 +251,9 @@ def test_a_bad_percentile_is_refused_naming_the_option(value: str, captured: lis
 
 
 def test_osbs_run_provisions_opensearch_unless_told_otherwise() -> None:
-    # OSB's --distribution-version names an OpenSearch version; Rally's race keeps Elasticsearch.
-    def provisioned(*args: str) -> str:
+    # OSB's --distribution-version names an OpenSearch version; under every name a 1.x-3.x version
+    # does (no Elasticsearch esbench provisions has that major); Rally's race keeps Elasticsearch else.
+    def provisioned(*args: str, version: str = "2.18.0") -> str:
         seen: list[RaceSettings] = []
 
         def fake_race(settings: RaceSettings, console: Any = None) -> None:
@@ -262,7 +263,7 @@ def test_osbs_run_provisions_opensearch_unless_told_otherwise() -> None:
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr("esbench.racecontrol.run_race", fake_race)
             result = CliRunner().invoke(
-                main, [*args, f"--track-path={TRACK}", "--distribution-version=2.18.0"]
+                main, [*args, f"--track-path={TRACK}", f"--distribution-version={version}"]
             )
         assert result.exit_code == 64 and "captured" in result.output, result.output
         return str(seen[0].provision.distribution_flavor)
@@ -270,7 +271,10 @@ def test_osbs_run_provisions_opensearch_unless_told_otherwise() -> None:
     assert provisioned("run") == "opensearch"
     assert provisioned("execute-test") == "opensearch"
     assert provisioned("run", "--distribution-flavor=elasticsearch") == "elasticsearch"
-    assert provisioned("race") == "elasticsearch"
+    assert provisioned("race") == "opensearch"
+    assert provisioned("race", "--distribution-flavor=elasticsearch") == "elasticsearch"
+    assert provisioned("race", version="8.19.0") == "elasticsearch"
+    assert provisioned("run", version="8.19.0") == "opensearch"
 
 
 def test_the_pipeline_is_the_one_rally_and_osb_choose() -> None:

@@ -56,13 +56,14 @@ def test_unknown_installation_id() -> None:
 def test_download_prints_the_archive_path(fake_dist: Callable[..., Path]) -> None:
     archive = fake_dist()
     code, out, _ = _run("download", f"--distribution-path={archive}")
-    assert code == 0 and out.strip() == str(archive)
+    # Rally's shape (esrally/mechanic/mechanic.py download): the binaries as indented JSON.
+    assert code == 0 and out == json.dumps({"elasticsearch": str(archive)}, indent=2) + "\n"
 
 
 def test_install_start_stop_round_trip(fake_dist: Callable[..., Path]) -> None:
     code, out, _ = _run("install", f"--distribution-path={fake_dist()}", "--nodes=2", "--car=2gheap")
     assert code == 0
-    inst_id = out.strip()
+    inst_id = json.loads(out)["installation-id"]
     assert installation.load(inst_id).car["jvm_options"][:2] == ["-Xms2g", "-Xmx2g"]
     code, out, err = _run("start", f"--installation-id={inst_id}")
     assert code == 0, err
@@ -77,3 +78,38 @@ def test_install_start_stop_round_trip(fake_dist: Callable[..., Path]) -> None:
     code, out, err = _run("stop")
     assert code == 0 and out.strip() == inst_id and "installation deleted" in err
     assert installation.list_installations() == []
+
+
+def _started(*args: str) -> str:
+    code, out, err = _run("start", *args)
+    assert code == 0, err
+    return dict(line.split(": ", 1) for line in out.strip().splitlines())["installation-id"]
+
+
+def test_start_race_id_files_the_node_logs_under_that_race(fake_dist: Callable[..., Path]) -> None:
+    # Rally's install/start --race-id=R, race --race-id=R, stop: stop files the nodes' system metrics
+    # under R (esrally/mechanic/mechanic.py start/stop); esbench files the nodes' logs in R's directory.
+    from esbench.home import esbench_home
+
+    archive = fake_dist()
+    inst_id = _started(f"--distribution-path={archive}", "--test-run-id=r-1")  # OSB's spelling
+    assert installation.load(inst_id).extra["race_id"] == "r-1"
+    race_dir = esbench_home() / "races" / "r-1"
+    race_dir.mkdir(parents=True)  # what 'esbench race --race-id=r-1' against those hosts leaves
+    code, out, err = _run("stop")
+    assert code == 0 and out.strip() == inst_id, err
+    assert (race_dir / "logs" / "node-0" / "console.log").is_file()
+    assert f"Filed the nodes' logs under race r-1: {race_dir / 'logs'}/<node>" in err
+    # No race of that id stored by the time of stop: nothing is filed, and the line says how to race it.
+    inst_id = _started(f"--distribution-path={archive}", "--race-id=r-2")
+    code, out, err = _run("stop")
+    assert code == 0 and out.strip() == inst_id
+    assert "No race 'r-2' is stored" in err and "--pipeline=benchmark-only --target-hosts=127.0.0.1:" in err
+    assert not (esbench_home() / "races" / "r-2").exists()
+    # Rally's --skip-telemetry: nothing filed under the race.
+    inst_id = _started(f"--distribution-path={archive}", "-tid", "r-1")
+    code, _, err = _run("stop", "--skip-telemetry")
+    assert code == 0 and "Filed" not in err and "No race" not in err
+    # A bad id is refused before anything starts.
+    code, _, err = _run("start", f"--distribution-path={archive}", "--race-id=a/b")
+    assert code == 64 and "--race-id" in err and installation.list_installations() == []

@@ -60,3 +60,11 @@ def test_security_is_only_switched_off_where_the_module_exists(tmp_path: Path) -
     assert base_settings(tmp_path) == {}
     (tmp_path / "modules" / "x-pack-security").mkdir(parents=True)
     assert base_settings(tmp_path) == {"xpack.security.enabled": False}
+
+
+def test_opensearchs_security_plugin_is_switched_off_where_the_bundle_has_it(tmp_path: Path) -> None:
+    # OpenSearch's release bundle (--distribution-repository=release) carries plugins/opensearch-security;
+    # its Maven integ-test zip does not, and an unknown plugins.security.* setting would stop that node.
+    assert base_settings(tmp_path) == {}
+    (tmp_path / "plugins" / "opensearch-security").mkdir(parents=True)
+    assert base_settings(tmp_path) == {"plugins.security.disabled": True}

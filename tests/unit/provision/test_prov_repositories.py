@@ -6,6 +6,7 @@ closed loopback port and an unresolvable ``.invalid`` host (RFC 6761) stand in f
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 from collections.abc import Callable, Iterator
@@ -178,7 +179,7 @@ def test_cli_download_prints_one_warning_line_and_uses_maven(
     monkeypatch.setenv("ESBENCH_DISTRIBUTION_URL", f"http://127.0.0.1:{closed_port}{TEMPLATE}")
     result = CliRunner().invoke(main, ["download"])
     assert result.exit_code == 0, result.stderr
-    assert result.stdout.strip().endswith("maven/elasticsearch-8.19.0.zip")
+    assert json.loads(result.stdout)["elasticsearch"].endswith("maven/elasticsearch-8.19.0.zip")
     warnings = [ln for ln in result.stderr.splitlines() if ln.startswith("[WARNING] ")]
     assert len(warnings) == 1
     _assert_fallback_line(warnings[0].removeprefix("[WARNING] "), str(closed_port), "refused")

@@ -253,6 +253,18 @@ def test_offline_plugin_without_a_url_is_refused(isolated_home: Path, tmp_path: 
             PluginDescriptor(name="analysis-icu"), es_home=tmp_path, version="8.8.2", env={}, offline=True
         )
     assert "plugin.analysis-icu.release.url" in str(e.value)
+    assert "Elastic's server" in str(e.value)
+    # OpenSearch's installer fetches core plugins from OpenSearch's release server, not Elastic's.
+    with pytest.raises(SupplyError, match="offline") as e:
+        install_plugin(
+            PluginDescriptor(name="analysis-icu"),
+            es_home=tmp_path,
+            version="2.19.1",
+            env={},
+            offline=True,
+            executable="opensearch",
+        )
+    assert "OpenSearch's release server" in str(e.value) and "Elastic" not in str(e.value)
 
 
 def test_failed_plugin_install_says_why(isolated_home: Path, tmp_path: Path) -> None:
