@@ -73,6 +73,30 @@ class Car:
     security: bool = False
 
     @property
+    def data_paths(self) -> tuple[str, ...]:
+        """The ``data_paths`` variable (``--car-params=data_paths:/ssd/es``) as paths; () unset.
+
+        Rally 2.13 ``esrally/mechanic/provisioner.py`` ``BareProvisioner._data_paths``: a string is
+        one path, a list its paths; the node's ``path.data`` is set to them and they are deleted
+        with the installation (``provisioner.cleanup``).
+
+        Raises:
+            ConfigError: neither a string nor a list of strings (Rally: "Expected [data_paths] to
+                be either a string or a list").
+        """
+        value = self.variables.get("data_paths")
+        if value is None:
+            return ()
+        if isinstance(value, str) and value.strip():
+            return (value,)
+        if isinstance(value, list | tuple) and value and all(isinstance(v, str) and v.strip() for v in value):
+            return tuple(value)
+        raise ConfigError(
+            f"The car variable data_paths must be a path or a list of paths, not {value!r}. Fix it in "
+            '--car-params (e.g. --car-params=data_paths:/ssd/esdata, or \'{"data_paths": ["/ssd/a"]}\').'
+        )
+
+    @property
     def heap_size(self) -> str | None:
         """The ``heap_size`` variable (``"1g"``), if the car defines one."""
         value = self.variables.get("heap_size")

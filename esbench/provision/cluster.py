@@ -79,6 +79,13 @@ def install(settings: ProvisionSettings, *, race_dir: Path | None = None) -> Ins
         )
     team_car = teamconfig.team_record(settings) if uses_team else None
     car = resolve_car(settings.car, settings.car_params) if team_car is None else None
+    if car is not None and car.data_paths and settings.nodes > 1:
+        # Every node would lock the same directory: the second one fails to start.
+        raise UserError(
+            f"--car-params data_paths {list(car.data_paths)} gives every node the same data directory, "
+            f"so {settings.nodes} nodes on this machine cannot share it. Drop data_paths, or provision "
+            "one node (--nodes=1)."
+        )
     team_dir = Path(str(team_car["team"]["path"])) if team_car is not None and "team" in team_car else None
     plugins = teamconfig.plugin_descriptors(settings, team_dir)
     user = resolve_run_as(settings.run_as_user)
@@ -174,6 +181,9 @@ def _car_record(
     record: CarState
     if car is not None:
         settings: dict[str, object] = dict(car.settings)
+        if car.data_paths:
+            # Rally's data_paths: path.data, which wins over the node's own directory (nodeconfig).
+            settings["path.data"] = car.data_paths[0] if len(car.data_paths) == 1 else list(car.data_paths)
         mandatory = [p.name for p in plugins if p.mandatory]
         if mandatory:
             # Rally's safety net: the node refuses to start when an installed plugin is missing.
@@ -407,8 +417,23 @@ def stop(
     if preserve_install:
         inst_mod.save(replace(inst, status="stopped"))
     else:
+        _delete_car_data_paths(inst)
         inst_mod.forget(inst, delete_files=True)
     return sorted(pids)
+
+
+def _delete_car_data_paths(inst: Installation) -> None:
+    """Delete the car's ``data_paths`` outside the installation with it, as Rally does
+    (``esrally/mechanic/provisioner.py`` ``cleanup``), except the file system's root and the home
+    directory, which a mistyped parameter could name."""
+    value = inst.car.get("settings", {}).get("path.data")
+    paths = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    spared = {Path("/"), Path.home().resolve()}
+    for path in (Path(str(p)).resolve() for p in paths):
+        if path in spared:
+            logger.warning("Not deleting the car's data path %s (the root or home directory)", path)
+            continue
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def copy_logs(inst: Installation, dest: Path) -> None:

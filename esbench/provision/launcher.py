@@ -32,7 +32,9 @@ logger = logging.getLogger(__name__)
 # Loopback health checks must never go through an HTTP proxy from the environment.
 _NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
-_BIND_RE = re.compile(r"BindHttpException|BindTransportException|Address already in use|Failed to bind")
+# Elasticsearch's port failures; not its "Failed to bind service", which wraps any start failure
+# (an unwritable data path among them).
+_BIND_RE = re.compile(r"BindHttpException|BindTransportException|Address already in use|Failed to bind to ")
 
 
 def _read_cmdline(pid: int) -> list[str]:

@@ -91,8 +91,11 @@ def render_elasticsearch_yml(
     *,
     base: Mapping[str, object] = BASE_SETTINGS,
 ) -> str:
-    """``elasticsearch.yml`` text: ``base`` settings, then the car's, then the node identity."""
+    """``elasticsearch.yml`` text: ``base`` settings, then the car's, then the node identity, except
+    that a car's ``path.data`` (Rally's ``data_paths`` car variable) wins over the node's directory."""
     merged: dict[str, object] = {**base, **car_settings, **identity}
+    if "path.data" in car_settings:
+        merged["path.data"] = car_settings["path.data"]
     return "# Written by esbench; edits are overwritten on the next start.\n" + yaml.safe_dump(
         merged, default_flow_style=False, sort_keys=True
     )

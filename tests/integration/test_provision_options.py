@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 import urllib.request
 import uuid
 from pathlib import Path
@@ -52,3 +53,27 @@ def test_install_names_the_cluster_the_node_and_the_installation_and_picks_the_j
         stopped = esbench("stop", f"--installation-id={inst_id}", "--skip-telemetry", "--quiet", home=home)
         assert stopped.returncode == 0 and stopped.stdout.strip() == inst_id, stopped.stderr
         assert stopped.stderr.strip() == ""
+
+
+def test_car_data_paths_hold_the_nodes_data_and_leave_with_the_installation(tmp_path: Path) -> None:
+    # Rally's data_paths car variable (esrally/mechanic/provisioner.py): path.data, wiped at the end.
+    # The node runs as esbench's own account: its data path must be reachable by it (the pytest
+    # temp root is private to root).
+    reachable = Path(tempfile.mkdtemp(prefix="esbench-it-data-"))
+    reachable.chmod(0o777)
+    home, data = tmp_path / "home", reachable / "esdata"
+    started = ok(
+        esbench("start", "--distribution-repository=maven", f"--distribution-version={ES_VERSION}",
+                f"--car-params=heap_size:512m,data_paths:{data}", "--quiet", home=home, timeout=280)
+    )  # fmt: skip
+    fields = dict(line.split(": ", 1) for line in started.stdout.strip().splitlines())
+    try:
+        fs = _get(fields["hosts"].split(",")[0], "/_nodes/_local/stats/fs?filter_path=nodes.*.fs.data.path")
+        (node,) = fs["nodes"].values()
+        assert [Path(d["path"]) for d in node["fs"]["data"]] == [data], node
+        assert any(data.iterdir())
+    finally:
+        stopped = esbench("stop", f"--installation-id={fields['installation-id']}", "--quiet", home=home)
+    assert stopped.returncode == 0, stopped.stderr
+    assert not data.exists()
+    reachable.rmdir()

@@ -1,11 +1,17 @@
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from esbench.exceptions import ConfigError, NotFound
+from esbench.cli.options.coverage import RALLY, peer_python
+from esbench.exceptions import ConfigError, NotFound, UserError
+from esbench.provision import cluster
 from esbench.provision.cars import list_cars, resolve_car
+from esbench.provision.settings import ProvisionSettings
 
 
 def test_builtin_cars_are_listed_with_type_and_description() -> None:
@@ -67,3 +73,50 @@ def test_user_cars_with_settings_and_undefined_variables(isolated_home: Path) ->
     (cars / "cyc.yml").write_text("type: car\nbase: cyc\n")
     with pytest.raises(ConfigError, match="cyclic"):
         resolve_car("cyc")
+
+
+_RALLY_DATA_PATHS = """
+import json, sys
+from esrally.mechanic.provisioner import ElasticsearchInstaller
+
+class Car:
+    variables = json.loads(sys.argv[1])
+
+installer = ElasticsearchInstaller.__new__(ElasticsearchInstaller)
+installer.car = Car()
+installer.es_home_path = "/es-home"
+print(json.dumps(installer._data_paths()))
+"""
+
+
+@pytest.mark.parametrize("value", ["/ssd/esdata", ["/ssd/a", "/ssd/b"], ["/one"]])
+def test_data_paths_are_rallys(value: object, tmp_path: Path) -> None:
+    # Rally 2.13's own reading of the variable (esrally/mechanic/provisioner.py) is the oracle.
+    try:
+        python = peer_python(RALLY)
+    except UserError as e:
+        if os.environ.get("CI", "").lower() == "true":  # a CI run must not pass by skipping
+            pytest.fail(str(e), pytrace=False)
+        pytest.skip(str(e))
+    rally = subprocess.run(
+        [str(python), "-c", _RALLY_DATA_PATHS, json.dumps({"data_paths": value})],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "HOME": str(tmp_path)},
+    )
+    car = resolve_car("defaults", {"data_paths": value})
+    assert list(car.data_paths) == json.loads(rally.stdout.strip().splitlines()[-1])
+    assert resolve_car("defaults").data_paths == ()
+
+
+@pytest.mark.parametrize("value", [3, ["/a", 4], [], ""])
+def test_data_paths_that_are_not_paths_are_refused_naming_the_option(value: object) -> None:
+    with pytest.raises(ConfigError, match=r"data_paths must be a path or a list of paths.*--car-params"):
+        _ = resolve_car("defaults", {"data_paths": value}).data_paths
+
+
+def test_one_data_path_for_several_nodes_is_refused_before_anything_is_fetched(isolated_home: Path) -> None:
+    settings = ProvisionSettings(car_params={"data_paths": "/ssd/esdata"}, nodes=2, offline=True)
+    with pytest.raises(UserError, match=r"2 nodes on this machine cannot share it"):
+        cluster.install(settings)

@@ -6,6 +6,7 @@ import yaml
 from provfakes import STOCK_JVM_OPTIONS
 
 from esbench.provision.installation import NodeState
+from esbench.provision.launcher import is_bind_failure
 from esbench.provision.nodeconfig import (
     adapt_jvm_options,
     base_settings,
@@ -68,3 +69,27 @@ def test_opensearchs_security_plugin_is_switched_off_where_the_bundle_has_it(tmp
     assert base_settings(tmp_path) == {}
     (tmp_path / "plugins" / "opensearch-security").mkdir(parents=True)
     assert base_settings(tmp_path) == {"plugins.security.disabled": True}
+
+
+def test_a_car_path_data_wins_over_the_nodes_own_directory(tmp_path: Path) -> None:
+    node = NodeState(name="node-0", dir=str(tmp_path / "node-0"), http_port=9200, transport_port=9300)
+    identity = node_settings(node, cluster_name="c", all_nodes=[node])
+    merged = yaml.safe_load(render_elasticsearch_yml({"path.data": "/ssd/esdata"}, identity))
+    assert merged["path.data"] == "/ssd/esdata" and merged["path.logs"] == str(node.logs_dir)
+    assert yaml.safe_load(render_elasticsearch_yml({}, identity))["path.data"] == str(node.data_dir)
+
+
+def test_only_a_port_failure_counts_as_a_taken_port(tmp_path: Path) -> None:
+    # Elasticsearch wraps every start failure in "Failed to bind service"; an unwritable data
+    # path is not a port another process took (it used to be retried as one, three times).
+    node = NodeState(name="node-0", dir=str(tmp_path / "node-0"))
+    node.path.mkdir()
+    node.console_log.write_text(
+        "fatal exception while booting Elasticsearch org.elasticsearch.ElasticsearchException: "
+        "Failed to bind service\nCaused by: java.nio.file.AccessDeniedException: /ssd/esdata\n"
+    )
+    assert not is_bind_failure(node, "c")
+    node.console_log.write_text(
+        "BindHttpException[Failed to bind to 127.0.0.1:9200]; nested: BindException\n"
+    )
+    assert is_bind_failure(node, "c")
