@@ -136,8 +136,8 @@ def list_races(
             if fmt == "json":
                 # Rally's FileRaceStore lists each race with its results: read the listed races whole.
                 kept = [store.get(r.race_id) for r in kept]
-        # A race stored before esbench recorded its environment: the env.name configured now.
-        environment_now = environment_name()
+        # A race stored before esbench recorded its environment: the env.name configured now (json only).
+        environment_now = environment_name() if fmt == "json" else None
         listed = [ListedRace.from_race(r, environment=environment_now, results=fmt == "json") for r in kept]
     if fmt == "json":
         click.echo(json.dumps({"races": [r.as_dict() for r in listed]}, indent=2))
