@@ -35,7 +35,7 @@ from esbench.exceptions import UserError
 from esbench.records import RaceResult, RaceStatus
 from esbench.reporting.compare import DEFAULT_ALPHA, Side, all_warnings, compare_races
 from esbench.reporting.compare_render import TABLES, CompareTable, gate_lines, render_comparison
-from esbench.reporting.formats import GRAPHIC_FORMATS, REPORT_FORMATS, NumbersAlign
+from esbench.reporting.formats import GRAPHIC_FORMATS, REPORT_FORMATS, NumbersAlign, add_to_report_file
 from esbench.reporting.gate import default_rules, evaluate_gate, load_thresholds
 from esbench.results.store import ResultsStore, describe_race, parse_tag_ref
 
@@ -127,10 +127,18 @@ def list_races(
 
         listed = store_list(reading_settings("list races", store_options), flt, limit=limit or None)
     else:
+        from esbench.results.metrics_store import environment_name
+
         with _open_store(results_db) as store:
             # Rally's filters the store's query lacks are applied here, before the limit.
             found = store.find(user_tags=flt.user_tags or None, track=track, status=status, load_tasks=False)
-        listed = [ListedRace.from_race(r) for r in found if flt.matches(r)][: limit or None]
+            kept = [r for r in found if flt.matches(r)][: limit or None]
+            if fmt == "json":
+                # Rally's FileRaceStore lists each race with its results: read the listed races whole.
+                kept = [store.get(r.race_id) for r in kept]
+        # A race stored before esbench recorded its environment: the env.name configured now (json only).
+        environment_now = environment_name() if fmt == "json" else None
+        listed = [ListedRace.from_race(r, environment=environment_now, results=fmt == "json") for r in kept]
     if fmt == "json":
         click.echo(json.dumps({"races": [r.as_dict() for r in listed]}, indent=2))
         return
@@ -187,6 +195,19 @@ def _write_report(text: str, report_file: Path | None, *, color: bool) -> None:
     except OSError as e:
         raise UserError(f"Cannot write the report file {report_file} (--report-file): {e}.", e) from e
     click.echo(f"Wrote the report to {report_file}.", err=True)
+
+
+def _append_report(text: str, report_file: Path, *, fmt: str) -> None:
+    """:func:`~esbench.reporting.formats.add_to_report_file`, and a line on stderr saying so.
+
+    Raises:
+        UserError: the file cannot be written (the message names it and the OS error).
+    """
+    try:
+        appended = add_to_report_file(text, report_file, fmt)
+    except OSError as e:
+        raise UserError(f"Cannot write the report file {report_file} (--report-file): {e}.", e) from e
+    click.echo(f"{'Appended' if appended else 'Wrote'} the report to {report_file}.", err=True)
 
 
 @main.command("compare")
@@ -298,17 +319,26 @@ def compare_command(
         write_compare_report(comparison, fmt=fmt, path=path, table=table, gate=gate)
         click.echo(f"Wrote the report to {path}.", err=True)
     else:
-        use_color = (sys.stdout.isatty() if color is None else color) and report_file is None
-        text = render_comparison(
-            comparison,
-            fmt=fmt,
-            table=table,
-            color=use_color,
-            gate=gate,
-            numbers_align=NumbersAlign(report_numbers_align) if report_numbers_align else None,
-        )
-        _write_report(text, report_file, color=use_color)
-    if fmt in ("csv", *GRAPHIC_FORMATS) or report_file is not None:
+        use_color = sys.stdout.isatty() if color is None else color
+        align = NumbersAlign(report_numbers_align) if report_numbers_align else None
+
+        def render(*, color: bool, rally_header: bool = True) -> str:
+            return render_comparison(
+                comparison,
+                fmt=fmt,
+                table=table,
+                color=color,
+                gate=gate,
+                numbers_align=align,
+                rally_header=rally_header,
+            )
+
+        # Rally's and OSB's compare (esrally/reporter.py write_single_report, osbenchmark/publisher.py
+        # write_single_results): the report is printed, and with --report-file also appended there.
+        click.echo(render(color=use_color), nl=False, color=use_color)
+        if report_file is not None:
+            _append_report(render(color=False, rally_header=False), report_file, fmt=fmt)
+    if fmt in ("csv", *GRAPHIC_FORMATS):
         # The report does not carry these (csv) or is not on screen: keep them visible.
         for warning in all_warnings(comparison):
             click.echo(f"[WARNING] {warning}", err=True)

@@ -50,6 +50,7 @@ from esbench.racecontrol.target import (
 from esbench.racelog import LOG_FILE_NAME, start_race_log
 from esbench.records import STATUS_INTERRUPTED, RaceResult
 from esbench.requirements import verify_race_requirements
+from esbench.results.metrics_store import environment_name
 from esbench.results.store_probe import check_reachable
 from esbench.results.store_writer import SampleWriter
 from esbench.settings import PIPELINE_FROM_DISTRIBUTION, RaceSettings
@@ -105,6 +106,7 @@ class _Race:
     started: float  # time.perf_counter() at the start
     pipeline: str
     prepared: PreparedTrack
+    environment: str  # Rally's env.name ([system] env.name of esbench.ini)
 
     def result(self, target: TargetCluster, **changes: Any) -> RaceResult:
         """The race's result so far (its duration up to now) with ``changes`` (status, tasks...)."""
@@ -128,6 +130,7 @@ class _Race:
             distribution_repository=repository.repository if repository else None,
             distribution_note=repository.reason if repository else None,
             track_fingerprint=self.prepared.track.fingerprint or None,
+            environment=self.environment,
             **changes,
         )
 
@@ -160,6 +163,7 @@ def _start(prepared: PreparedTrack, settings: RaceSettings, pipeline: str, conso
         started=time.perf_counter(),
         pipeline=pipeline,
         prepared=prepared,
+        environment=environment_name(),
     )
     console.info(
         f"Race {race_id}: track '{prepared.track.name}', challenge '{prepared.challenge.name}', pipeline "

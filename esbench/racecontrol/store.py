@@ -2,7 +2,7 @@
 
 Every race that measured something, completed or not, goes through here: ``results.json`` in its
 race directory, the results store, the metrics store (``--metrics-store``), the report
-(``--report-format``; printed, and with ``--report-file`` also written there) and the one last line
+(``--report-format``; printed, and with ``--report-file`` also appended there) and the one last line
 saying how it went.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 from esbench.console import Console
 from esbench.exceptions import EsbenchError
 from esbench.records import STATUS_COMPLETED, STATUS_FAILED, RaceResult
-from esbench.reporting.formats import GRAPHIC_FORMATS, ReportFormat
+from esbench.reporting.formats import GRAPHIC_FORMATS, ReportFormat, add_to_report_file
 from esbench.reporting.summary import render_summary
 from esbench.reporting.verdict import last_line_status, race_problems
 from esbench.results.files import write_results_file
@@ -45,15 +45,19 @@ def store_and_report(result: RaceResult, race_dir: Path, settings: RaceSettings,
         # The file is for a browser; the terminal still gets the summary a race always prints.
         print(render_summary(printed(result), **_summary_options(settings)))
     elif settings.report.file is not None:
-        # Rally's and OSB's --report-file/--results-file: the summary is printed and also written
-        # (esrally/reporter.py, osbenchmark/publisher.py write_single_report).
+        # Rally's and OSB's --report-file/--results-file: the summary is printed and also appended
+        # to the file (esrally/reporter.py write_single_report, osbenchmark/publisher.py
+        # write_single_results; add_to_report_file).
         fmt = settings.report.fmt
         print(render_summary(printed(result, fmt), fmt=fmt, **_summary_options(settings)))
         report = render_summary(result, fmt=fmt, **_summary_options(settings))
-        settings.report.file.parent.mkdir(parents=True, exist_ok=True)
         text = report + ("" if report.endswith("\n") else "\n")
-        settings.report.file.write_text(text, encoding="utf-8")
-        console.info(f"Report written to {settings.report.file}")
+        try:
+            appended = add_to_report_file(text, settings.report.file, fmt)
+        except OSError as e:
+            console.warn(f"The report was not written to {settings.report.file}: {e}")
+        else:
+            console.info(f"Report {'appended' if appended else 'written'} to {settings.report.file}")
     else:
         print(
             render_summary(

@@ -78,6 +78,9 @@ class RaceResult:
         track_fingerprint: digest of the track as raced (rendered content, params, files; see
             :mod:`esbench.track.fingerprint`): planning reuses a race only for the same digest. None
             for tracks built in memory and races stored before it was recorded.
+        environment: Rally's ``env.name`` when the race ran (``[system] env.name`` of esbench.ini,
+            default ``local``; Rally's ``Race.environment_name``); None for races stored before it
+            was recorded.
     """
 
     race_id: str
@@ -107,6 +110,7 @@ class RaceResult:
     cluster_flavor: str | None = None
     load_driver: dict[str, Any] = field(default_factory=dict)
     track_fingerprint: str | None = None
+    environment: str | None = None
 
     def task(self, name: str) -> TaskResult | None:
         """The result of the task called ``name``, or None."""

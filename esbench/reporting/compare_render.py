@@ -25,6 +25,7 @@ from esbench.reporting.compare import (
     all_warnings,
     format_value,
 )
+from esbench.reporting.compare_header import rally_header_lines, side_description, single_races
 from esbench.reporting.formats import NumbersAlign, check_format, csv_table, dump_json, is_number_text
 from esbench.reporting.gate import GateResult, Violation
 
@@ -122,14 +123,6 @@ def _pipe(headers: Sequence[str], rows: Sequence[Sequence[str]], numalign: Numbe
         disable_numparse=True,
         colalign=colalign,
     )
-
-
-def _side_description(side: Side) -> str:
-    races = side.races
-    tracks = ", ".join(sorted({r.track for r in races}))
-    ids = ", ".join(r.race_id[:8] for r in races[:6]) + (", ..." if len(races) > 6 else "")
-    n = f"{len(races)} race{'s' if len(races) != 1 else ''}"
-    return f"{side.label} ({n} of track {tracks}: {ids})"
 
 
 SEED_HEADERS: tuple[str, ...] = (
@@ -405,6 +398,7 @@ def render_comparison(
     color: bool = False,
     gate: GateResult | None = None,
     numbers_align: NumbersAlign | None = None,
+    rally_header: bool = True,
 ) -> str:
     """Render ``comparison`` (and the gate outcome, if given) as text.
 
@@ -417,6 +411,10 @@ def render_comparison(
         color: colour Diff and Diff % green/red by improvement (text only; use on a TTY).
         numbers_align: alignment of the number columns of the text and markdown tables (Rally's
             ``--report-numbers-align``; tabulate's alignments); None: right-aligned like the text.
+        rally_header: in the text of one baseline race and one contender race, start with Rally's
+            header block (:func:`~esbench.reporting.compare_header.rally_header_lines`) instead of
+            esbench's side lines; False leaves both out, so the text starts with the table (what
+            Rally writes to ``--report-file``). Sides of several races keep esbench's lines.
 
     Raises:
         ConfigError: unknown ``fmt`` or ``table``.
@@ -434,9 +432,9 @@ def render_comparison(
         headers = _headers(comparison)
         blocks = [
             (
-                f"Contender {i} of {len(comparison.contenders)}: {_side_description(c.contender)}"
+                f"Contender {i} of {len(comparison.contenders)}: {side_description(c.contender)}"
                 if several
-                else f"Contender: {_side_description(c.contender)}",
+                else f"Contender: {side_description(c.contender)}",
                 rally_rows(comparison, c, color=color),
             )
             for i, c in enumerate(comparison.contenders, start=1)
@@ -448,11 +446,11 @@ def render_comparison(
         return csv_table(headers, [r for _, rows in blocks for r in rows])
     warnings = all_warnings(comparison)
     verdict = gate_lines(gate) if gate is not None else []
-    baseline_line = f"Baseline: {_side_description(comparison.baseline)}"
+    baseline_line = f"Baseline: {side_description(comparison.baseline)}"
     if fmt == "markdown":
         parts = [f"**{baseline_line}**"]
         if table == "seed":
-            parts += [f"**Contender: {_side_description(c.contender)}**" for c in comparison.contenders]
+            parts += [f"**Contender: {side_description(c.contender)}**" for c in comparison.contenders]
         for title, rows in blocks:
             if title:
                 parts.append(f"### {title}")
@@ -464,9 +462,15 @@ def render_comparison(
         if verdict:
             parts.append("**" + verdict[0] + "**" + ("\n\n" + "\n".join(verdict[1:]) if verdict[1:] else ""))
         return "\n\n".join(parts) + "\n"
-    parts = [baseline_line]
-    if table == "seed":
-        parts += [f"Contender: {_side_description(c.contender)}" for c in comparison.contenders]
+    pair = single_races(comparison)
+    if pair is not None:
+        # Rally's compare of two races: its header block (printed), or the table first (the file).
+        parts = ["\n".join(rally_header_lines(*pair))] if rally_header else []
+        blocks = [("", rows) for _, rows in blocks]
+    else:
+        parts = [baseline_line]
+        if table == "seed":
+            parts += [f"Contender: {side_description(c.contender)}" for c in comparison.contenders]
     for title, rows in blocks:
         parts.append((title + "\n\n" if title else "") + _pipe(headers, rows, numbers_align))
     if comparison.has_statistics:

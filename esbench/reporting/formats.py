@@ -23,6 +23,7 @@ import json
 import re
 from collections.abc import Sequence
 from enum import StrEnum
+from pathlib import Path
 
 from esbench.console import tabulate
 from esbench.exceptions import ConfigError
@@ -172,3 +173,20 @@ def render_table(
     if fmt == "csv":
         return csv_table(headers, rows)
     return dump_json(json_rows(headers, rows))
+
+
+def add_to_report_file(text: str, path: Path, fmt: str) -> bool:
+    """``--report-file`` (OSB's ``--results-file``) of ``race`` and ``compare``: append ``text``
+    (ANSI colours removed) to ``path``, creating it and its directory, as Rally and OSB do
+    (``esrally/reporter.py`` ``write_single_report`` and ``osbenchmark/publisher.py``
+    ``write_single_results`` open the file with ``mode="a+"``); the json format, which neither has,
+    is written anew, so that the file holds one JSON document. Returns whether it appended.
+
+    Raises:
+        OSError: the file or its directory cannot be written.
+    """
+    append = fmt != ReportFormat.JSON
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a" if append else "w", encoding="utf-8") as f:
+        f.write(_ANSI.sub("", text))
+    return append

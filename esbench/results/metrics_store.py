@@ -374,7 +374,7 @@ def resolve_metrics_store(
     """
     path = ini if ini is not None else config_file()
     parser = _read_ini(path)
-    environment = parser.get("system", "env.name", fallback="").strip() or DEFAULT_ENVIRONMENT
+    environment = environment_name(path)
     chosen = parse_layout(layout) or parse_layout(os.environ.get(ENV_LAYOUT), f"${ENV_LAYOUT}")
     url = url or os.environ.get(ENV_URL)
     if url:
@@ -395,6 +395,18 @@ def resolve_metrics_store(
             read_layouts=read,
         )
     return _from_ini(parser, path, environment, chosen)
+
+
+def environment_name(ini: Path | None = None) -> str:
+    """The environment of this esbench: ``[system] env.name`` of ``ini`` (default
+    ``<esbench home>/esbench.ini``), else ``local``: Rally's ``env.name`` (esrally/resources/rally.ini),
+    which Rally records in each race (``esrally/metrics.py`` ``create_race``) and ``list races`` shows.
+
+    Raises:
+        ConfigError: a malformed ini (the message names the file).
+    """
+    parser = _read_ini(ini if ini is not None else config_file())
+    return parser.get("system", "env.name", fallback="").strip() or DEFAULT_ENVIRONMENT
 
 
 def redact_url(url: str) -> str:

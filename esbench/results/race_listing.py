@@ -10,7 +10,9 @@ its query (:mod:`esbench.results.es_read`), the results store with :meth:`RaceFi
 
 A listed race has Rally's columns (``esrally/metrics.py``, ``list_races``: Race ID, Race Timestamp,
 Track, Challenge, Car, ES Version, Revision, Rally Version, Track Revision, Team Revision, User Tags)
-and, for ``--format=json``, the keys of Rally's ``Race.as_dict`` without its ``results``.
+and, for ``--format=json``, the keys of Rally's ``Race.as_dict`` as ``FileRaceStore.list`` gives them
+(``esrally/metrics.py``: the race documents Rally keeps in ``races/<id>/race.json``, with their
+``environment`` and ``results``).
 """
 
 from __future__ import annotations
@@ -141,6 +143,7 @@ class ListedRace:
         rally_version / rally_revision: the tool that ran the race (esbench's version for esbench
             races).
         environment: Rally's ``env.name`` (None for esbench races that have none).
+        results: Rally's ``results`` of the race (``GlobalStats.as_dict``), None when not read.
         layout: the layout the race was read from (Rally's for esbench races of the results
             store); :meth:`as_dict` gives its field names.
     """
@@ -151,7 +154,7 @@ class ListedRace:
     challenge: str | None
     car: Any
     pipeline: str
-    user_tags: Mapping[str, str]
+    user_tags: Mapping[str, Any]
     distribution_version: str | None = None
     distribution_flavor: str | None = None
     revision: str | None = None
@@ -163,11 +166,25 @@ class ListedRace:
     track_params: Mapping[str, Any] = field(default_factory=dict)
     car_params: Mapping[str, Any] = field(default_factory=dict)
     plugin_params: Mapping[str, Any] = field(default_factory=dict)
+    results: Mapping[str, Any] | None = None
     layout: StoreLayout = RALLY
 
     @classmethod
-    def from_race(cls, race: RaceResult, *, environment: str | None = None) -> ListedRace:
-        """The listing of an esbench race (results store, or the ``esbench-*`` layout)."""
+    def from_race(
+        cls, race: RaceResult, *, environment: str | None = None, results: bool = False
+    ) -> ListedRace:
+        """The listing of an esbench race (results store, or the ``esbench-*`` layout).
+
+        Args:
+            environment: the environment of a race that recorded none (stored before esbench
+                recorded it), e.g. the ``env.name`` of esbench.ini now.
+            results: add Rally's ``results`` (:func:`~esbench.results.store_documents.global_stats`;
+                ``race`` must have its tasks and cluster rows).
+        """
+        # Here, not at the top: store_documents reads histograms (hdrh), which `esbench --help`
+        # must not import (esbench.cli._store_options imports this module).
+        from esbench.results.store_documents import global_stats
+
         return cls(
             race_id=race.race_id,
             race_timestamp=rally_timestamp(race.timestamp),
@@ -179,9 +196,10 @@ class ListedRace:
             distribution_version=race.cluster_version or race.distribution_version,
             rally_version=race.esbench_version or None,
             track_revision=race.track_revision,
-            environment=environment,
+            environment=race.environment or environment,
             track_params=dict(race.track_params),
             car_params=dict(race.car_params),
+            results=global_stats(race) if results else None,
         )
 
     @classmethod
@@ -197,7 +215,7 @@ class ListedRace:
             challenge=doc.get(f.challenge),
             car=doc.get(f.car),
             pipeline=str(doc.get("pipeline") or ""),
-            user_tags={str(k): str(v) for k, v in (doc.get("user-tags") or {}).items()},
+            user_tags=dict(doc.get("user-tags") or {}),  # as stored: Rally's values are typed
             distribution_version=cluster.get("distribution-version"),
             distribution_flavor=cluster.get("distribution-flavor"),
             revision=cluster.get("revision"),
@@ -209,6 +227,7 @@ class ListedRace:
             track_params=doc.get(f.track_params) or {},
             car_params=doc.get(f.car_params) or {},
             plugin_params=doc.get("plugin-params") or {},
+            results=doc.get("results") or None,
             layout=layout,
         )
 
@@ -240,9 +259,9 @@ class ListedRace:
         """The race as ``list races --format=json`` shows it: the keys of Rally's ``Race.as_dict``
         (``rally-version``, ``environment``, ``race-id``, ``race-timestamp``, ``pipeline``,
         ``user-tags``, ``track``, ``car``, ``cluster``; ``track-revision``, ``challenge``,
-        ``track-params``, ``car-params``, ``plugin-params`` when set), or OSB's ``TestRun.as_dict``
-        keys for a race read from OSB's layout (``benchmark-version``, ``test-run-id``,
-        ``workload``...), without ``results``."""
+        ``track-params``, ``car-params``, ``plugin-params`` when set, ``results`` when read), or
+        OSB's ``TestRun.as_dict`` keys for a race read from OSB's layout (``benchmark-version``,
+        ``test-run-id``, ``workload``...). User tag values are as stored."""
         f = self.layout.fields
         out: dict[str, Any] = {
             f.tool_version: self.rally_version,
@@ -268,5 +287,8 @@ class ListedRace:
             (f.car_params, dict(self.car_params)),
             ("plugin-params", dict(self.plugin_params)),
         )
+        if self.results:
+            # Rally's Race.as_dict puts results after cluster, before the optional keys.
+            out["results"] = dict(self.results)
         out.update((key, value) for key, value in optional if value)
         return out

@@ -65,8 +65,8 @@ REPORT_OPTIONS: tuple[CliOption, ...] = (
         osb=("--results-file",),
         commands=RACING_ANY,
         type=click.Path(dir_okay=False, path_type=Path),
-        help="Write the summary also to this file (it is printed too, as Rally and OSB do; the file is "
-        "written anew, where Rally and OSB append to it).",
+        help="Append the summary also to this file (it is printed too, as Rally and OSB do; the json "
+        "format, which they lack, is written anew).",
         field="RaceSettings.report.file",
     ),
     CliOption(

@@ -58,7 +58,8 @@ STORED_OPTIONS: tuple[CliOption, ...] = (
         osb=("--results-file",),
         commands=("compare",),
         type=click.Path(dir_okay=False, path_type=Path),
-        help="Write the report here.",
+        help="Append the report also to this file (it is printed too, as Rally and OSB do; the json "
+        "format, which they lack, is written anew; html and png are written here).",
         field="the comparison's file",
     ),
     CliOption(

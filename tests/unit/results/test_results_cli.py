@@ -207,10 +207,12 @@ def test_gate_with_report_file_and_csv_prints_verdict_to_stderr(
         "--fail-on-regression=10",
         "--color",
     )
-    assert code == 3 and out == ""
-    assert "Regression gate: FAILED" in err and f"Wrote the report to {report}" in err
+    # Printed and appended to the file, as Rally's write_single_report does; the csv carries no
+    # verdict, so it goes to stderr.
+    assert code == 3 and out.startswith("Metric,Task,")
+    assert "Regression gate: FAILED" in err and f"Appended the report to {report}" in err
     text = report.read_text()
-    assert "\x1b[" not in text
+    assert "\x1b[" not in text and text == out
     rows = list(csv.reader(io.StringIO(text)))
     assert rows[0][:7] == ["Metric", "Task", "Baseline", "Contender", "Diff", "Unit", "Diff %"]
 

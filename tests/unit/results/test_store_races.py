@@ -131,7 +131,11 @@ def test_listed_rally_race_keeps_rallys_keys_and_columns() -> None:
     assert row[5:8] == ["8.8.2", "abc", "2.13.0"] and row[-1] == "n=1, setup=3nodes"
     as_dict = listed.as_dict()
     assert as_dict["environment"] == "nightly" and as_dict["car"] == ["defaults", "4gheap"]
-    assert as_dict["cluster"]["distribution-version"] == "8.8.2" and "results" not in as_dict
+    assert as_dict["cluster"]["distribution-version"] == "8.8.2"
+    # Rally's Race.as_dict lists the stored user tags (typed: kv_to_map made 1 an int) and results as
+    # they are.
+    assert as_dict["user-tags"] == {"setup": "3nodes", "n": 1}
+    assert as_dict["results"] == rally_doc()["results"]
 
 
 def test_listed_esbench_race() -> None:
