@@ -22,6 +22,7 @@ PLANNING = ("sweep", "optimize bulk-size", "optimize clients", "find-max", "size
 TRACK_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="track_name",
+        osb_spelling_matters=True,
         flags=("--track",),
         osb=("--workload", "-w"),
         commands=(*LOADING, *PLANNING),
@@ -40,6 +41,7 @@ TRACK_OPTIONS: tuple[CliOption, ...] = (
     ),
     CliOption(
         name="track_repository",
+        osb_spelling_matters=True,
         flags=("--track-repository",),
         osb=("--workload-repository",),
         commands=(*LOADING, "list tracks", *PLANNING),
@@ -49,6 +51,7 @@ TRACK_OPTIONS: tuple[CliOption, ...] = (
     ),
     CliOption(
         name="track_revision",
+        osb_spelling_matters=True,
         flags=("--track-revision",),
         osb=("--workload-revision",),
         commands=(*LOADING, "list tracks", *PLANNING),
