@@ -4,8 +4,9 @@
   ``9`` each hold the track ``tiny`` (a copy of ``tests/resources/tracks/compare-tiny`` whose
   description names the branch) and ``group/other``.
 * :func:`make_workload_repository`: OSB's opensearch-benchmark-workloads layout. Branches ``main``,
-  ``1``, ``2`` and ``3`` each hold the workloads ``eventdata`` and ``tiny`` (``workload.json`` files
-  whose description names the branch) and ``group/nested`` (below the top level: OSB does not see it).
+  ``1``, ``2`` and ``3`` each hold the workloads ``eventdata`` (two searches) and ``tiny``
+  (compare-tiny as a ``workload.json``), whose descriptions name the branch, and ``group/nested``
+  (below the top level: OSB does not see it).
 * :func:`snapshot_repository`: a bare repository with one commit per named branch of a mirror
   (/work/.mirror/elastic+rally-tracks, .../opensearch-project+opensearch-benchmark-workloads), each
   without history and without the blobs the mirror lacks (its largest files), so that git can clone it.
@@ -92,11 +93,21 @@ def make_workload_repository(base: Path) -> tuple[str, dict[str, str]]:
     for branch in OSB_BRANCHES:
         if branch != "main":
             _git(work, "checkout", "--quiet", "-B", branch, "main")
-        for name in ("eventdata", "tiny", "group/nested"):
+        for name in ("eventdata", "group/nested"):
             spec = json.loads(WORKLOAD.read_text())
             spec["description"] = f"[branch {branch}] OSB workload {name}"
             (work / name).mkdir(parents=True, exist_ok=True)
             (work / name / "workload.json").write_text(json.dumps(spec))
+        # tiny: compare-tiny (a corpus of 1,000 documents) as an OSB workload.
+        tiny = work / "tiny"
+        shutil.rmtree(tiny, ignore_errors=True)
+        shutil.copytree(TINY, tiny)
+        text = (tiny / "track.json").read_text()
+        (tiny / "track.json").unlink()
+        text = text.replace(
+            '"description": "Tiny track', f'"description": "[branch {branch}] OSB workload tiny', 1
+        )
+        (tiny / "workload.json").write_text(text)
         _git(work, "add", "-A")
         _git(work, "commit", "--quiet", "-m", f"workloads for {branch}")
         shas[branch] = _git(work, "rev-parse", "HEAD").strip()

@@ -3,7 +3,8 @@ and opensearch-benchmark-workloads (``ESBENCH_TEST_RALLY_TRACKS``, ``ESBENCH_TES
 default /work/.mirror/...; skipped without them, as CI has no GitHub), each served to esbench as a
 local repository (tests/track_repositories.py ``snapshot_repository``), with Rally 2.13's ``esrally
 list tracks --offline`` and OSB 2.4.0's ``opensearch-benchmark list workloads --offline`` run on a
-clone of the same repository as the oracles (skipped without their venvs). No node is needed.
+clone of the same repository as the oracles (skipped without their venvs). These need no node; one
+test races a workload of a local OSB-layout repository with ``esbench run --workload`` on ``es_hosts``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +20,12 @@ import pytest
 from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from harness import esbench
 from track_repositories import (
     OSB_WORKLOADS_MIRROR,
     RALLY_TRACKS_MIRROR,
     configure,
+    make_workload_repository,
     mirror_branches,
     snapshot_repository,
 )
@@ -30,6 +34,7 @@ from esbench.cli import main
 from esbench.cli.options.coverage import OSB, RALLY, Peer, peer_python
 from esbench.exceptions import UserError
 from esbench.home import builtin_tracks_dir
+from esbench.results.store import ResultsStore
 from esbench.track.versions import OSB_BRANCHES, best_match
 
 
@@ -148,3 +153,21 @@ def test_rally_tracks_has_no_track_named_like_a_built_in_track() -> None:
         if names & builtins:
             clashes[branch] = sorted(names & builtins)
     assert not clashes
+
+
+def test_run_races_the_workload_of_osbs_repository_on_osbs_branch(es_hosts, tmp_path: Path) -> None:
+    home = Path(os.environ["ESBENCH_HOME"])
+    url, shas = make_workload_repository(tmp_path / "git")
+    configure(home, "default", url, section="workloads")
+    # The index it makes is deleted after the test (tests/integration/conftest.py).
+    index = f"esbench-it-osbrepo-{uuid.uuid4().hex[:8]}"
+    raced = esbench(
+        "run", "--workload=tiny", f"--target-hosts={','.join(es_hosts)}", "--test-mode",
+        f"--workload-params=index_name:{index},search_time_period:1", "--user-tag=osbrepo:it",
+    )  # fmt: skip
+    assert raced.returncode == 0, raced.stderr
+    (race,) = ResultsStore.open().find(user_tags={"osbrepo": "it"})
+    # The node's major (8) is newer than every version branch (1, 2, 3): OSB's last resort, main.
+    assert race.track_repository == "default" and race.track_revision == shas["main"]
+    assert race.task("index-append").total_weight == 1000
+    assert (home / "benchmarks" / "workloads" / "default" / "tiny" / "workload.json").is_file()
