@@ -31,7 +31,7 @@ from esbench.cli import main
 from esbench.cli._track_source import pop_track_source
 from esbench.cli.options.coverage import OSB, RALLY, Peer, peer_python
 from esbench.exceptions import UserError
-from esbench.track.repository import RepositoryPeer
+from esbench.track.repository import RepositoryPeer, TrackRepositorySettings
 from esbench.track.versions import OSB_BRANCHES, RALLY_BRANCHES, best_match
 
 BUILTIN_EVENTDATA = "HTTP access logs of a software vendor's web site"
@@ -176,6 +176,22 @@ def test_an_unknown_workload_names_osbs_repository_and_the_rally_spelling(worklo
     assert "has no workload 'geonamez'. Its workloads: eventdata, tiny." in text
     assert "looked for it in OSB's workload repository 'default', as OSB does" in text
     assert "esbench race --track=geonamez" in text
+    # OSB sees top-level workloads only (GitWorkloadRepository.workload_names).
+    nested = _run("info", "--workload=group/nested")
+    assert nested.exit_code == 64 and "has no workload 'group/nested'" in " ".join(nested.output.split())
+
+
+def test_a_user_workload_under_the_esbench_home_is_a_local_track_for_rallys_spelling(
+    isolated_home: Path,
+) -> None:
+    mine = isolated_home / "tracks" / "mine"
+    mine.mkdir(parents=True)
+    (mine / "workload.json").write_text(json.dumps({"description": "my workload", "schedule": []}))
+    # Found by name without any repository (before: looked for in rally-tracks).
+    assert TrackRepositorySettings().resolve("mine", offline=True, distribution_version=lambda: None) == (
+        None,
+        None,
+    )
 
 
 def test_list_workloads_lists_osbs_repository_on_the_branch_for_the_version(workloads, isolated_home) -> None:
