@@ -15,7 +15,13 @@ from esbench.console import tabulate
 from esbench.exceptions import ConfigError, EsbenchError, UserError
 from esbench.track.model import Challenge, Parallel, Task, Track
 from esbench.track.params import parse_track_params
-from esbench.track.repository import DEFAULT_REPOSITORY, TrackRepository, TrackRepositorySettings
+from esbench.track.repository import (
+    DEFAULT_REPOSITORY,
+    RepositoryPeer,
+    TrackRepository,
+    TrackRepositorySettings,
+    clone_directory,
+)
 from esbench.tracksource import TRACK_FILE_RULE, TrackByName, choose_track_source
 
 
@@ -317,7 +323,6 @@ def list_tracks_command(track_path: Path | None, **options: Any) -> None:
     only that track. As OSB's list workloads: the workloads of OSB's repository, OSB's columns."""
     from esbench.track.listing import TrackEntry, osb_track_listing, track_listing
     from esbench.track.loader import TrackLocation, available_tracks, load_track, locate_track
-    from esbench.track.repository import RepositoryPeer
 
     settings = pop_track_source(options)
     if track_path is not None:
@@ -371,8 +376,6 @@ def _listed_repository(
         EsbenchError: a repository the command line names, or OSB's (its workloads are all that
             ``list workloads`` lists), cannot be cloned or checked out.
     """
-    from esbench.track.repository import RepositoryPeer, clone_directory
-
     explicit = settings.repository or settings.revision or settings.branch
     tolerated = not explicit and settings.peer is RepositoryPeer.RALLY
     directory = clone_directory(DEFAULT_REPOSITORY, settings.kind)
