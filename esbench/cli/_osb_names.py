@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from esbench.cli.options.entry import osb_spelled
+
 if TYPE_CHECKING:
     from esbench.results.race_listing import ListedRace
 
@@ -41,6 +43,25 @@ TEST_RUN_HEADERS: tuple[str, ...] = (
     "workload Revision",
     "Cluster Config Revision",
 )
+
+
+#: OSB's names of ``race`` (``run`` since OSB 2.0, ``execute-test`` before).
+OSB_RACE_NAMES = ("run", "execute-test")
+
+
+def osb_usage() -> bool:
+    """Whether a track name on the running command line means OSB's workload repository: the command
+    was called by one of OSB's names (``run``, ``execute-test``, ``list workloads``,
+    ``create-workload``), or an option that says where a named track comes from was given in OSB's
+    spelling (``--workload``/``-w``, ``--workload-repository``, ``--workload-revision``: the table's
+    entries with ``osb_spelling_matters``, recorded by :class:`~esbench.cli.options.entry.SpelledOption`).
+    The one place the CLI tells an OSB user from a Rally user for tracks (docs/tracks.md, "Which
+    track a name means")."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return False
+    names = (*OSB_RACE_NAMES, *OSB_LIST_NAMES, *OSB_COMMAND_NAMES)
+    return ctx.info_name in names or bool(osb_spelled(ctx))
 
 
 def called_as_osb() -> bool:

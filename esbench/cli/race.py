@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from esbench.cli import main
+from esbench.cli._osb_names import OSB_RACE_NAMES
 from esbench.cli._race_settings import race_settings, track_source_from_options
 from esbench.cli.options import table_options
 from esbench.console import Console
@@ -52,10 +53,6 @@ def race(track_params: str, quiet: bool, fail_on_error_rate: float | None, **opt
         click.echo(f"[ERROR] Race {result.race_id} did not complete: {result.error}{where}", err=True)
         raise SystemExit(EXIT_RACE_FAILED)
     check_error_rate(result, fail_on_error_rate)
-
-
-#: OSB's names of ``race``: called by them, a provisioned cluster is OpenSearch, as OSB provisions it.
-OSB_RACE_NAMES = ("run", "execute-test")
 
 
 def _peer_defaults(opts: dict[str, Any]) -> None:
@@ -108,5 +105,7 @@ def check_error_rate(result: RaceResult, limit: float | None) -> None:
 # OpenSearch Benchmark's names of the same command (``run`` since OSB 2.0, ``execute-test`` before):
 # an OSB user's ``opensearch-benchmark run --workload-path=DIR --test-procedure=...`` runs unchanged
 # where its options have Rally's meaning (the option table gives OSB's spellings).
-main.add_command(race, name="run")
-main.add_command(race, name="execute-test")
+# Called by them, a provisioned cluster is OpenSearch, as OSB provisions it (_peer_defaults), and a
+# track name means OSB's workload repository (esbench.cli._osb_names.osb_usage).
+for _osb_name in OSB_RACE_NAMES:
+    main.add_command(race, name=_osb_name)

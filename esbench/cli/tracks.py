@@ -15,7 +15,13 @@ from esbench.console import tabulate
 from esbench.exceptions import ConfigError, EsbenchError, UserError
 from esbench.track.model import Challenge, Parallel, Task, Track
 from esbench.track.params import parse_track_params
-from esbench.track.repository import DEFAULT_REPOSITORY, TrackRepository, check_out, open_repository
+from esbench.track.repository import (
+    DEFAULT_REPOSITORY,
+    RepositoryPeer,
+    TrackRepository,
+    TrackRepositorySettings,
+    clone_directory,
+)
 from esbench.tracksource import TRACK_FILE_RULE, TrackByName, choose_track_source
 
 
@@ -311,25 +317,30 @@ def _requirements_section(
 @list_group.command("tracks")
 @table_options("list tracks")
 def list_tracks_command(track_path: Path | None, **options: Any) -> None:
-    """List the built-in tracks, the tracks in <esbench home>/tracks and, with --track-repository
-    (or --track-revision/--track-branch), the tracks of a track repository, with Rally's columns;
-    with --track-path only that track. As OSB's list workloads: OSB's columns."""
+    """List the built-in tracks, the tracks in <esbench home>/tracks and the tracks of the track
+    repository (the default one, rally-tracks, on the branch for --distribution-version, or the one
+    --track-repository/--track-revision/--track-branch name), with Rally's columns; with --track-path
+    only that track. As OSB's list workloads: the workloads of OSB's repository, OSB's columns."""
     from esbench.track.listing import TrackEntry, osb_track_listing, track_listing
     from esbench.track.loader import TrackLocation, available_tracks, load_track, locate_track
 
     settings = pop_track_source(options)
-    locations = [locate_track(path=track_path)] if track_path is not None else list(available_tracks())
-    if track_path is None and (settings.repository or settings.revision or settings.branch):
-        repo = check_out(
-            open_repository(settings.repository or DEFAULT_REPOSITORY, offline=options["offline"]),
-            revision=settings.revision,
-            branch=settings.branch,
-            distribution_version=options["distribution_version"],
-            offline=options["offline"],
+    if track_path is not None:
+        locations = [locate_track(path=track_path)]
+    else:
+        # OSB lists its repository's workloads only (osbenchmark/workload/loader.py list_workloads);
+        # Rally its repository's tracks (esrally/track/loader.py list_tracks), esbench its own first.
+        locations = [] if settings.peer is RepositoryPeer.OSB else list(available_tracks())
+        repo = _listed_repository(
+            settings, offline=options["offline"], version=options["distribution_version"]
         )
-        for name in repo.track_names():
-            root = repo.track_dir(name)
-            locations.append(TrackLocation(name=name, root=root, track_file=root / "track.json"))
+        named = {location.name for location in locations}
+        if repo is not None:
+            for name in repo.track_names():
+                if name not in named:  # a built-in track of that name wins, as --track resolves it
+                    root = repo.track_dir(name)
+                    track_file = root / repo.kind.definition_file
+                    locations.append(TrackLocation(name=name, root=root, track_file=track_file))
     entries = []
     for location in locations:
         try:
@@ -351,3 +362,37 @@ def list_tracks_command(track_path: Path | None, **options: Any) -> None:
             disable_numparse=True,
         )
     )
+
+
+def _listed_repository(
+    settings: TrackRepositorySettings, *, offline: bool, version: str | None
+) -> TrackRepository | None:
+    """The repository ``list tracks`` lists, checked out for ``version`` (Rally 2.13
+    ``esrally/track/loader.py`` ``tracks``: the default repository unless one is named, on the branch
+    for ``--distribution-version``). Rally's default repository that cannot be reached (no network,
+    or ``--offline`` without a clone) is a warning: the built-in and user tracks are still listed.
+
+    Raises:
+        EsbenchError: a repository the command line names, or OSB's (its workloads are all that
+            ``list workloads`` lists), cannot be cloned or checked out.
+    """
+    explicit = settings.repository or settings.revision or settings.branch
+    tolerated = not explicit and settings.peer is RepositoryPeer.RALLY
+    directory = clone_directory(DEFAULT_REPOSITORY, settings.kind)
+    if tolerated and offline and not (directory / ".git").exists():
+        click.echo(
+            f"[INFO] The tracks of the track repository '{DEFAULT_REPOSITORY}' are not listed: --offline "
+            f"and no clone in '{directory}' (run once without --offline).",
+            err=True,
+        )
+        return None
+    try:
+        return settings.open_checked_out(offline=offline, distribution_version=version)
+    except EsbenchError as e:
+        if not tolerated:
+            raise
+        click.echo(
+            f"[WARNING] The tracks of the track repository '{DEFAULT_REPOSITORY}' are not listed: {e}",
+            err=True,
+        )
+        return None

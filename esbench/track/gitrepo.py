@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from esbench.exceptions import DataError, NotFound
-from esbench.track.versions import best_match, version_variants
+from esbench.track.versions import RALLY_BRANCHES, BranchRule, best_match, version_variants
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +49,11 @@ class RepositoryKind:
         choose_offline: offline, still choose the branch for the distribution version from the
             last fetch (Rally does for teams; for tracks it uses the clone as it is).
         no_checkout: clone without checking out (the checkout follows at once).
+        branches: the branch choice for a distribution version (Rally's, or OSB's ``main`` rule).
+        definition_file: the file that makes a directory of the clone an entry (``track.json``,
+            OSB's ``workload.json``).
+        nested: entries may lie at any depth (Rally: ``elastic/logs``); else only the clone's
+            top-level directories count (OSB's ``GitWorkloadRepository.workload_names``).
     """
 
     noun: str
@@ -58,6 +63,9 @@ class RepositoryKind:
     pick_hint: str
     choose_offline: bool
     no_checkout: bool
+    branches: BranchRule = RALLY_BRANCHES
+    definition_file: str = "track.json"
+    nested: bool = True
 
 
 def git(directory: Path | None, *args: str, kind: RepositoryKind) -> str:
@@ -221,11 +229,11 @@ def check_out(
 def _check_out_for_version(
     name: str, url: str, directory: Path, distribution_version: str | None, kind: RepositoryKind
 ) -> None:
-    chosen = best_match(branches(directory, remote=True, kind=kind), distribution_version)
+    chosen = best_match(branches(directory, remote=True, kind=kind), distribution_version, kind.branches)
     if chosen is not None:
         git(directory, "checkout", "--quiet", "-B", chosen, f"origin/{chosen}", kind=kind)
         return
-    chosen = best_match(branches(directory, remote=False, kind=kind), distribution_version)
+    chosen = best_match(branches(directory, remote=False, kind=kind), distribution_version, kind.branches)
     if chosen is None and distribution_version:
         tags = set(git(directory, "tag", kind=kind).split())
         chosen = next((f"v{v}" for v in version_variants(distribution_version) if f"v{v}" in tags), None)

@@ -7,15 +7,41 @@ nearest earlier minor branch of the same major wins (``8.19`` falls back to ``8.
 ``8.19`` are missing; branches with a patch level are not considered for this). If nothing fits and
 the version's major is newer than every branch's, or the version is empty, the answer is
 ``master``. A repository may also carry ``v<version>`` tags, looked up with :func:`version_variants`.
+
+OSB 2.4.0 (``osbenchmark/utils/versions.py`` ``best_match``, ``latest_bounded_minor``) keeps Rally's
+rule with two differences, which :data:`OSB_BRANCHES` carries: the last resort is ``main``, and a
+minor branch ``X.0`` never counts as the nearest earlier minor (its test ``minor and minor <= ...``
+drops minor 0).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 _VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)(?:-(.+))?$")
 _LOOSE = re.compile(r"^(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:-(.+))?$")
+
+
+@dataclass(frozen=True)
+class BranchRule:
+    """What differs between Rally's and OSB's branch choice (module doc).
+
+    Attributes:
+        fallback: the branch for an empty version or one newer than every branch (``master`` in
+            Rally, ``main`` in OSB).
+        minor_zero: whether a ``X.0`` branch may be the nearest earlier minor (Rally: yes; OSB: no).
+    """
+
+    fallback: str
+    minor_zero: bool
+
+
+#: Rally 2.13's rule (``esrally/utils/versions.py`` ``best_match``).
+RALLY_BRANCHES = BranchRule(fallback="master", minor_zero=True)
+#: OSB 2.4.0's rule (``osbenchmark/utils/versions.py`` ``best_match``).
+OSB_BRANCHES = BranchRule(fallback="main", minor_zero=False)
 
 
 def version_variants(version: str) -> list[str]:
@@ -39,8 +65,9 @@ def _loose(name: str) -> tuple[int, int | None, int | None, str | None] | None:
     return int(m[1]), None if m[2] is None else int(m[2]), None if m[3] is None else int(m[3]), m[4]
 
 
-def best_match(branches: Iterable[str], version: str | None) -> str | None:
-    """The branch of ``branches`` for the distribution ``version`` by Rally's rule (module doc), or None.
+def best_match(branches: Iterable[str], version: str | None, rule: BranchRule = RALLY_BRANCHES) -> str | None:
+    """The branch of ``branches`` for the distribution ``version`` by Rally's rule (module doc), or
+    OSB's with ``rule=OSB_BRANCHES`` (``main`` where Rally says ``master``), or None.
 
     Examples (Rally's ``test_find_best_match``): ``best_match(["master", "8", "8.17"], "8.19.0")`` is
     ``"8.17"``; ``best_match(["master", "7", "8"], "9.1.0")`` is ``"master"``;
@@ -48,7 +75,7 @@ def best_match(branches: Iterable[str], version: str | None) -> str | None:
     """
     available = list(branches)
     if not version:
-        return "master"
+        return rule.fallback
     m = _VERSION.match(version.strip())
     if not m:
         return None
@@ -63,6 +90,7 @@ def best_match(branches: Iterable[str], version: str | None) -> str | None:
                 if parsed is not None
                 and parsed[0] == major
                 and parsed[1] is not None
+                and (rule.minor_zero or parsed[1] != 0)
                 and parsed[2] is None
                 and parsed[3] is None
                 and parsed[1] <= minor
@@ -71,5 +99,5 @@ def best_match(branches: Iterable[str], version: str | None) -> str | None:
                 return f"{major}.{min(earlier, key=lambda x: abs(x - minor))}"
     majors = [parsed[0] for parsed in map(_loose, available) if parsed is not None]
     if major > max(majors, default=-1):
-        return "master"
+        return rule.fallback
     return None

@@ -89,6 +89,9 @@ class CliOption:
         envvar: an environment variable that gives the value (``ESBENCH_METRICS_STORE``).
         multiple: the option may be repeated (click's ``multiple``).
         required: the option must be given.
+        osb_spelling_matters: the command needs to know whether the value came in OSB's spelling
+            (``--workload`` names OSB's workload repository, ``--track`` Rally's): the click option
+            records it (:class:`SpelledOption`, :func:`osb_spelled`).
     """
 
     name: str
@@ -107,6 +110,7 @@ class CliOption:
     envvar: str | None = None
     multiple: bool = False
     required: bool = False
+    osb_spelling_matters: bool = False
 
     @property
     def long(self) -> str:
@@ -163,7 +167,61 @@ class CliOption:
             pair = "/".join([long[0], "--no-" + long[0][2:]])
             decls = [pair, *long[1:], *short, self.name]
             return click.Option(decls, is_flag=True, default=bool(self.default), **kwargs)
+        osb = self.osb_spellings(path)
+        if osb and self.osb_spelling_matters and not self.multiple:
+            return SpelledOption(
+                [*names, self.name], osb=osb, type=self.param_type(), default=self.default, **kwargs
+            )
         return click.Option([*names, self.name], type=self.param_type(), default=self.default, **kwargs)
+
+
+#: ``ctx.meta`` key: the parameter names given in OSB's spelling on this command line.
+OSB_SPELLED = "esbench.osb_spelled"
+
+
+def osb_spelled(ctx: click.Context) -> frozenset[str]:
+    """The parameter names (``track_name``) given on the command line of ``ctx`` in OSB's spelling
+    (``--workload``, ``-w``), recorded by :class:`SpelledOption` while the line was parsed."""
+    return frozenset(ctx.meta.get(OSB_SPELLED, ()))
+
+
+class SpelledOption(click.Option):
+    """A value option that knows which spelling gave its value: Rally's (esbench's) or OSB's.
+
+    click keeps one value per option and forgets the spelling, so OSB's spellings are given their
+    own slot of the parser's result; :meth:`consume_value` moves the value back and records the
+    parameter in ``ctx.meta`` (:func:`osb_spelled`). Both spellings on one line with two values
+    (``--track=a --workload=b``) are refused, as which was meant is not clear (the same value twice
+    is taken).
+    """
+
+    def __init__(self, decls: list[str], *, osb: tuple[str, ...], **kwargs: Any) -> None:
+        super().__init__(decls, **kwargs)
+        self.osb_opts = osb
+
+    @property
+    def _osb_dest(self) -> str:
+        return f"{self.name}:osb"
+
+    def add_to_parser(self, parser: Any, ctx: click.Context) -> None:
+        own = [o for o in self.opts if o not in self.osb_opts]
+        parser.add_option(obj=self, opts=own, dest=self.name, action="store", nargs=self.nargs)
+        parser.add_option(
+            obj=self, opts=list(self.osb_opts), dest=self._osb_dest, action="store", nargs=self.nargs
+        )
+
+    def consume_value(self, ctx: click.Context, opts: Any) -> tuple[Any, click.core.ParameterSource]:
+        if self._osb_dest in opts:
+            value = opts[self._osb_dest]
+            if self.name in opts and opts[self.name] != value:
+                own = [o for o in self.opts if o not in self.osb_opts and o.startswith("--")]
+                raise UserError(
+                    f"{own[0]}={opts[self.name]} and {'/'.join(self.osb_opts)}={value} give one option, in "
+                    "Rally's and OSB's spelling, two values; give it once."
+                )
+            ctx.meta.setdefault(OSB_SPELLED, set()).add(self.name)
+            opts = {**opts, self.name: value}
+        return super().consume_value(ctx, opts)
 
 
 class RefusedValue(_ParamType):

@@ -22,10 +22,12 @@ PLANNING = ("sweep", "optimize bulk-size", "optimize clients", "find-max", "size
 TRACK_OPTIONS: tuple[CliOption, ...] = (
     CliOption(
         name="track_name",
+        osb_spelling_matters=True,
         flags=("--track",),
         osb=("--workload", "-w"),
         commands=(*LOADING, *PLANNING),
-        help="Name of a built-in or user track (see 'esbench list tracks').",
+        help="Name of a built-in or user track, else of the default track repository (see 'esbench list "
+        "tracks'); as OSB's --workload (or under run): a workload of OSB's repository (see docs/tracks.md).",
         field="RaceSettings.track_name",
     ),
     CliOption(
@@ -40,15 +42,19 @@ TRACK_OPTIONS: tuple[CliOption, ...] = (
     ),
     CliOption(
         name="track_repository",
+        osb_spelling_matters=True,
         flags=("--track-repository",),
         osb=("--workload-repository",),
         commands=(*LOADING, "list tracks", *PLANNING),
         help="Named track repository (URLs in <esbench home>/esbench.ini [tracks]; default: rally-tracks). "
-        "Tracks not built in or under <esbench home>/tracks come from the 'default' repository.",
+        "Tracks not built in or under <esbench home>/tracks come from the 'default' repository. As OSB's "
+        "--workload-repository: a workload repository ([workloads]; default: "
+        "opensearch-benchmark-workloads).",
         field="RaceSettings.track_source.repository",
     ),
     CliOption(
         name="track_revision",
+        osb_spelling_matters=True,
         flags=("--track-revision",),
         osb=("--workload-revision",),
         commands=(*LOADING, "list tracks", *PLANNING),

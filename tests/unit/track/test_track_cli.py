@@ -89,7 +89,8 @@ def test_list_tracks_shows_user_tracks(isolated_home: Path) -> None:
     broken = isolated_home / "tracks" / "broken"
     broken.mkdir()
     (broken / "track.json").write_text("{")
-    result = _run("list", "tracks")
+    # --offline: no clone of the default track repository is made (its tracks are listed too).
+    result = _run("list", "tracks", "--offline")
     assert result.exit_code == 0
     row = next(line for line in result.output.splitlines() if line.startswith("mytrack"))
     assert "mine, all mine" in row and "default" in row and "10" in row
