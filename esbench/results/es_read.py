@@ -134,7 +134,7 @@ def race_from_documents(race_doc: Mapping[str, Any], tasks: Sequence[TaskResult]
         track=race_doc["track"],
         challenge=race_doc["challenge"],
         car=race_doc.get("car") or "external",
-        user_tags={str(k): str(v) for k, v in (race_doc.get("user-tags") or {}).items()},
+        user_tags={str(k): v for k, v in (race_doc.get("user-tags") or {}).items()},
         track_params=race_doc.get("track-params") or {},
         car_params=race_doc.get("car-params") or {},
         pipeline=race_doc.get("pipeline") or "benchmark-only",

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from esbench.exceptions import NotFound, StoreError, UserError
 from esbench.home import esbench_home
-from esbench.records import RaceResult
+from esbench.records import RaceResult, tag_text
 from esbench.results import migrations, telemetry_store
 from esbench.results.rows import (
     INSERT_RACE,
@@ -165,7 +165,7 @@ class ResultsStore:
             self._conn.execute(INSERT_RACE, row)
             self._conn.executemany(
                 "INSERT INTO race_tags (race_id, key, value) VALUES (?, ?, ?)",
-                [(race.race_id, str(k), str(v)) for k, v in race.user_tags.items()],
+                [(race.race_id, str(k), tag_text(v)) for k, v in race.user_tags.items()],
             )
             task_sql = (
                 f"INSERT INTO task_results (race_id, position, {', '.join(TASK_COLUMNS)}) "
@@ -358,9 +358,10 @@ class ResultsStore:
             raise NotFound(f"Race {race_id} was deleted while it was being read.")
         data = decode_row(RACE_COLUMNS, row, RACE_JSON, RACE_BOOL)
         data.update(data.pop("extra"))
-        data["user_tags"] = dict(
-            conn.execute("SELECT key, value FROM race_tags WHERE race_id = ?", (race_id,))
-        )
+        if "user_tags" not in data:  # typed tags are in extra (race_row); text ones only in race_tags
+            data["user_tags"] = dict(
+                conn.execute("SELECT key, value FROM race_tags WHERE race_id = ?", (race_id,))
+            )
         data["tasks"] = []
         data["cluster_metrics"] = []
         stored_before_v3 = data.pop("telemetry", [])
