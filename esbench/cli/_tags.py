@@ -4,19 +4,41 @@ Rally reads ``--user-tags`` of ``race`` and of ``list races`` with ``opts.to_dic
 (``esrally/rally.py``, ``esrally/utils/opts.py``): ``key:value,...`` pairs whose values are typed
 (``count:4`` is the int 4, ``ssd:true`` True, ``'4'`` the string), a JSON object
 (``'{"disk":"SSD","data_node_count":4}'``), or the name of a ``.json`` file holding one (``~``
-expanded). :mod:`esbench.cli._values` implements the forms.
+expanded), parsed by :func:`esbench.track.params.param_pairs` as ``--track-params`` is.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
-from esbench.cli._values import dict_pairs
 from esbench.exceptions import UserError
 from esbench.records import tag_text
+from esbench.track.params import param_pairs
 
 _EXAMPLE = "setup:3nodes,disk:ssd"
+
+
+def tag_pairs(text: str, *, option: str) -> list[tuple[str, Any]]:
+    """The ``(key, typed value)`` pairs of one ``--user-tags`` value, in order (a key as often as
+    given): :func:`esbench.track.params.param_pairs`, Rally's ``opts.to_dict``.
+
+    Raises:
+        UserError: what ``param_pairs`` refuses (an item without ``:``, JSON that is not an object,
+            an unreadable file), an empty key, or a number JSON cannot store (``nan``, ``inf``;
+            Rally stores it and the metrics store refuses the document).
+    """
+    pairs = param_pairs(text, option=option, example=_EXAMPLE)
+    for key, value in pairs:
+        if not key:
+            raise UserError(f"{option} has a value without a key; write KEY:VALUE, e.g. {option}={_EXAMPLE}.")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise UserError(
+                f"{option}: the value of {key!r} reads as the number {value}, which cannot be stored; quote "
+                f"it to keep it as text ({key}:'{value}')."
+            )
+    return pairs
 
 
 def parse_tag_filter(values: Sequence[str], *, option: str = "--user-tags") -> dict[str, tuple[str, ...]]:
@@ -29,11 +51,11 @@ def parse_tag_filter(values: Sequence[str], *, option: str = "--user-tags") -> d
     ``"4"``), compared with the same text of a stored tag.
 
     Raises:
-        UserError: a value :func:`esbench.cli._values.dict_pairs` refuses.
+        UserError: a value :func:`tag_pairs` refuses.
     """
     wanted: dict[str, tuple[str, ...]] = {}
     for value in values:
-        for key, typed in dict_pairs(value, option=option, example=_EXAMPLE):
+        for key, typed in tag_pairs(value, option=option):
             text = tag_text(typed)
             if text not in wanted.get(key, ()):
                 wanted[key] = (*wanted.get(key, ()), text)
@@ -49,11 +71,11 @@ def parse_user_tags(text: str, *, option: str = "--user-tags") -> dict[str, Any]
     silently keeps the last).
 
     Raises:
-        UserError: a value :func:`esbench.cli._values.dict_pairs` refuses, or a key with two values.
+        UserError: a value :func:`tag_pairs` refuses, or a key with two values.
     """
     tags: dict[str, Any] = {}
     twice: dict[str, list[str]] = {}
-    for key, value in dict_pairs(text, option=option, example=_EXAMPLE):
+    for key, value in tag_pairs(text, option=option):
         if key in tags and tag_text(tags[key]) != tag_text(value):
             twice.setdefault(key, [tag_text(tags[key])]).append(tag_text(value))
         tags[key] = value

@@ -43,6 +43,7 @@ from esbench.results.rows import (
     task_row,
 )
 from esbench.results.sqlite_file import check_is_ours, enable_wal, translate_errors
+from esbench.track.params import convert_value
 
 logger = logging.getLogger(__name__)
 
@@ -70,6 +71,14 @@ def parse_tag_ref(ref: str) -> tuple[str, str] | None:
             "tag:setup:3nodes for races run with --user-tag=setup:3nodes."
         )
     return key, value
+
+
+def tag_ref_values(value: str) -> tuple[str, ...]:
+    """The tag texts a ``tag:KEY:VALUE`` reference matches: ``VALUE`` as written, and the text of the
+    typed value ``--user-tags=KEY:VALUE`` stores (:func:`esbench.track.params.convert_value`, Rally's
+    ``kv_to_map``; :func:`esbench.records.tag_text`): ``"True"`` -> ``("True", "true")``, so a race
+    stored before tags were typed is found too."""
+    return tuple(dict.fromkeys((value, tag_text(convert_value(value)))))
 
 
 def describe_race(race: RaceResult) -> str:
@@ -231,7 +240,7 @@ class ResultsStore:
             raise UserError("An empty race reference was given; pass a race id, id prefix or tag:KEY:VALUE.")
         tag = parse_tag_ref(ref)
         if tag is not None:
-            races = self.find(user_tags={tag[0]: tag[1]})
+            races = self.find(user_tags={tag[0]: tag_ref_values(tag[1])})
             if not races:
                 raise NotFound(self._unknown_tag_message(*tag))
             return races

@@ -138,9 +138,10 @@ def test_user_tags_are_stored_as_rally_stores_them(home: Path, captured: list[Ra
 
 #: Values Rally fails on (a crash later, or its own error): esbench refuses each, saying why.
 USER_TAGS_REFUSED = {
-    "no-colon": "write KEY:VALUE",
-    "3": "is JSON but not an object",
-    '["a", "b"]': "is JSON but not an object",
+    "no-colon": "entry 'no-colon' has no ':'",
+    "3": "must be a JSON object",
+    '["a", "b"]': "must be a JSON object",
+    ":v": "a value without a key",
     "missing.json": "cannot be read",
     "n:nan": "quote it to keep it as text (n:'nan')",
 }
@@ -169,6 +170,10 @@ def test_list_races_finds_races_by_every_form_of_user_tags(isolated_home: Path, 
         store.save(legacy)
         # The typed tags come back typed; a race stored with text tags keeps them.
         assert store.find(user_tags={"ssd": "true"})[0].user_tags == typed.user_tags
+        assert store.find(user_tags={"n": "4"})[1].user_tags == {"n": "4"}
+        # tag:KEY:VALUE (compare, report) means what --user-tags=KEY:VALUE stores.
+        assert [r.race_id for r in store.resolve("tag:ssd:True")] == [typed.race_id]
+        assert [r.race_id for r in store.resolve("tag:n:4")] == [typed.race_id, legacy.race_id]
     forms = {
         '{"intention":"github-issue-1234-baseline"}': [typed.race_id],
         "intention:github-issue-1234-baseline": [typed.race_id],
