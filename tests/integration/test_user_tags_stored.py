@@ -2,7 +2,8 @@
 stores them, typed (``esrally/utils/opts.py`` ``to_dict``; what Rally makes of each form is checked
 against Rally itself in tests/unit/cli/test_value_forms.py): in results.json, in the results store,
 in ``list races`` (from the store and from the metrics store) and in the metrics-store documents
-(the race's ``user-tags`` and every metric's ``meta.tag_<key>``, Rally's ``MetricsStore.open``)."""
+(the race's ``user-tags`` and every metric's ``meta.tag_<key>``, Rally's ``MetricsStore.open``).
+The race runs with ``--client-options=timeout:None`` (no client timeout, as in Rally)."""
 
 from __future__ import annotations
 
@@ -55,6 +56,7 @@ def test_json_user_tags_are_stored_typed_everywhere(
             *store,
             f"--track-params=index_name:{index},search_time_period:1",
             f"--user-tags={json.dumps(TAGS)}",
+            "--client-options=timeout:None",  # Rally's "no client timeout": the race runs as any other
         )
     )
     results = json.loads((race_dir(proc) / "results.json").read_text(encoding="utf-8"))
