@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from esbench.exceptions import EsbenchError, UserError
+from esbench.exceptions import EsbenchError
 
 Check = Callable[[str], object]
 
@@ -86,7 +86,10 @@ class ValidatedText(_TextParamType):
             if not self.numbers:
                 self.fail("the value is empty: give one, or leave the option out (default).", param, ctx)
         try:
-            value = self._normalized(value, param)
+            from esbench.cli._values import normalized
+
+            option = next(iter(getattr(param, "opts", ())), self.name)
+            value = normalized(value, option=option, json_file=self.json_file, csv=self.csv)
         except EsbenchError as exc:
             self.fail(_without_option_prefix(str(exc), param), param, ctx)
         if not value.strip() and self.empty_ok:
@@ -99,29 +102,6 @@ class ValidatedText(_TextParamType):
             except (EsbenchError, ValueError) as exc:
                 self.fail(_without_option_prefix(str(exc), param), param, ctx)
         return value
-
-    def _normalized(self, value: str, param: click.Parameter | None) -> str:
-        """``value`` with a ``.json`` file's ``~`` expanded and a list option's JSON forms as
-        comma-separated text (see the class attributes ``json_file`` and ``csv``).
-
-        Raises:
-            UserError: a JSON list Rally would not read (:func:`esbench.cli._values.csv_items`), or
-                an item holding a comma (the comma-separated form cannot carry it).
-        """
-        from esbench.cli._values import JSON_ARRAY_START, csv_items, expand_home, names_json_file
-
-        stripped = value.strip()
-        json_form = self.json_file and names_json_file(stripped)
-        if self.csv and (json_form or JSON_ARRAY_START.match(value)):
-            option = next(iter(getattr(param, "opts", ())), self.name)
-            items = [item.strip() for item in csv_items(stripped, option=option)]
-            if any("," in item for item in items):
-                raise UserError(
-                    f"{option}: the item {next(i for i in items if ',' in i)!r} holds a comma, which no "
-                    "name this option takes has; give each name as its own item."
-                )
-            return ",".join(items)
-        return expand_home(stripped) if json_form else value
 
 
 def _without_option_prefix(message: str, param: click.Parameter | None) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 from esbench.exceptions import UserError
 from esbench.track.params import JSON_ARRAY_START
 
-__all__ = ["JSON_ARRAY_START", "csv_items", "expand_home", "names_json_file"]
+__all__ = ["JSON_ARRAY_START", "csv_items", "expand_home", "names_json_file", "normalized"]
 
 _AS_CSV = "write the list as a,b"
 
@@ -85,3 +85,27 @@ def csv_items(text: str, *, option: str) -> list[str]:
             'item in double quotes, e.g. ["a", "b"].'
         )
     return items
+
+
+def normalized(value: str, *, option: str, json_file: bool, csv: bool) -> str:
+    """An option value as its command reads it: with ``json_file``, a ``.json`` file name with
+    ``~`` expanded; with ``csv`` (a Rally list option), a JSON array of strings or a ``.json`` file
+    holding one as the comma-separated text of its items (stripped), which the command splits at
+    commas as it splits the plain form. Any other value unchanged.
+
+    Raises:
+        UserError: a JSON list Rally would not read (:func:`csv_items`), or an item holding a comma
+            (the comma-separated form cannot carry it).
+    """
+    stripped = value.strip()
+    json_form = json_file and names_json_file(stripped)
+    if csv and (json_form or JSON_ARRAY_START.match(value)):
+        items = [item.strip() for item in csv_items(stripped, option=option)]
+        with_comma = [item for item in items if "," in item]
+        if with_comma:
+            raise UserError(
+                f"{option}: the item {with_comma[0]!r} holds a comma, which no name this option takes has; "
+                "give each name as its own item."
+            )
+        return ",".join(items)
+    return expand_home(stripped) if json_form else value
