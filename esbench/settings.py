@@ -87,7 +87,8 @@ class RaceSettings:
         provision: settings for the from-distribution pipeline.
         client_options: Elasticsearch client options (credentials, TLS, timeouts).
         driver: load-driver settings (on-error, task filters, worker processes, test mode).
-        user_tags: ``--user-tag`` key/values stored with the race.
+        user_tags: ``--user-tags`` key/values stored with the race, typed as Rally stores them
+            (:attr:`esbench.records.RaceResult.user_tags`).
         test_mode: Rally's ``--test-mode`` (``-1k`` corpora, capped iterations and time periods).
         offline: never try to download anything.
         task_overrides: task name -> :class:`esbench.track.overrides.TaskOverride` (clients,
@@ -112,7 +113,7 @@ class RaceSettings:
     provision: ProvisionSettings = field(default_factory=ProvisionSettings)
     client_options: ClientOptions = field(default_factory=ClientOptions)
     driver: DriverSettings = field(default_factory=DriverSettings)
-    user_tags: Mapping[str, str] = field(default_factory=dict)
+    user_tags: Mapping[str, Any] = field(default_factory=dict)
     test_mode: bool = False
     offline: bool = False
     task_overrides: Mapping[str, Any] = field(default_factory=dict)

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import elastic_transport
 
-from esbench.driver.settings import DEFAULT_TIMEOUT
+from esbench.driver.settings import DEFAULT_TIMEOUT, timeout_text
 from esbench.driver.transport.client import ClientOptions, host_for_display
 from esbench.provision.security import SecurityMaterial
 
@@ -102,10 +102,10 @@ def unreachable_message(hosts: tuple[str, ...], error: Exception, options: Clien
         )
     if status == 403:
         return f"The cluster at {where} refused access (HTTP 403): the user lacks the monitor privilege."
-    timeout = options.timeout if options is not None else DEFAULT_TIMEOUT
+    timeout = timeout_text(options.timeout if options is not None else DEFAULT_TIMEOUT)
     return (
         f"Cannot reach Elasticsearch at {where}: {type(error).__name__}: {error_text(error)}. "
         "Check --target-hosts (host:port), that the node is running, and use_ssl/verify_certs in "
         f"--client-options for HTTPS. (A host that does not answer is given up after the client "
-        f"timeout, {timeout:g} s: --client-options=timeout:SECONDS.)"
+        f"timeout, {timeout}: --client-options=timeout:SECONDS.)"
     )

@@ -47,6 +47,11 @@ class ValidatedText(_TextParamType):
         connects: the command connects to the host(s) the value names.
         numbers: the value holds numbers, so a negative one is a bad value the sweep tries (and
             ``check`` says what an empty value lacks: it gets the empty text).
+        json_file: the value may name a ``.json`` file, whose ``~`` is expanded in the value the
+            command gets (Rally's ``opts.to_dict``/``csv_to_list`` open it with ``io.normalize_path``).
+        csv: a Rally list option (``opts.csv_to_list``): a JSON array of strings, or a ``.json`` file
+            holding one, becomes the comma-separated text of its items before ``check`` sees it, so
+            the command reads every form as the list it already splits at commas.
     """
 
     def __init__(
@@ -59,6 +64,8 @@ class ValidatedText(_TextParamType):
         missing_file_example: str | None = None,
         connects: bool = False,
         numbers: bool = False,
+        json_file: bool = False,
+        csv: bool = False,
     ) -> None:
         self.name = name
         self.check = check
@@ -67,6 +74,8 @@ class ValidatedText(_TextParamType):
         self.missing_file_example = missing_file_example
         self.connects = connects
         self.numbers = numbers
+        self.json_file = json_file or csv
+        self.csv = csv
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if not isinstance(value, str):
@@ -76,6 +85,17 @@ class ValidatedText(_TextParamType):
                 return value
             if not self.numbers:
                 self.fail("the value is empty: give one, or leave the option out (default).", param, ctx)
+        try:
+            from esbench.cli._values import normalized
+
+            option = next(iter(getattr(param, "opts", ())), self.name)
+            value = normalized(value, option=option, json_file=self.json_file, csv=self.csv)
+        except EsbenchError as exc:
+            self.fail(_without_option_prefix(str(exc), param), param, ctx)
+        if not value.strip() and self.empty_ok:
+            return value  # "none": a JSON list without items too
+        if not value.strip() and not self.numbers:
+            self.fail("the list is empty: give at least one item, or leave the option out.", param, ctx)
         if self.check is not None:
             try:
                 self.check(value.strip())
@@ -269,7 +289,7 @@ def _target_arch(text: str) -> None:
 #: Text that must not be empty (names, ids, versions) and has no other rule the CLI can check.
 NAME = ValidatedText("text")
 #: ``HOST:PORT[,HOST:PORT...]`` or URLs.
-HOSTS = ValidatedText("hosts", _hosts, wrong_example="127.0.0.1:notaport", connects=True)
+HOSTS = ValidatedText("hosts", _hosts, wrong_example="127.0.0.1:notaport", connects=True, json_file=True)
 #: The metrics store: http(s) URLs or ``HOST:PORT``
 #: (:class:`esbench.results.metrics_store.MetricsStoreSettings`).
 URL = ValidatedText("url", _metrics_store, wrong_example="ftp://127.0.0.1:9200", connects=True)
@@ -287,18 +307,23 @@ BUILD_TYPE = ValidatedText("type", _build_type, wrong_example="rpm")
 TARGET_OS = ValidatedText("os", _target_os, wrong_example="plan9")
 TARGET_ARCH = ValidatedText("arch", _target_arch, wrong_example="sparc")
 #: ``--load-driver-hosts``: host names or IPs (Rally's default ``localhost``).
-DRIVER_HOSTS = ValidatedText("hosts", empty_ok=True)
+DRIVER_HOSTS = ValidatedText("hosts", empty_ok=True, csv=True)
 CLIENT_OPTIONS = ValidatedText(
     "options",
     _client_options,
     empty_ok=True,
     wrong_example="timeout:soon",
     missing_file_example="use_ssl:true,ca_certs:'/nonexistent/esbench/ca.pem'",
+    json_file=True,
 )
-USER_TAGS = ValidatedText("tags", _user_tags, empty_ok=True, wrong_example="no-colon")
+#: ``--user-tags`` of a race: key:value pairs, a JSON object or a .json file (:mod:`esbench.cli._tags`).
+USER_TAGS = ValidatedText("tags", _user_tags, empty_ok=True, wrong_example="no-colon", json_file=True)
 #: A filter of races by user tag (``list races --user-tag``): a key may come twice.
-TAG_FILTER = ValidatedText("tags", _tag_filter, wrong_example="no-colon")
-TELEMETRY = ValidatedText("devices", _telemetry, empty_ok=True, wrong_example="no-such-device")
+TAG_FILTER = ValidatedText("tags", _tag_filter, wrong_example="no-colon", json_file=True)
+TELEMETRY = ValidatedText("devices", _telemetry, empty_ok=True, wrong_example="no-such-device", csv=True)
+#: A Rally list of names (``--car``, ``--elasticsearch-plugins``, ``--indices``...): comma-separated,
+#: a JSON array or a .json file holding one (Rally's ``opts.csv_to_list``); not empty.
+NAMES = ValidatedText("names", csv=True)
 
 
 def params_type(option: str) -> ValidatedText:
@@ -309,12 +334,15 @@ def params_type(option: str) -> ValidatedText:
         empty_ok=True,
         wrong_example='{"unclosed": ',
         missing_file_example="/nonexistent/esbench/params.json",
+        json_file=True,
     )
 
 
 def filters_type(option: str) -> ValidatedText:
     """Task filters: ``NAME``, ``type:OPTYPE``, ``tag:TAG`` (:mod:`esbench.driver.coordinator.filters`)."""
-    return ValidatedText("filters", _task_filters(option), empty_ok=True, wrong_example="kind:search")
+    return ValidatedText(
+        "filters", _task_filters(option), empty_ok=True, wrong_example="kind:search", csv=True
+    )
 
 
 #: Types of esbench's own plain-text options, by parameter name (see the module docstring); the
@@ -412,11 +440,19 @@ def distribution_repository_type() -> RallyChoice:
 
 class CheckedPath(click.Path):
     """:class:`click.Path` that refuses an empty value (click turns it into ``.``, the current
-    directory, when the path need not exist)."""
+    directory, when the path need not exist) and expands a leading ``~`` (``~user``), which the shell
+    leaves alone after ``--option=``: Rally 2.13 expands it with ``io.normalize_path`` for
+    ``--track-path``, ``--team-path`` (``esrally/rally.py``), ``--report-file``
+    (``esrally/reporter.py``) and create-track's ``--output-path`` (``esrally/tracker/tracker.py``);
+    esbench does so for every path option."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not value.strip():
             self.fail("the path is empty: give a file name, or leave the option out.", param, ctx)
+        if isinstance(value, str):
+            from esbench.cli._values import expand_home
+
+            value = expand_home(value)
         return super().convert(value, param, ctx)
 
 

@@ -39,6 +39,12 @@ CANCEL_GRACE = 10.0
 #: Rally's default client timeout in seconds.
 DEFAULT_TIMEOUT = 60.0
 
+
+def timeout_text(timeout: float | None) -> str:
+    """The client timeout for a message: ``"60 s"``, or ``"none"`` for ``timeout:None``."""
+    return "none" if timeout is None else f"{timeout:g} s"
+
+
 _SECRET = "*****"
 
 
@@ -47,7 +53,10 @@ class ClientOptions:
     """How the driver talks to Elasticsearch.
 
     Attributes:
-        timeout: client-side request timeout in seconds (Rally's default: 60).
+        timeout: client-side request timeout in seconds (Rally's default: 60); None: no timeout
+            (Rally's documented ``--client-options="timeout:None"``: Rally 2.13's ``EsClientFactory``,
+            ``esrally/client/factory.py``, then passes ``timeout=None`` to the client, whose
+            request timeout is None, so a request waits as long as the server takes).
         use_ssl: connect with TLS (``https``) to hosts given without a scheme.
         verify_certs: verify the server certificate (default True).
         ca_certs: CA bundle file or directory for verification.
@@ -61,7 +70,7 @@ class ClientOptions:
             control, not by ``--client-options``. They decide the media types the client API sends.
     """
 
-    timeout: float = DEFAULT_TIMEOUT
+    timeout: float | None = DEFAULT_TIMEOUT
     use_ssl: bool = False
     verify_certs: bool = True
     ca_certs: str | None = None

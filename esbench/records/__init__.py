@@ -17,6 +17,7 @@ from esbench.records.race import (
     STATUS_INTERRUPTED,
     RaceResult,
     RaceStatus,
+    tag_text,
 )
 from esbench.records.rates import is_cumulative, rate
 from esbench.records.task import ErrorDescription, TaskResult, describe_line
@@ -36,4 +37,5 @@ __all__ = [
     "describe_line",
     "is_cumulative",
     "rate",
+    "tag_text",
 ]

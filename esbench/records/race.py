@@ -7,6 +7,7 @@ own logic, files and SQLite, stays in ``esbench.results``). Units as in :mod:`es
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -35,6 +36,16 @@ STATUS_FAILED = RaceStatus.FAILED
 STATUS_INTERRUPTED = RaceStatus.INTERRUPTED
 
 
+def tag_text(value: object) -> str:
+    """The text of a user tag value that tag filters compare: a string as it is, anything else
+    as compact JSON with sorted keys (``4`` -> ``"4"``, ``True`` -> ``"true"``, ``None`` ->
+    ``"null"``, ``{"b": 1}`` -> ``'{"b":1}'``). So ``--user-tag=count:4`` finds a race tagged with
+    the int 4 and one stored before tags were typed (the string ``"4"``)."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
 @dataclass(frozen=True, kw_only=True)
 class RaceResult:
     """Everything stored about one race.
@@ -46,7 +57,10 @@ class RaceResult:
         track_params: the ``--track-params`` given.
         car: car name(s), e.g. ``"defaults,4gheap"``; ``"external"`` for benchmark-only.
         car_params: ``--car-params``.
-        user_tags: ``--user-tag`` key/values.
+        user_tags: ``--user-tags`` key/values, typed as Rally stores them (``esrally/utils/opts.py``
+            ``to_dict``): ``count:4`` is the int 4, ``ssd:true`` True, a JSON object's values as
+            given (strings, numbers, booleans, null, nested objects and arrays). Races stored
+            before esbench typed them have strings. :func:`tag_text` is the text a filter compares.
         pipeline: ``from-distribution`` or ``benchmark-only``.
         distribution_version: the version esbench provisioned (None for benchmark-only).
         track_repository / track_revision: the track repository and the commit the track came from
@@ -90,7 +104,7 @@ class RaceResult:
     track_params: dict[str, Any] = field(default_factory=dict)
     car: str = "external"
     car_params: dict[str, Any] = field(default_factory=dict)
-    user_tags: dict[str, str] = field(default_factory=dict)
+    user_tags: dict[str, Any] = field(default_factory=dict)
     pipeline: str = "benchmark-only"
     distribution_version: str | None = None
     track_repository: str | None = None

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from esbench.driver.settings import timeout_text
 from esbench.driver.transport.client import ClientOptions, ConnectionSettings, create_client, host_for_display
 from esbench.exceptions import ConnectionFailed
 
@@ -94,10 +95,10 @@ def probe_cluster(hosts: Sequence[str], client_options: ClientOptions | None = N
         raise
     except Exception as e:  # translated into one user-facing paragraph
         where = ", ".join(host_for_display(h) for h in hosts)
-        timeout = (client_options or ClientOptions()).timeout
+        timeout = timeout_text((client_options or ClientOptions()).timeout)
         raise ConnectionFailed(
             f"Cannot ask Elasticsearch at {where} for its modules (GET _nodes/plugins,ingest): "
             f"{type(e).__name__}: {e}. Check --target-hosts and --client-options (a host that does not "
-            f"answer is given up after the client timeout, {timeout:g} s).",
+            f"answer is given up after the client timeout, {timeout}).",
             cause=e,
         ) from e

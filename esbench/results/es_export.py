@@ -70,7 +70,7 @@ def _common(race: RaceResult) -> dict[str, object]:
         "track": race.track,
         "challenge": race.challenge,
         "car": race.car,
-        "user-tags": {str(k): str(v) for k, v in race.user_tags.items()},
+        "user-tags": {str(k): v for k, v in race.user_tags.items()},
         "test-mode": race.test_mode,
     }
 

@@ -28,7 +28,7 @@ from esbench.exceptions import NotFound, UserError
 from esbench.records import RaceResult, TaskResult
 from esbench.results.metrics_store import MetricsStoreSettings, metrics_store_client
 from esbench.results.race_listing import ListedRace, RaceFilter, race_datetime
-from esbench.results.store import parse_tag_ref
+from esbench.results.store import parse_tag_ref, tag_ref_values
 from esbench.results.store_layout import LAYOUTS, RACE_TIMESTAMP_FORMAT, RALLY, StoreIndex, StoreLayout
 from esbench.results.store_races import race_from_rally_document
 
@@ -134,7 +134,7 @@ def race_from_documents(race_doc: Mapping[str, Any], tasks: Sequence[TaskResult]
         track=race_doc["track"],
         challenge=race_doc["challenge"],
         car=race_doc.get("car") or "external",
-        user_tags={str(k): str(v) for k, v in (race_doc.get("user-tags") or {}).items()},
+        user_tags={str(k): v for k, v in (race_doc.get("user-tags") or {}).items()},
         track_params=race_doc.get("track-params") or {},
         car_params=race_doc.get("car-params") or {},
         pipeline=race_doc.get("pipeline") or "benchmark-only",
@@ -357,7 +357,9 @@ def resolve_races(settings: MetricsStoreSettings, ref: str, *, environment: str 
     where = f"the metrics store {settings.display_url}"
     tag = parse_tag_ref(ref)
     if tag is not None:
-        races = read_races(settings, RaceFilter(environment=environment, user_tags={tag[0]: (tag[1],)}))
+        races = read_races(
+            settings, RaceFilter(environment=environment, user_tags={tag[0]: tag_ref_values(tag[1])})
+        )
         if not races:
             raise NotFound(f"No race in {where} has the user tag {tag[0]}:{tag[1]}{_in_env(environment)}.")
         return races

@@ -23,7 +23,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from esbench.exceptions import UserError
-from esbench.records import RaceResult
+from esbench.records import RaceResult, tag_text
 from esbench.results.store_layout import RALLY, StoreLayout
 from esbench.results.store_races import car_name, iso_timestamp, rally_timestamp
 
@@ -110,7 +110,7 @@ class RaceFilter:
             tags.get("benchmark-name"),
         ):
             return False
-        if any(tags.get(k) not in [str(v) for v in values] for k, values in self.user_tags.items()):
+        if any(k not in tags or tag_text(tags[k]) not in values for k, values in self.user_tags.items()):
             return False
         return self._time_matches(race_datetime(race.timestamp))
 

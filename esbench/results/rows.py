@@ -64,12 +64,18 @@ INSERT_RACE = f"INSERT INTO races ({', '.join(RACE_COLUMNS)}) VALUES ({', '.join
 
 
 def race_row(data: Mapping[str, object]) -> tuple[object, ...]:
+    """The ``races`` row of a race's dict. The user tags go to ``race_tags`` as text
+    (:func:`esbench.records.tag_text`, what filters compare); when a value is not a string (Rally's
+    typed tags: 4, true, a JSON object's values) the typed tags are kept in ``extra`` too, which
+    :meth:`esbench.results.store.ResultsStore` reads back in preference to the text."""
     data = dict(data)
-    data.pop("user_tags", None)
+    tags = data.pop("user_tags", None)
     data.pop("tasks", None)
     data.pop("cluster_metrics", None)
     data.setdefault("format_version", RESULTS_FORMAT_VERSION)
     extra = {k: data.pop(k) for k in list(data) if k not in RACE_COLUMNS}
+    if isinstance(tags, Mapping) and any(not isinstance(v, str) for v in tags.values()):
+        extra["user_tags"] = dict(tags)
     data["extra"] = extra
     return encode_row(RACE_COLUMNS, data, RACE_JSON, RACE_BOOL)
 

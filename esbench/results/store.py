@@ -28,7 +28,7 @@ from pathlib import Path
 
 from esbench.exceptions import NotFound, StoreError, UserError
 from esbench.home import esbench_home
-from esbench.records import RaceResult
+from esbench.records import RaceResult, tag_text
 from esbench.results import migrations, telemetry_store
 from esbench.results.rows import (
     INSERT_RACE,
@@ -43,6 +43,7 @@ from esbench.results.rows import (
     task_row,
 )
 from esbench.results.sqlite_file import check_is_ours, enable_wal, translate_errors
+from esbench.track.params import convert_value
 
 logger = logging.getLogger(__name__)
 
@@ -70,6 +71,14 @@ def parse_tag_ref(ref: str) -> tuple[str, str] | None:
             "tag:setup:3nodes for races run with --user-tag=setup:3nodes."
         )
     return key, value
+
+
+def tag_ref_values(value: str) -> tuple[str, ...]:
+    """The tag texts a ``tag:KEY:VALUE`` reference matches: ``VALUE`` as written, and the text of the
+    typed value ``--user-tags=KEY:VALUE`` stores (:func:`esbench.track.params.convert_value`, Rally's
+    ``kv_to_map``; :func:`esbench.records.tag_text`): ``"True"`` -> ``("True", "true")``, so a race
+    stored before tags were typed is found too."""
+    return tuple(dict.fromkeys((value, tag_text(convert_value(value)))))
 
 
 def describe_race(race: RaceResult) -> str:
@@ -165,7 +174,7 @@ class ResultsStore:
             self._conn.execute(INSERT_RACE, row)
             self._conn.executemany(
                 "INSERT INTO race_tags (race_id, key, value) VALUES (?, ?, ?)",
-                [(race.race_id, str(k), str(v)) for k, v in race.user_tags.items()],
+                [(race.race_id, str(k), tag_text(v)) for k, v in race.user_tags.items()],
             )
             task_sql = (
                 f"INSERT INTO task_results (race_id, position, {', '.join(TASK_COLUMNS)}) "
@@ -231,7 +240,7 @@ class ResultsStore:
             raise UserError("An empty race reference was given; pass a race id, id prefix or tag:KEY:VALUE.")
         tag = parse_tag_ref(ref)
         if tag is not None:
-            races = self.find(user_tags={tag[0]: tag[1]})
+            races = self.find(user_tags={tag[0]: tag_ref_values(tag[1])})
             if not races:
                 raise NotFound(self._unknown_tag_message(*tag))
             return races
@@ -358,9 +367,10 @@ class ResultsStore:
             raise NotFound(f"Race {race_id} was deleted while it was being read.")
         data = decode_row(RACE_COLUMNS, row, RACE_JSON, RACE_BOOL)
         data.update(data.pop("extra"))
-        data["user_tags"] = dict(
-            conn.execute("SELECT key, value FROM race_tags WHERE race_id = ?", (race_id,))
-        )
+        if "user_tags" not in data:  # typed tags are in extra (race_row); text ones only in race_tags
+            data["user_tags"] = dict(
+                conn.execute("SELECT key, value FROM race_tags WHERE race_id = ?", (race_id,))
+            )
         data["tasks"] = []
         data["cluster_metrics"] = []
         stored_before_v3 = data.pop("telemetry", [])

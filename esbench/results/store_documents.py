@@ -111,7 +111,7 @@ class RaceContext:
     challenge: str
     car: str
     track_params: Mapping[str, Any]
-    user_tags: Mapping[str, str]
+    user_tags: Mapping[str, Any]
 
     def common(self) -> dict[str, Any]:
         """The fields every metrics document starts with (without times), in the layout's names."""
@@ -161,7 +161,7 @@ def context(race: RaceResult, environment: str, layout: StoreLayout = RALLY) -> 
         challenge=race.challenge,
         car="+".join(car_names(race)),
         track_params=race.track_params,
-        user_tags={str(k): str(v) for k, v in race.user_tags.items()},
+        user_tags={str(k): v for k, v in race.user_tags.items()},
     )
 
 
@@ -369,7 +369,7 @@ def result_documents(race: RaceResult, environment: str, layout: StoreLayout = R
         f.race_timestamp: context(race, environment, layout).race_timestamp,
         "distribution-version": version,
         "distribution-flavor": None,
-        "user-tags": {str(k): str(v) for k, v in race.user_tags.items()},
+        "user-tags": {str(k): v for k, v in race.user_tags.items()},
         f.track: race.track,
         f.challenge: race.challenge or None,
         f.car: "+".join(car_names(race)),

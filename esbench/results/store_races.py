@@ -257,7 +257,7 @@ def race_from_rally_document(
         track_params=dict(doc.get(f.track_params) or {}),
         car=car_name(doc.get(f.car)),
         car_params=dict(doc.get(f.car_params) or {}),
-        user_tags={str(k): str(v) for k, v in (doc.get("user-tags") or {}).items()},
+        user_tags={str(k): v for k, v in (doc.get("user-tags") or {}).items()},
         pipeline=pipeline,
         distribution_version=version if pipeline != "benchmark-only" else None,
         track_revision=doc.get(f.track_revision),

@@ -24,8 +24,10 @@ from pathlib import Path
 
 from esbench.exceptions import TrackParamError, UserError
 
-# Rally treats a value as a JSON array when it starts like one (``csv_to_list``).
-_JSON_ARRAY_START = re.compile(r'^(\s*\[\s*\])|(\s*\[\s*".*)')
+#: Rally treats a value as a JSON array when it starts like one (``opts.RE_JSON_ARRAY_START``, read
+#: by ``csv_to_list``): ``[]`` or ``["...``.
+JSON_ARRAY_START = re.compile(r'^(\s*\[\s*\])|(\s*\[\s*".*)')
+_EXAMPLE = "number_of_replicas:1,bulk_size:5000"
 
 # Names Jinja itself provides; they show up as "undeclared" but are not parameters of the track.
 _JINJA_BUILTINS = frozenset(
@@ -33,7 +35,9 @@ _JINJA_BUILTINS = frozenset(
 )
 
 
-def _convert(value: str) -> str | int | float | bool | None:
+def convert_value(value: str) -> str | int | float | bool | None:
+    """A ``key:value`` value as Rally's ``opts.kv_to_map`` converts it (module docstring, rule 3):
+    ``"'4'"`` -> ``"4"``, ``"4"`` -> 4, ``"0.5"`` -> 0.5, ``"TRUE"`` -> True, ``"None"`` -> None."""
     if value.startswith("'"):
         return value[1:-1]
     for convert in (int, float):
@@ -52,7 +56,8 @@ def _convert(value: str) -> str | int | float | bool | None:
 
 
 def parse_params(text: str, *, option: str = "--track-params") -> dict[str, object]:
-    """Parse a ``key:value`` list, inline JSON object or ``.json`` file name (rules: module docstring).
+    """Parse a ``key:value`` list, inline JSON object or ``.json`` file name (rules: module docstring;
+    a key given twice keeps its last value, as in Rally; :func:`param_pairs` gives every pair).
 
     Args:
         text: the option value as given on the command line.
@@ -65,6 +70,16 @@ def parse_params(text: str, *, option: str = "--track-params") -> dict[str, obje
     Raises:
         UserError: unreadable file, invalid JSON in a file, a JSON value that is not an object, or
             an entry without ``:``.
+    """
+    return dict(param_pairs(text, option=option))
+
+
+def param_pairs(text: str, *, option: str, example: str = _EXAMPLE) -> list[tuple[str, object]]:
+    """The key/value pairs of :func:`parse_params`'s forms in order, a key as often as given (a
+    JSON object's keys once each); ``example`` is the ``key:value`` list messages suggest.
+
+    Raises:
+        UserError: as :func:`parse_params`.
     """
     text = text.strip()
     if text.endswith(".json"):
@@ -86,7 +101,7 @@ def parse_params(text: str, *, option: str = "--track-params") -> dict[str, obje
                 "Fix the file.",
                 e,
             ) from e
-        return _require_object(value, option, f"the file '{path}'")
+        return list(_require_object(value, option, f"the file '{path}'").items())
     try:
         value = json.loads(text)
     except json.JSONDecodeError as e:
@@ -98,10 +113,10 @@ def parse_params(text: str, *, option: str = "--track-params") -> dict[str, obje
                 e,
             ) from e
     else:
-        return _require_object(value, option, "the inline JSON")
-    if _JSON_ARRAY_START.match(text):
+        return list(_require_object(value, option, "the inline JSON").items())
+    if JSON_ARRAY_START.match(text):
         raise UserError(f"{option} must be key:value pairs or a JSON object, not a JSON array: {text}")
-    result: dict[str, object] = {}
+    result: list[tuple[str, object]] = []
     for entry in text.split(","):
         entry = entry.strip()
         if not entry:
@@ -110,9 +125,9 @@ def parse_params(text: str, *, option: str = "--track-params") -> dict[str, obje
         if not sep:
             raise UserError(
                 f"{option} entry '{entry}' has no ':'. Write key:value pairs separated by commas "
-                f"(e.g. {option}=number_of_replicas:1,bulk_size:5000), inline JSON, or a .json file name."
+                f"(e.g. {option}={example}), inline JSON, or a .json file name."
             )
-        result[key.strip()] = _convert(raw.strip())
+        result.append((key.strip(), convert_value(raw.strip())))
     return result
 
 

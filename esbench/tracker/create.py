@@ -26,6 +26,7 @@ from urllib.parse import quote
 
 import elastic_transport
 
+from esbench.driver.settings import timeout_text
 from esbench.driver.transport.client import ClientOptions, ConnectionSettings, create_client
 from esbench.exceptions import ConnectionFailed, UserError
 from esbench.tracker.fit import CreatedTrack, fitting_params
@@ -237,7 +238,7 @@ def create_track(
             raise ConnectionFailed(
                 f"create-track could not talk to {', '.join(hosts)}: {type(e).__name__}: {e}. "
                 "Check --target-hosts and --client-options (a host that does not answer is given up "
-                f"after the client timeout, {(client_options or ClientOptions()).timeout:g} s)."
+                f"after the client timeout, {timeout_text((client_options or ClientOptions()).timeout)})."
             ) from e
         finally:
             await cluster.es.close()

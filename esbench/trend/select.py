@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from esbench.exceptions import ConfigError
-from esbench.records import RaceResult, RaceStatus
+from esbench.records import RaceResult, RaceStatus, tag_text
 from esbench.trend.metric import TrendMetric
 from esbench.trend.model import TrendPoint, TrendSeries
 
@@ -49,7 +49,10 @@ def matches(race: RaceResult, selection: TrendSelection) -> bool:
         return False
     if selection.since is not None and race.timestamp < selection.since:
         return False
-    return all(race.user_tags.get(key) in values for key, values in selection.user_tags.items())
+    return all(
+        key in race.user_tags and tag_text(race.user_tags[key]) in values
+        for key, values in selection.user_tags.items()
+    )
 
 
 def _order_key(race: RaceResult) -> tuple[str, float, str]:

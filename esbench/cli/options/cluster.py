@@ -86,7 +86,9 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
         commands=PROVISIONING,
         default="defaults",
         show_default=True,
-        help="Car and mixins, comma-separated (e.g. defaults,4gheap,ea); see 'esbench list cars'.",
+        type=_params.NAMES,
+        help="Car and mixins, comma-separated (e.g. defaults,4gheap,ea) or a JSON array "
+        "('[\"defaults\",\"ea\"]'); see 'esbench list cars'.",
         field="ProvisionSettings.car",
     ),
     CliOption(
@@ -134,7 +136,8 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
         flags=("--elasticsearch-plugins",),
         osb=("--opensearch-plugins",),
         commands=PROVISIONING,
-        help="Plugins to install, comma-separated, each PLUGIN or PLUGIN:CONFIG[+CONFIG] "
+        type=_params.NAMES,
+        help="Plugins to install, comma-separated (or a JSON array), each PLUGIN or PLUGIN:CONFIG[+CONFIG] "
         "(e.g. analysis-icu); a local zip via [distributions] plugin.NAME.release.url in esbench.ini.",
         field="ProvisionSettings.elasticsearch_plugins",
     ),

@@ -20,7 +20,8 @@ REPORT_OPTIONS: tuple[CliOption, ...] = (
         commands=(*RACING_ANY, *PLANNING),
         default="",
         type=_params.USER_TAGS,
-        help="key:value,... tags stored with the race (Rally spells it --user-tags or --user-tag).",
+        help="Tags stored with the race, as Rally takes them: key:value,... (values typed: 4 is a number, "
+        "true a boolean, 'x' text), a JSON object or a .json file (also spelt --user-tag).",
         field="RaceSettings.user_tags",
     ),
     CliOption(
@@ -116,7 +117,8 @@ REPORT_OPTIONS: tuple[CliOption, ...] = (
         commands=RACING,
         default="",
         type=_params.TELEMETRY,
-        help="Telemetry devices sampled during the race, e.g. node-stats,os (see 'esbench list telemetry').",
+        help="Telemetry devices sampled during the race, e.g. node-stats,os or a JSON array "
+        "(see 'esbench list telemetry').",
         field="RaceSettings.telemetry",
     ),
     CliOption(

@@ -92,8 +92,8 @@ STORED_OPTIONS: tuple[CliOption, ...] = (
         commands=("list races",),
         type=_params.TAG_FILTER,
         multiple=True,
-        help="Only races with this user tag KEY:VALUE (KEY:VALUE,KEY:VALUE or repeated; the same key twice "
-        "means either value).",
+        help="Only races with this user tag KEY:VALUE (KEY:VALUE,KEY:VALUE, a JSON object, a .json file, or "
+        "repeated; the same key twice means either value).",
         field="the race filter of list races",
     ),
     CliOption(

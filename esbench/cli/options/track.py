@@ -102,7 +102,7 @@ TRACK_OPTIONS: tuple[CliOption, ...] = (
         commands=(*RACING, "info", *PLANNING),
         default="",
         type=lambda: _params.filters_type("--include-tasks"),
-        help="Only these tasks: NAME, type:OPTYPE or tag:TAG, ...",
+        help="Only these tasks: NAME, type:OPTYPE or tag:TAG, ... (or a JSON array of them)",
         field="RaceSettings.driver.include_tasks",
     ),
     CliOption(
@@ -111,7 +111,7 @@ TRACK_OPTIONS: tuple[CliOption, ...] = (
         commands=(*RACING, "info", *PLANNING),
         default="",
         type=lambda: _params.filters_type("--exclude-tasks"),
-        help="Skip these tasks: NAME, type:OPTYPE or tag:TAG, ...",
+        help="Skip these tasks: NAME, type:OPTYPE or tag:TAG, ... (or a JSON array of them)",
         field="RaceSettings.driver.exclude_tasks",
     ),
     CliOption(

@@ -82,14 +82,16 @@ TRACK_TOOL_OPTIONS: tuple[CliOption, ...] = (
         flags=("--indices",),
         osb=("-i",),
         commands=("create-track",),
-        help="Indices (names or patterns, comma-separated).",
+        type=_params.NAMES,
+        help="Indices (names or patterns, comma-separated, or a JSON array).",
         field="the indices create-track reads",
     ),
     CliOption(
         name="data_streams",
         flags=("--data-streams",),
         commands=("create-track",),
-        help="Data streams (names or patterns) to turn into a track.",
+        type=_params.NAMES,
+        help="Data streams (names or patterns, comma-separated, or a JSON array) to turn into a track.",
         field="the data streams create-track reads",
     ),
     CliOption(

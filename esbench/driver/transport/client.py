@@ -160,14 +160,15 @@ def client_options_from_mapping(values: Mapping[str, Any]) -> ClientOptions:
             continue
         if key in _BOOL_KEYS:
             value = _as_bool(key, value)
-        elif key == "timeout":
+        elif key == "timeout" and value is not None:  # None: no timeout, as in Rally
             try:
                 if isinstance(value, bool):
                     raise TypeError(value)
                 value = float(value)
             except (TypeError, ValueError):
                 raise ConfigError(
-                    f"--client-options: 'timeout' must be a number of seconds, got {value!r}."
+                    f"--client-options: 'timeout' must be a number of seconds, or None for no timeout, "
+                    f"got {value!r}."
                 ) from None
         elif key == "max_connections":
             try:

@@ -60,9 +60,10 @@ def check_client_options(options: ClientOptions) -> None:
             it too); a ``timeout`` not above 0 s; a
             ``max_connections`` below 1. The message names the option and how to fix it.
     """
-    if not options.timeout > 0:
+    if options.timeout is not None and not options.timeout > 0:
         raise ConfigError(
-            f"{_OPTION}: 'timeout' must be a number of seconds above 0, got {options.timeout:g}."
+            f"{_OPTION}: 'timeout' must be a number of seconds above 0 (or None for no timeout), "
+            f"got {options.timeout:g}."
         )
     if options.max_connections is not None and options.max_connections < 1:
         raise ConfigError(f"{_OPTION}: 'max_connections' must be 1 or more, got {options.max_connections}.")

@@ -27,11 +27,14 @@ OSB_DEFAULT_TIMEOUT_S = 60.0
 
 
 def operation_bound_s(track: Track, client_timeout_s: float | None) -> float | None:
-    """The bound (s) on one operation of ``track``'s tasks: the client timeout (OSB's default when
-    None) for a workload in OSB's format, None (no bound, as in Rally) otherwise."""
+    """The bound (s) on one operation of ``track``'s tasks: the client timeout for a workload in
+    OSB's format, None (no bound, as in Rally) otherwise, and None with no client timeout
+    (``--client-options=timeout:None``: OSB 2.4.0 cannot take it, ``int(None)`` in
+    ``AsyncExecutor.__init__``; esbench follows Rally's meaning, no timeout at all). The client
+    options default to OSB's 60 s (:data:`OSB_DEFAULT_TIMEOUT_S`)."""
     if track.dialect is not Dialect.OSB:
         return None
-    return OSB_DEFAULT_TIMEOUT_S if client_timeout_s is None else client_timeout_s
+    return client_timeout_s
 
 
 async def bounded_call(runner: Runner, es: Any, params: Any, bound_s: float) -> Any:

@@ -1,16 +1,19 @@
 """What the Rally and OSB option-coverage tests share: a plausible command line for each of a
 peer's options, running it at esbench's command with that command's callback replaced, and the
-check that a refused option or command gives its reason and exit 64 without running anything."""
+check that a refused option or command gives its reason and exit 64 without running anything, and
+Rally's Python for tests that run Rally's own functions as the oracle (:func:`rally_python_or_skip`)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from esbench.cli import main
-from esbench.cli.options.coverage import Coverage, PeerArgument, Status, command_at
+from esbench.cli.options.coverage import DEFAULT_RALLY_VENV, Coverage, PeerArgument, Status, command_at
 
 Case = tuple[str, list[str], Coverage]
 
@@ -80,3 +83,27 @@ def refusal_problems(
         if code != 64 or ran or output.strip() != expected:
             problems.append(f"esbench {path} {args} -> {code}: {output!r}")
     return problems
+
+
+#: Rally 2.13's interpreter where this machine has it; ``ESBENCH_RALLY_PYTHON`` names another.
+RALLY_PYTHONS = (Path("/work/venvs/rally/bin/python"), DEFAULT_RALLY_VENV / "bin" / "python")
+
+
+def rally_python_or_skip() -> Path:
+    """Rally 2.13's Python for a test that runs Rally's own functions as the oracle:
+    ``$ESBENCH_RALLY_PYTHON``, else the first of :data:`RALLY_PYTHONS` that exists. Missing, the
+    test is skipped, except under ``CI=true``, where it fails (a CI run must not pass by skipping)."""
+    configured = os.environ.get("ESBENCH_RALLY_PYTHON")
+    candidates = (Path(configured),) if configured else RALLY_PYTHONS
+    found = next((c for c in candidates if c.exists()), None)
+    if found is None:
+        message = (
+            f"Rally 2.13's Python is the oracle and is missing (none at {', '.join(map(str, candidates))}); "
+            f"make it: python3.12 -m venv {DEFAULT_RALLY_VENV} && {DEFAULT_RALLY_VENV}/bin/pip install "
+            "esrally==2.13.0 (or set ESBENCH_RALLY_PYTHON)."
+        )
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    assert found is not None
+    return found

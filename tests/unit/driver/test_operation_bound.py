@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from esbench.driver.settings import DEFAULT_TIMEOUT
 from esbench.driver.worker.operationbound import OSB_DEFAULT_TIMEOUT_S, bounded_call, operation_bound_s
 from esbench.driver.worker.runners.base import RunnerResult
 from esbench.track.dialect import Dialect
@@ -28,7 +29,8 @@ def _track(dialect: Dialect) -> Track:
 def test_only_workloads_in_osbs_format_are_bounded_by_the_client_timeout() -> None:
     assert operation_bound_s(_track(Dialect.RALLY), 7.0) is None
     assert operation_bound_s(_track(Dialect.OSB), 7.0) == 7.0
-    assert operation_bound_s(_track(Dialect.OSB), None) == OSB_DEFAULT_TIMEOUT_S == 60.0
+    assert operation_bound_s(_track(Dialect.OSB), None) is None  # --client-options=timeout:None
+    assert OSB_DEFAULT_TIMEOUT_S == DEFAULT_TIMEOUT == 60.0
 
 
 async def _never(es: Any, params: Any) -> RunnerResult:

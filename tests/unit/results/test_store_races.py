@@ -70,7 +70,8 @@ def test_race_header_is_mapped() -> None:
     race = race_from_rally_document(rally_doc())
     assert race.race_id == "r1" and race.timestamp == "2026-11-28T12:37:50Z"
     assert (race.track, race.challenge, race.car) == ("geonames", "append-no-conflicts", "defaults,4gheap")
-    assert race.user_tags == {"setup": "3nodes", "n": "1"} and race.track_params == {"bulk_size": 500}
+    # Rally's typed tags stay typed (esrally/utils/opts.py to_dict turns n:1 into the int 1).
+    assert race.user_tags == {"setup": "3nodes", "n": 1} and race.track_params == {"bulk_size": 500}
     assert race.cluster_version == "8.8.2" and race.distribution_version is None  # benchmark-only
     assert race.status == "completed" and race.esbench_version == "Rally 2.13.0"
 

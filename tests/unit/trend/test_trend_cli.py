@@ -67,7 +67,7 @@ def test_fail_on_change_exit_codes(db: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--user-tag=job:none"], "No completed stored race matches user tag job=none"),
+        (["--user-tag=job:nothing"], "No completed stored race matches user tag job=nothing"),
         (["--track=other"], "No completed stored race matches track 'other'"),
         (["--metric=latency-p5x"], "Unknown --metric 'latency-p5x'"),
         (["--task=nope"], "No selected race ran the task(s) 'nope' (--task)"),
