@@ -5,15 +5,15 @@ Rally's Python for tests that run Rally's own functions as the oracle (:func:`ra
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from peer_pythons import peer_python_or_skip
 
 from esbench.cli import main
-from esbench.cli.options.coverage import DEFAULT_RALLY_VENV, Coverage, PeerArgument, Status, command_at
+from esbench.cli.options.coverage import RALLY, Coverage, PeerArgument, Status, command_at
 
 Case = tuple[str, list[str], Coverage]
 
@@ -85,25 +85,7 @@ def refusal_problems(
     return problems
 
 
-#: Rally 2.13's interpreter where this machine has it; ``ESBENCH_RALLY_PYTHON`` names another.
-RALLY_PYTHONS = (Path("/work/venvs/rally/bin/python"), DEFAULT_RALLY_VENV / "bin" / "python")
-
-
 def rally_python_or_skip() -> Path:
-    """Rally 2.13's Python for a test that runs Rally's own functions as the oracle:
-    ``$ESBENCH_RALLY_PYTHON``, else the first of :data:`RALLY_PYTHONS` that exists. Missing, the
-    test is skipped, except under ``CI=true``, where it fails (a CI run must not pass by skipping)."""
-    configured = os.environ.get("ESBENCH_RALLY_PYTHON")
-    candidates = (Path(configured),) if configured else RALLY_PYTHONS
-    found = next((c for c in candidates if c.exists()), None)
-    if found is None:
-        message = (
-            f"Rally 2.13's Python is the oracle and is missing (none at {', '.join(map(str, candidates))}); "
-            f"make it: python3.12 -m venv {DEFAULT_RALLY_VENV} && {DEFAULT_RALLY_VENV}/bin/pip install "
-            "esrally==2.13.0 (or set ESBENCH_RALLY_PYTHON)."
-        )
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    assert found is not None
-    return found
+    """Rally 2.13's Python for a test that runs Rally's own functions as the oracle
+    (:func:`peer_pythons.peer_python_or_skip`)."""
+    return peer_python_or_skip(RALLY)

@@ -78,19 +78,6 @@ def test_the_settings_field_of_an_entry_exists(entry: CliOption) -> None:
             cls = _NESTED[name]
 
 
-@pytest.fixture
-def captured(monkeypatch: pytest.MonkeyPatch) -> list[RaceSettings]:
-    """The settings of each race started (the race itself stops at once)."""
-    seen: list[RaceSettings] = []
-
-    def fake_race(settings: RaceSettings, console: Any = None) -> None:
-        seen.append(settings)
-        raise UserError("captured")
-
-    monkeypatch.setattr("esbench.racecontrol.run_race", fake_race)
-    return seen
-
-
 def race_of(*args: str, command: str = "race") -> RaceSettings:
     """The settings ``esbench COMMAND ARGS`` (``race`` or OSB's ``run``) starts a race with (the race
     itself is not run)."""

@@ -12,7 +12,6 @@ from click.testing import CliRunner
 
 from esbench.cli import main
 from esbench.driver.settings import OnError
-from esbench.exceptions import UserError
 from esbench.settings import Pipeline, RaceSettings
 
 TRACK = Path(__file__).resolve().parents[2] / "resources" / "tracks" / "planning-search"
@@ -25,19 +24,6 @@ SHARED = [
     "--offline",
     "--car=4gheap",
 ]
-
-
-@pytest.fixture
-def captured(monkeypatch: pytest.MonkeyPatch) -> list[RaceSettings]:
-    """The settings of each race started (the race itself stops at once)."""
-    seen: list[RaceSettings] = []
-
-    def fake_race(settings: RaceSettings, console: Any = None) -> None:
-        seen.append(settings)
-        raise UserError("captured")
-
-    monkeypatch.setattr("esbench.racecontrol.run_race", fake_race)
-    return seen
 
 
 def _run(*args: str) -> str:

@@ -25,7 +25,6 @@ from peer_options import rally_python_or_skip
 
 from esbench.cli import main
 from esbench.cli._params import CheckedPath
-from esbench.exceptions import UserError
 from esbench.provision.cars import parse_car_names
 from esbench.provision.plugins import parse_plugin_specs
 from esbench.settings import RaceSettings
@@ -87,19 +86,6 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.chdir(home)
     return home
-
-
-@pytest.fixture
-def captured(monkeypatch: pytest.MonkeyPatch) -> list[RaceSettings]:
-    """The settings of each race started (the race itself stops at once)."""
-    seen: list[RaceSettings] = []
-
-    def fake_race(settings: RaceSettings, console: Any = None) -> None:
-        seen.append(settings)
-        raise UserError("captured")
-
-    monkeypatch.setattr("esbench.racecontrol.run_race", fake_race)
-    return seen
 
 
 def race_settings(captured: list[RaceSettings], *args: str) -> RaceSettings:
