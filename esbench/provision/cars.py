@@ -87,10 +87,22 @@ class Car:
         value = self.variables.get("data_paths")
         if value is None:
             return ()
+        paths: tuple[str, ...] | None = None
         if isinstance(value, str) and value.strip():
-            return (value,)
-        if isinstance(value, list | tuple) and value and all(isinstance(v, str) and v.strip() for v in value):
-            return tuple(value)
+            paths = (value,)
+        elif (
+            isinstance(value, list | tuple) and value and all(isinstance(v, str) and v.strip() for v in value)
+        ):
+            paths = tuple(value)
+        if paths is not None:
+            relative = [p for p in paths if not Path(p).expanduser().is_absolute()]
+            if relative:
+                # The node and esbench stop run in other directories: a relative path would name two.
+                raise ConfigError(
+                    f"The car variable data_paths must name absolute paths, not {relative}. Fix it in "
+                    "--car-params (e.g. --car-params=data_paths:/ssd/esdata)."
+                )
+            return tuple(str(Path(p).expanduser()) for p in paths)
         raise ConfigError(
             f"The car variable data_paths must be a path or a list of paths, not {value!r}. Fix it in "
             '--car-params (e.g. --car-params=data_paths:/ssd/esdata, or \'{"data_paths": ["/ssd/a"]}\').'

@@ -22,6 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from esbench.exceptions import LaunchError, ProvisionError, UserError
+from esbench.home import esbench_home
 from esbench.provision import installation as inst_mod
 from esbench.provision import teamconfig
 from esbench.provision.archives import COMPLETE_MARKER
@@ -181,9 +182,6 @@ def _car_record(
     record: CarState
     if car is not None:
         settings: dict[str, object] = dict(car.settings)
-        if car.data_paths:
-            # Rally's data_paths: path.data, which wins over the node's own directory (nodeconfig).
-            settings["path.data"] = car.data_paths[0] if len(car.data_paths) == 1 else list(car.data_paths)
         mandatory = [p.name for p in plugins if p.mandatory]
         if mandatory:
             # Rally's safety net: the node refuses to start when an installed plugin is missing.
@@ -196,6 +194,8 @@ def _car_record(
             "security": car.security,
             "license_type": str(car.variables.get("license_type", DEFAULT_LICENSE_TYPE)),
         }
+        if car.data_paths:
+            record["data_paths"] = list(car.data_paths)
     elif team_car is not None:
         record = team_car
     else:
@@ -388,6 +388,7 @@ def _prepare_nodes(inst: Installation, user: RunAs) -> None:
             license_type=inst.car.get("license_type", DEFAULT_LICENSE_TYPE),
             car_jvm_options=[*inst.car["jvm_options"], *node.jvm_options],
             car_settings=inst.car["settings"],
+            data_paths=inst.car.get("data_paths", ()),
             flavor=_flavor(inst),
             security=SecurityMaterial.from_dict(inst.security),
         )
@@ -423,15 +424,17 @@ def stop(
 
 
 def _delete_car_data_paths(inst: Installation) -> None:
-    """Delete the car's ``data_paths`` outside the installation with it, as Rally does
-    (``esrally/mechanic/provisioner.py`` ``cleanup``), except the file system's root and the home
-    directory, which a mistyped parameter could name."""
-    value = inst.car.get("settings", {}).get("path.data")
-    paths = [value] if isinstance(value, str) else value if isinstance(value, list) else []
-    spared = {Path("/"), Path.home().resolve()}
-    for path in (Path(str(p)).resolve() for p in paths):
-        if path in spared:
-            logger.warning("Not deleting the car's data path %s (the root or home directory)", path)
+    """Delete the car's ``data_paths`` with the installation, as Rally does
+    (``esrally/mechanic/provisioner.py`` ``cleanup``): only the paths the ``data_paths`` variable
+    named (absolute, :attr:`~esbench.provision.cars.Car.data_paths`), and never the file system's
+    root, the esbench home, the home or current directory or a directory holding one of them, which
+    a mistyped parameter could name."""
+    guarded = [Path("/"), Path.home().resolve(), esbench_home().resolve(), Path.cwd().resolve()]
+    for path in (Path(str(p)).resolve() for p in inst.car.get("data_paths", ())):
+        if not path.is_absolute() or any(g == path or g.is_relative_to(path) for g in guarded):
+            logger.warning(
+                "Not deleting the car's data path %s: it holds the root, home or esbench home", path
+            )
             continue
         shutil.rmtree(path, ignore_errors=True)
 

@@ -88,7 +88,8 @@ class CarState(TypedDict):
     ``settings`` are the rendered ``elasticsearch.yml`` settings (dotted keys, YAML values). A team car
     (:mod:`esbench.provision.teamconfig`) has ``team`` (its path, revision, config paths and variables)
     and empty ``jvm_options``/``settings``; ``plugins`` are the installed plugins' records;
-    ``license_type`` is the built-in car's (``xpack.license.self_generated.type``).
+    ``license_type`` is the built-in car's (``xpack.license.self_generated.type``); ``data_paths``
+    the built-in car's ``data_paths`` variable (absolute paths: the nodes' ``path.data``).
     """
 
     name: str
@@ -99,6 +100,7 @@ class CarState(TypedDict):
     team: NotRequired[dict[str, object]]
     plugins: NotRequired[list[dict[str, object]]]
     license_type: NotRequired[str]
+    data_paths: NotRequired[list[str]]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -91,11 +91,8 @@ def render_elasticsearch_yml(
     *,
     base: Mapping[str, object] = BASE_SETTINGS,
 ) -> str:
-    """``elasticsearch.yml`` text: ``base`` settings, then the car's, then the node identity, except
-    that a car's ``path.data`` (Rally's ``data_paths`` car variable) wins over the node's directory."""
+    """``elasticsearch.yml`` text: ``base`` settings, then the car's, then the node identity."""
     merged: dict[str, object] = {**base, **car_settings, **identity}
-    if "path.data" in car_settings:
-        merged["path.data"] = car_settings["path.data"]
     return "# Written by esbench; edits are overwritten on the next start.\n" + yaml.safe_dump(
         merged, default_flow_style=False, sort_keys=True
     )
@@ -133,6 +130,7 @@ def write_node_config(
     all_nodes: Sequence[NodeState],
     car_jvm_options: Sequence[str],
     car_settings: Mapping[str, object],
+    data_paths: Sequence[str] = (),
     flavor: Flavor = ELASTICSEARCH,
     security: SecurityMaterial | None = None,
     team: Mapping[str, object] | None = None,
@@ -143,7 +141,8 @@ def write_node_config(
 
     The settings file is the ``flavor``'s (``elasticsearch.yml`` or ``opensearch.yml``): base
     settings, then with ``security`` the TLS/auth settings of :mod:`esbench.provision.security`
-    (whose certificates and users are copied in), then the car's, then the node identity.
+    (whose certificates and users are copied in), then the car's, then the node identity, whose
+    ``path.data`` is ``data_paths`` when the car names them (Rally's ``data_paths`` variable).
 
     The marker ``-Desbench.node=<install id>/<node name>`` lets esbench find the node's JVM among all
     processes (``/proc/*/cmdline``) even before its pid file exists.
@@ -186,6 +185,9 @@ def write_node_config(
         all_nodes=all_nodes,
         initial_masters_setting=flavor.initial_masters_setting,
     )
+    if data_paths:
+        # Rally's data_paths car variable: the node's path.data instead of its own directory.
+        identity["path.data"] = data_paths[0] if len(data_paths) == 1 else list(data_paths)
     base = base_settings(dist_config.parent, license_type=license_type)
     if security is not None:
         install_node_files(security, node.config_dir)

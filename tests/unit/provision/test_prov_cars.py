@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from peer_pythons import peer_python_or_skip
@@ -111,7 +112,30 @@ def test_data_paths_that_are_not_paths_are_refused_naming_the_option(value: obje
         _ = resolve_car("defaults", {"data_paths": value}).data_paths
 
 
+@pytest.mark.parametrize("value", ["data", ["/ssd/a", "b/c"]])
+def test_relative_data_paths_are_refused(value: object) -> None:
+    # The node runs in its own directory and esbench stop in the user's: one path, two meanings.
+    with pytest.raises(ConfigError, match=r"data_paths must name absolute paths"):
+        _ = resolve_car("defaults", {"data_paths": value}).data_paths
+
+
 def test_one_data_path_for_several_nodes_is_refused_before_anything_is_fetched(isolated_home: Path) -> None:
     settings = ProvisionSettings(car_params={"data_paths": "/ssd/esdata"}, nodes=2, offline=True)
     with pytest.raises(UserError, match=r"2 nodes on this machine cannot share it"):
         cluster.install(settings)
+
+
+def test_stop_deletes_the_data_paths_but_never_a_directory_holding_the_home(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data, holder = tmp_path / "esdata", isolated_home.parent
+    (data / "nodes").mkdir(parents=True)
+    inst = SimpleNamespace(car={"data_paths": [str(data), str(holder)]})
+    cluster._delete_car_data_paths(inst)  # type: ignore[arg-type]
+    # Rally's cleanup deletes the data path; the directory holding the esbench home is spared.
+    assert not data.exists() and isolated_home.is_dir()
+    monkeypatch.chdir(tmp_path)
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    cluster._delete_car_data_paths(SimpleNamespace(car={"data_paths": [str(tmp_path)]}))  # type: ignore[arg-type]
+    assert kept.is_dir()  # the current directory is spared too

@@ -12,6 +12,7 @@ from esbench.provision.nodeconfig import (
     base_settings,
     node_settings,
     render_elasticsearch_yml,
+    write_node_config,
 )
 
 
@@ -71,12 +72,25 @@ def test_opensearchs_security_plugin_is_switched_off_where_the_bundle_has_it(tmp
     assert base_settings(tmp_path) == {"plugins.security.disabled": True}
 
 
-def test_a_car_path_data_wins_over_the_nodes_own_directory(tmp_path: Path) -> None:
+def test_data_paths_are_the_nodes_path_data_and_a_car_setting_is_not(tmp_path: Path) -> None:
+    dist_config = tmp_path / "dist" / "config"
+    dist_config.mkdir(parents=True)
+    (dist_config / "jvm.options").write_text(STOCK_JVM_OPTIONS)
     node = NodeState(name="node-0", dir=str(tmp_path / "node-0"), http_port=9200, transport_port=9300)
-    identity = node_settings(node, cluster_name="c", all_nodes=[node])
-    merged = yaml.safe_load(render_elasticsearch_yml({"path.data": "/ssd/esdata"}, identity))
-    assert merged["path.data"] == "/ssd/esdata" and merged["path.logs"] == str(node.logs_dir)
-    assert yaml.safe_load(render_elasticsearch_yml({}, identity))["path.data"] == str(node.data_dir)
+
+    def written(**kw: object) -> dict[str, object]:
+        write_node_config(
+            node, dist_config=dist_config, install_id="abc", cluster_name="c", all_nodes=[node],
+            car_jvm_options=[], **kw,  # type: ignore[arg-type]
+        )  # fmt: skip
+        return dict(yaml.safe_load((node.config_dir / "elasticsearch.yml").read_text()))
+
+    # Rally's data_paths variable names the node's path.data; the node's own logs stay where they are.
+    chosen = written(car_settings={}, data_paths=["/ssd/esdata"])
+    assert chosen["path.data"] == "/ssd/esdata" and chosen["path.logs"] == str(node.logs_dir)
+    assert written(car_settings={}, data_paths=["/a", "/b"])["path.data"] == ["/a", "/b"]
+    # A car's own path.data setting does not move the node's data (only data_paths does).
+    assert written(car_settings={"path.data": "/elsewhere"})["path.data"] == str(node.data_dir)
 
 
 def test_only_a_port_failure_counts_as_a_taken_port(tmp_path: Path) -> None:
