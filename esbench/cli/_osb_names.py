@@ -49,14 +49,17 @@ TEST_RUN_HEADERS: tuple[str, ...] = (
 OSB_RACE_NAMES = ("run", "execute-test")
 
 
-def osb_usage() -> bool:
-    """Whether a track name on the running command line means OSB's workload repository: the command
-    was called by one of OSB's names (``run``, ``execute-test``, ``list workloads``,
-    ``create-workload``), or an option that says where a named track comes from was given in OSB's
-    spelling (``--workload``/``-w``, ``--workload-repository``, ``--workload-revision``: the table's
-    entries with ``osb_spelling_matters``, recorded by :class:`~esbench.cli.options.entry.SpelledOption`).
-    The one place the CLI tells an OSB user from a Rally user for tracks (docs/tracks.md, "Which
-    track a name means")."""
+def is_osb_command_line() -> bool:
+    """Whether the running command line is an OSB user's: the command was called by one of OSB's
+    names (``run``, ``execute-test``, ``list workloads``, ``create-workload``), or an option that
+    says where a named track comes from was given in OSB's spelling (``--workload``/``-w``,
+    ``--workload-repository``, ``--workload-revision``: the table's entries with
+    ``osb_spelling_matters``, recorded by :class:`~esbench.cli.options.entry.SpelledOption`).
+
+    The one place the CLI tells an OSB user from a Rally user: a track name then means OSB's
+    workload repository (docs/tracks.md, "Which track a name means"), and a race without
+    ``--pipeline`` or ``--distribution-version`` is ``benchmark-only`` against OpenSearch
+    (:func:`esbench.cli._race_settings.race_settings`)."""
     ctx = click.get_current_context(silent=True)
     if ctx is None:
         return False

@@ -21,6 +21,9 @@ from collections.abc import Mapping, MutableMapping
 from dataclasses import replace
 from typing import Any
 
+import click
+
+from esbench.cli._osb_names import is_osb_command_line
 from esbench.cli._provision_options import PROVISION_OPTION_NAMES, provision_settings
 from esbench.cli._tags import parse_user_tags
 from esbench.cli._track_source import pop_track_source
@@ -29,7 +32,13 @@ from esbench.driver.coordinator.filters import parse_task_filters
 from esbench.driver.settings import DriverSettings, LoadDriver, OnError
 from esbench.reporting.formats import NumbersAlign, ReportFormat, ShowInReport
 from esbench.reporting.percentiles import ReportPercentiles, parse_percentiles
-from esbench.settings import Pipeline, RaceSettings, ReportSettings
+from esbench.settings import (
+    PIPELINE_BENCHMARK_ONLY,
+    PIPELINE_FROM_DISTRIBUTION,
+    Pipeline,
+    RaceSettings,
+    ReportSettings,
+)
 from esbench.telemetry.settings import TelemetrySettings
 from esbench.tracksource import (
     RACE_RULE,
@@ -79,6 +88,7 @@ def race_settings(
         ConnectionFailed: ``--load-driver=ray`` with a Ray head that does not answer.
         DataError: a damaged bundle (:func:`esbench.corpus.bundle.unpack_bundle`).
     """
+    _peer_defaults(opts)
     track = _unpacked(source)
     driver = _driver_settings(opts)
     offline = bool(opts.pop("offline", False))
@@ -122,6 +132,43 @@ def race_settings(
         kill_running_processes=bool(opts.pop("kill_running_processes", False)),
     )
     return _with_track(settings, track)
+
+
+def _peer_defaults(opts: MutableMapping[str, Any]) -> None:
+    """The pipeline and the product Rally and OSB choose when the command line does not say:
+
+    * ``--distribution-version`` without ``--pipeline``: ``from-distribution``, even beside
+      ``--target-hosts`` (Rally 2.13 ``esrally/racecontrol.py`` ``run``, OSB 2.4.0
+      ``osbenchmark/test_run_orchestrator.py`` ``run``); esbench then says that the two cannot be
+      combined rather than race the cluster at the hosts with the version unused;
+    * on an OSB user's command line (:func:`~esbench.cli._osb_names.is_osb_command_line`: OSB's
+      command names, or ``--workload``), neither: ``benchmark-only`` (racing ``--target-hosts``,
+      else 127.0.0.1:9200), where Rally's ``race`` would build from sources and esbench's
+      ``race`` provisions;
+    * on an OSB user's command line, a provisioned cluster is OpenSearch unless
+      ``--distribution-flavor`` says otherwise: OSB's ``--distribution-version=2.18.0`` names an
+      OpenSearch version (OSB 2.4.0 ``osbenchmark/builder``).
+
+    Every command that takes the race options gets the same rule (``race``, the planning commands,
+    ``query``, ``load``); outside a click command (the Python API) nothing is chosen. A Rally or
+    OSB user changes only the program's name."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return
+    osb = is_osb_command_line()
+
+    def given(name: str) -> bool:
+        return ctx.get_parameter_source(name) not in (click.core.ParameterSource.DEFAULT, None)
+
+    if not given("pipeline"):
+        if given("distribution_version"):
+            opts["pipeline"] = PIPELINE_FROM_DISTRIBUTION
+        elif osb and not given("distribution_path"):
+            opts["pipeline"] = PIPELINE_BENCHMARK_ONLY
+    if osb and not given("distribution_flavor"):
+        from esbench.provision.flavors import DistributionFlavor
+
+        opts["distribution_flavor"] = DistributionFlavor.OPENSEARCH.value
 
 
 def _report_percentiles(opts: MutableMapping[str, Any]) -> ReportPercentiles | None:

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import click
 
-from esbench.cli._osb_names import osb_usage
+from esbench.cli._osb_names import is_osb_command_line
 from esbench.track.repository import RepositoryPeer, TrackRepositorySettings
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -50,7 +50,7 @@ def track_source_options(f: F) -> F:
 def pop_track_source(options: MutableMapping[str, Any]) -> TrackRepositorySettings:
     """Remove the three options from a click kwargs dict and return them as settings, with the
     repositories of the running command line's peer: OSB's workload repositories where
-    :func:`~esbench.cli._osb_names.osb_usage` says the line is an OSB user's, else Rally's."""
+    :func:`~esbench.cli._osb_names.is_osb_command_line` says the line is an OSB user's, else Rally's."""
     repository, revision, branch = (options.pop(name, None) for name in _NAMES)
-    peer = RepositoryPeer.OSB if osb_usage() else RepositoryPeer.RALLY
+    peer = RepositoryPeer.OSB if is_osb_command_line() else RepositoryPeer.RALLY
     return TrackRepositorySettings(repository=repository, revision=revision, branch=branch, peer=peer)

@@ -17,7 +17,6 @@ from esbench.cli.options import table_options
 from esbench.console import Console
 from esbench.exceptions import UserInterrupted
 from esbench.records import STATUS_COMPLETED, STATUS_INTERRUPTED, RaceResult
-from esbench.settings import PIPELINE_BENCHMARK_ONLY, PIPELINE_FROM_DISTRIBUTION
 from esbench.track.params import parse_track_params
 
 #: Exit status of a race that ran but did not complete (a request failure with --on-error=abort,
@@ -39,7 +38,6 @@ def race(track_params: str, quiet: bool, fail_on_error_rate: float | None, **opt
     from esbench.racecontrol import run_race
     from esbench.racelog import existing_race_log
 
-    _peer_defaults(opts)
     source = track_source_from_options(opts)
     settings = race_settings(
         opts, source=source, track_params=parse_track_params(track_params) if track_params.strip() else {}
@@ -53,38 +51,6 @@ def race(track_params: str, quiet: bool, fail_on_error_rate: float | None, **opt
         click.echo(f"[ERROR] Race {result.race_id} did not complete: {result.error}{where}", err=True)
         raise SystemExit(EXIT_RACE_FAILED)
     check_error_rate(result, fail_on_error_rate)
-
-
-def _peer_defaults(opts: dict[str, Any]) -> None:
-    """The pipeline and the product Rally and OSB choose when the command line does not say:
-
-    * ``--distribution-version`` without ``--pipeline``: ``from-distribution``, even beside
-      ``--target-hosts`` (Rally 2.13 ``esrally/racecontrol.py`` ``run``, OSB 2.4.0
-      ``osbenchmark/test_run_orchestrator.py`` ``run``); esbench then says that the two cannot be
-      combined rather than race the cluster at the hosts with the version unused;
-    * under OSB's command name (``esbench run``), neither: ``benchmark-only`` (racing
-      ``--target-hosts``, else 127.0.0.1:9200), where Rally's ``race`` would build from sources
-      and esbench's ``race`` provisions;
-    * under OSB's command name, a provisioned cluster is OpenSearch unless
-      ``--distribution-flavor`` says otherwise: OSB's ``--distribution-version=2.18.0`` names an
-      OpenSearch version (OSB 2.4.0 ``osbenchmark/builder``).
-
-    A Rally or OSB user changes only the program's name."""
-    ctx = click.get_current_context()
-    osb = ctx.info_name in OSB_RACE_NAMES
-
-    def given(name: str) -> bool:
-        return ctx.get_parameter_source(name) not in (click.core.ParameterSource.DEFAULT, None)
-
-    if not given("pipeline"):
-        if given("distribution_version"):
-            opts["pipeline"] = PIPELINE_FROM_DISTRIBUTION
-        elif osb and not given("distribution_path"):
-            opts["pipeline"] = PIPELINE_BENCHMARK_ONLY
-    if osb and not given("distribution_flavor"):
-        from esbench.provision.flavors import DistributionFlavor
-
-        opts["distribution_flavor"] = DistributionFlavor.OPENSEARCH.value
 
 
 def check_error_rate(result: RaceResult, limit: float | None) -> None:
@@ -105,7 +71,7 @@ def check_error_rate(result: RaceResult, limit: float | None) -> None:
 # OpenSearch Benchmark's names of the same command (``run`` since OSB 2.0, ``execute-test`` before):
 # an OSB user's ``opensearch-benchmark run --workload-path=DIR --test-procedure=...`` runs unchanged
 # where its options have Rally's meaning (the option table gives OSB's spellings).
-# Called by them, a provisioned cluster is OpenSearch, as OSB provisions it (_peer_defaults), and a
-# track name means OSB's workload repository (esbench.cli._osb_names.osb_usage).
+# Called by them, a provisioned cluster is OpenSearch, as OSB provisions it (race_settings), and a
+# track name means OSB's workload repository (esbench.cli._osb_names.is_osb_command_line).
 for _osb_name in OSB_RACE_NAMES:
     main.add_command(race, name=_osb_name)

@@ -78,7 +78,7 @@ OSB_KIND = gitrepo.RepositoryKind(
 class RepositoryPeer(StrEnum):
     """Whose repository a name given on the command line means: Rally's track repositories (``--track``,
     esbench's and Rally's command names) or OSB's workload repositories (``--workload``, ``run``,
-    ``list workloads``); the CLI decides (:func:`esbench.cli._osb_names.osb_usage`)."""
+    ``list workloads``); the CLI decides (:func:`esbench.cli._osb_names.is_osb_command_line`)."""
 
     RALLY = "rally"
     OSB = "osb"

@@ -38,7 +38,8 @@ CLUSTER_OPTIONS: tuple[CliOption, ...] = (
         type=_params.pipeline_type,
         help="benchmark-only (races --target-hosts, else 127.0.0.1:9200, as Rally and OSB) or "
         "from-distribution. Without --pipeline, as Rally and OSB choose: from-distribution when "
-        "--distribution-version is given; under OSB's name (esbench run) benchmark-only; else "
+        "--distribution-version is given; on an OSB command line (esbench run, --workload) "
+        "benchmark-only; else "
         "benchmark-only with --target-hosts and from-distribution without. Rally's from-sources and "
         "docker are refused with their reason.",
         field="RaceSettings.pipeline",

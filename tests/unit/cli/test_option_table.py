@@ -24,6 +24,7 @@ from esbench.settings import Pipeline, RaceSettings, ReportSettings
 from esbench.telemetry.settings import TelemetrySettings
 from esbench.track.repository import TrackRepositorySettings
 
+MINIMAL = Path(__file__).resolve().parents[2] / "resources" / "tracks" / "minimal"
 TRACK = Path(__file__).resolve().parents[2] / "resources" / "tracks" / "planning-search"
 
 
@@ -280,3 +281,14 @@ def test_the_pipeline_is_the_one_rally_and_osb_choose() -> None:
     assert pipeline("run") is Pipeline.BENCHMARK_ONLY
     assert pipeline("run", "--distribution-version=2.18.0") is Pipeline.FROM_DISTRIBUTION
     assert pipeline("run", "--pipeline=from-distribution") is Pipeline.FROM_DISTRIBUTION
+    # OSB's --workload spelling makes the line an OSB user's under esbench's own name too.
+    osb_spelled = race_of("--workload=geonames", "--offline")
+    assert osb_spelled.pipeline is Pipeline.BENCHMARK_ONLY
+    assert str(osb_spelled.provision.distribution_flavor) == "opensearch"
+
+
+def test_the_planning_commands_choose_the_pipeline_as_race_does(captured: list[RaceSettings]) -> None:
+    args = ["--track-path", str(MINIMAL), "--clients=1,2", "--task=count", "--target-hosts=127.0.0.1:9"]
+    result = CliRunner().invoke(main, ["sweep", *args, "--distribution-version=8.8.2"])
+    assert result.exit_code == 64 and "captured" in result.output, result.output
+    assert captured[-1].pipeline is Pipeline.FROM_DISTRIBUTION
