@@ -33,12 +33,23 @@ def tag_pairs(text: str, *, option: str) -> list[tuple[str, Any]]:
     for key, value in pairs:
         if not key:
             raise UserError(f"{option} has a value without a key; write KEY:VALUE, e.g. {option}={_EXAMPLE}.")
-        if isinstance(value, float) and not math.isfinite(value):
+        if not _finite(value):
             raise UserError(
-                f"{option}: the value of {key!r} reads as the number {value}, which cannot be stored; quote "
+                f"{option}: the value of {key!r} is or holds a number that cannot be stored ({value}); quote "
                 f"it to keep it as text ({key}:'{value}')."
             )
     return pairs
+
+
+def _finite(value: object) -> bool:
+    """No number JSON cannot store anywhere in ``value`` (a nested list or object included)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return all(_finite(v) for v in value)
+    return True
 
 
 def parse_tag_filter(values: Sequence[str], *, option: str = "--user-tags") -> dict[str, tuple[str, ...]]:

@@ -193,9 +193,11 @@ def start(
     else:
         pc = provision_cluster(_pin(settings, quiet), race_dir=None)
         started = pc.installation
-    if race_id is not None:
-        # Rally 2.13 esrally/mechanic/mechanic.py start keeps (nodes, race id) in the node file, read by stop.
-        started = replace(started, extra={**started.extra, RACE_ID_KEY: race_id})
+    # Rally 2.13 esrally/mechanic/mechanic.py start keeps (nodes, race id) in the node file, read by
+    # stop; a start without one forgets the id of a start before it (stop --preserve-install).
+    if race_id is not None or RACE_ID_KEY in started.extra:
+        extra = {k: v for k, v in started.extra.items() if k != RACE_ID_KEY}
+        started = replace(started, extra=extra if race_id is None else {**extra, RACE_ID_KEY: race_id})
         installation.save(started)
     _err(
         f"Started {get_flavor(started.distribution_flavor).product} {started.version} "

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, cast
 
 from esbench.exceptions import ConfigError, StoreError
-from esbench.records import RaceResult
+from esbench.records import RaceResult, tag_text
 from esbench.results.es_export_telemetry import telemetry_documents
 from esbench.results.metrics_store import DEFAULT_PREFIX, MetricsStoreSettings, metrics_store_client
 from esbench.results.store_writer import ExportCounts, write_races
@@ -70,7 +70,9 @@ def _common(race: RaceResult) -> dict[str, object]:
         "track": race.track,
         "challenge": race.challenge,
         "car": race.car,
-        "user-tags": {str(k): v for k, v in race.user_tags.items()},
+        # Text, as esbench's own templates map them: a typed tag (4 in one race, "abc" in the next)
+        # would fix the field's type and reject the later documents.
+        "user-tags": {str(k): tag_text(v) for k, v in race.user_tags.items()},
         "test-mode": race.test_mode,
     }
 

@@ -85,8 +85,19 @@ def rally_race_query(flt: RaceFilter, layout: StoreLayout = RALLY) -> dict[str, 
 
 
 def _tag_clauses(flt: RaceFilter) -> list[dict[str, object]]:
+    # Tags are typed in the store (Rally's kv_to_map: 4, true), so a field may be a number or a
+    # boolean: a lenient match of each accepted text matches the value it parses to there, where a
+    # terms query of strings fails on a boolean field ("Can't parse boolean value [True]").
     clauses: list[dict[str, object]] = [
-        {"terms": {f"user-tags.{key}": [str(v) for v in values]}} for key, values in flt.user_tags.items()
+        {
+            "bool": {
+                "should": [
+                    {"match": {f"user-tags.{key}": {"query": str(v), "lenient": True}}} for v in values
+                ],
+                "minimum_should_match": 1,
+            }
+        }
+        for key, values in flt.user_tags.items()
     ]
     if flt.benchmark_name is not None:
         either = [{"term": {f"user-tags.{k}": flt.benchmark_name}} for k in ("benchmark-name", "name")]

@@ -71,6 +71,16 @@ def test_json_user_tags_are_stored_typed_everywhere(
         )
         (race_doc,) = json.loads(listed.stdout)["races"]
         assert race_doc["race-id"] == results["race_id"] and race_doc["user-tags"] == TAGS, source
+    # A tag reference as a user types it ("True") finds the typed boolean in the metrics store too
+    # (a terms query of "True" fails on a boolean field there).
+    for reference in ("tag:ssd:True", "tag:ssd:true", "tag:data_node_count:4"):
+        compared = ok(
+            esbench(
+                "compare", f"--baseline={reference}", f"--contender={results['race_id']}",
+                "--source=metrics-store", *store, "--report-format=json",
+            )
+        )  # fmt: skip
+        assert results["race_id"] in compared.stdout, reference
     text = ok(esbench("list", "races", "--user-tags=data_node_count:4")).stdout
     assert "data_node_count=4, disk=SSD, nested={'a': [1, 2]}, ssd=True" in text  # Rally's format_dict
 

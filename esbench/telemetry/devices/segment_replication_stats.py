@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 from esbench.telemetry.device import DeviceOutput, TelemetryDevice
 from esbench.telemetry.table import Key
 
-#: The row's field -> (esbench's series field, OSB's document field, unit).
+#: (the _cat row's field, the series' field = OSB's document field, its unit), per number OSB keeps.
 FIELDS: tuple[tuple[str, str, str], ...] = (
     ("checkpoints_behind", "checkpoints_behind", ""),
     ("bytes_behind", "bytes_behind", "byte"),

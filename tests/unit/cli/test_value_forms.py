@@ -130,6 +130,8 @@ USER_TAGS_REFUSED = {
     ":v": "a value without a key",
     "missing.json": "cannot be read",
     "n:nan": "quote it to keep it as text (n:'nan')",
+    '{"a": [NaN]}': "is or holds a number that cannot be stored",
+    '{"a": {"b": Infinity}}': "is or holds a number that cannot be stored",
 }
 
 

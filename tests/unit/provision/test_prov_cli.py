@@ -113,3 +113,18 @@ def test_start_race_id_files_the_node_logs_under_that_race(fake_dist: Callable[.
     # A bad id is refused before anything starts.
     code, _, err = _run("start", f"--distribution-path={archive}", "--race-id=a/b")
     assert code == 64 and "--race-id" in err and installation.list_installations() == []
+
+
+def test_a_start_without_race_id_forgets_the_one_before_it(fake_dist: Callable[..., Path]) -> None:
+    # stop --preserve-install keeps the installation; its next start without --race-id files nothing
+    # under the earlier race (Rally's start requires the id each time and its stop deletes the node file).
+    from esbench.home import esbench_home
+
+    inst_id = _started(f"--distribution-path={fake_dist()}", "--race-id=r-old")
+    (esbench_home() / "races" / "r-old").mkdir(parents=True)
+    code, _, err = _run("stop", "--preserve-install")
+    assert code == 0, err
+    assert _started(f"--installation-id={inst_id}") == inst_id
+    assert "race_id" not in installation.load(inst_id).extra
+    code, _, err = _run("stop")
+    assert code == 0 and "Filed" not in err, err

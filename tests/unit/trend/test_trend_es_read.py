@@ -26,7 +26,15 @@ def test_query_of_a_filter() -> None:
             "filter": [
                 {"term": {"track": "t"}},
                 {"term": {"status": "completed"}},
-                {"terms": {"user-tags.env": ["ci", "nightly"]}},
+                {
+                    "bool": {
+                        "should": [
+                            {"match": {"user-tags.env": {"query": "ci", "lenient": True}}},
+                            {"match": {"user-tags.env": {"query": "nightly", "lenient": True}}},
+                        ],
+                        "minimum_should_match": 1,
+                    }
+                },
                 {"range": {"race-timestamp": {"gte": "2026-11-01"}}},
             ]
         }
