@@ -75,7 +75,7 @@ rally() { HOME=$RALLY_HOME_DIR timeout 600 "$RALLY" "$@" --configuration-name=or
 
 race() { ESBENCH_HOME=$OUT/esbench-home PYTHONPATH=$REPO timeout 600 "$PY" -m esbench race --offline "$@"; }
 race "${common[@]}" --user-tag=run:1 > esbench1.out 2>&1; echo $? > esbench1.rc
-rally race --pipeline=benchmark-only --offline "${common[@]}" --user-tag=run:rally > rally.out 2>&1; echo $? > rally.rc
+rally race --pipeline=benchmark-only --offline "${common[@]}" --user-tag=run:3 > rally.out 2>&1; echo $? > rally.rc
 race "${common[@]}" --user-tag=run:2 > esbench2.out 2>&1; echo $? > esbench2.rc
 for n in 1 2; do sed -n 's/.*race \([0-9a-f-]\{36\}\) .*results in.*/\1/p' esbench$n.out | tail -1; done > ids
 sed -n 's/.*Race id is \[\([0-9a-f-]\{36\}\)\].*/\1/p' rally.out | tail -1 >> ids

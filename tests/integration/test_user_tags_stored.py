@@ -34,9 +34,15 @@ def _search(host: str, index: str, query: dict[str, Any]) -> list[dict[str, Any]
 
 @pytest.fixture
 def rally_store(es_hosts: list[str]) -> Iterator[str]:
-    """The session node as the race's metrics store (Rally's ``rally-*`` indices, deleted after)."""
+    """The session node as the race's metrics store (Rally's ``rally-*`` indices, deleted before and
+    after: another test's races may have mapped these tag keys with other types)."""
+    _delete_rally_store(es_hosts[0])
     yield es_hosts[0]
-    es = Elasticsearch(f"http://{es_hosts[0]}", request_timeout=60)
+    _delete_rally_store(es_hosts[0])
+
+
+def _delete_rally_store(host: str) -> None:
+    es = Elasticsearch(f"http://{host}", request_timeout=60)
     for name in es.indices.get(index="rally-*", expand_wildcards="all"):
         es.indices.delete(index=name)
     for name in ("rally-races", "rally-results", "rally-metrics", "rally-annotations"):
@@ -64,7 +70,9 @@ def test_json_user_tags_are_stored_typed_everywhere(
     (stored,) = ResultsStore.open().find(user_tags={"data_node_count": "4"})
     assert stored.user_tags == TAGS and stored.race_id == results["race_id"]
 
-    # list races, in Rally's JSON form of the filter, from the results store and the metrics store.
+    # list races, in Rally's JSON form of the filter, from the results store and the metrics store
+    # (refreshed first: the export does not wait for the documents to be searchable).
+    urllib.request.urlopen(urllib.request.Request(f"http://{host}/rally-*/_refresh", method="POST"))
     for source in ((), ("--source=metrics-store", *store)):
         listed = ok(
             esbench("list", "races", '--user-tags={"disk":"SSD","ssd":true}', "--format=json", *source)
