@@ -145,14 +145,15 @@ def list_races(
     if called_as_osb():
         # OSB's list test-runs: its words and columns (osbenchmark/metrics.py list_test_helper).
         if not listed:
-            click.echo("\nNo recent test-runs found.", err=True)
+            click.echo("\nNo recent test-runs found.")
             return
         click.echo("\nRecent test-runs:\n")
         rows = [test_run_row(r) for r in listed]
         click.echo(tabulate(rows, headers=list(TEST_RUN_HEADERS), disable_numparse=True))
         return
     if not listed:
-        click.echo("No recent races found.", err=True)
+        # On stdout after a blank line, as Rally's and OSB's console.println print it (metrics.py).
+        click.echo("\nNo recent races found.")
         return
     click.echo("\nRecent races:\n")
     click.echo(tabulate([r.row() for r in listed], headers=list(LIST_HEADERS), disable_numparse=True))
