@@ -335,6 +335,11 @@ def list_plugins_command(quiet: bool, **team: Any) -> None:
     directory = _listed_team(**team)
     assert directory is not None  # a team option is set
     rows = list_plugins(directory)
+    # Rally 2.13 esrally/mechanic/team.py list_plugins: its heading, or its line for an empty team.
+    if not rows:
+        click.echo("No Elasticsearch plugins are available.\n")
+        return
+    click.echo("Available Elasticsearch plugins:\n")
     click.echo(tabulate(rows, headers=["Name", "Configuration"], tablefmt="simple"))
 
 

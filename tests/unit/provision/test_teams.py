@@ -7,12 +7,15 @@ Rally 2.13 itself checks the rendering of the same team in tests/integration/tes
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
+from peer_pythons import peer_python_or_skip
 
+from esbench.cli.options.coverage import RALLY
 from esbench.exceptions import ConfigError, DataError, NotFound, SupplyError, UserError
 from esbench.provision.installation import NodeState
 from esbench.provision.nodeconfig import write_node_config
@@ -377,3 +380,24 @@ def test_cli_team_options_with_target_hosts_are_refused(isolated_home: Path) -> 
         "race", f"--track-path={next(track.iterdir())}", "--target-hosts=127.0.0.1:1", f"--team-path={SAMPLE}"
     )
     assert code == 64 and "--target-hosts races an existing one" in err
+
+
+def test_list_elasticsearch_plugins_prints_rallys_heading_and_table(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    # Rally 2.13 itself lists the same team (esrally/mechanic/team.py list_plugins).
+    esrally = peer_python_or_skip(RALLY).parent / "esrally"
+    rally = subprocess.run(
+        [str(esrally), "list", "elasticsearch-plugins", f"--team-path={SAMPLE}", "--offline"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HOME": str(tmp_path)},
+        check=False,
+    )
+    assert rally.returncode == 0, rally.stdout[-2000:] + rally.stderr[-2000:]
+    lines = rally.stdout.splitlines()
+    start = lines.index("Available Elasticsearch plugins:")
+    end = next(i for i in range(start + 3, len(lines)) if not lines[i].strip())
+    code, out, _ = _cli("list", "elasticsearch-plugins", f"--team-path={SAMPLE}")
+    assert code == 0 and out.splitlines() == lines[start:end]
