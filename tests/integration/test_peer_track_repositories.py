@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from peer_pythons import peer_python_or_skip
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from harness import esbench
@@ -31,18 +32,10 @@ from track_repositories import (
 )
 
 from esbench.cli import main
-from esbench.cli.options.coverage import OSB, RALLY, Peer, peer_python
-from esbench.exceptions import UserError
+from esbench.cli.options.coverage import OSB, RALLY
 from esbench.home import builtin_tracks_dir
 from esbench.results.store import ResultsStore
 from esbench.track.versions import OSB_BRANCHES, best_match
-
-
-def _python(peer: Peer) -> Path:
-    try:
-        return peer_python(peer)
-    except UserError as e:
-        pytest.skip(str(e))
 
 
 def _run(*args: str) -> Any:
@@ -90,7 +83,7 @@ def test_list_tracks_names_rallys_tracks_of_rally_tracks(isolated_home: Path, tm
     assert ours.exit_code == 0, ours.output
     names = _listed_names(ours.output)
     assert len(names) > 30 and "elastic/logs" in names and "geonames" in names
-    rally = _python(RALLY).parent / "esrally"
+    rally = peer_python_or_skip(RALLY).parent / "esrally"
     home = tmp_path / "rally-home"
     subprocess.run(
         ["git", "clone", "-q", url, str(home / ".rally" / "benchmarks" / "tracks" / "default")], check=True
@@ -107,7 +100,7 @@ def test_list_workloads_names_osbs_workloads_on_osbs_branch(isolated_home: Path,
     assert ours.exit_code == 0, ours.output
     names = _listed_names(ours.output)
     assert "nyc_taxis" in names and "geonames" in names and "eventdata" in names
-    osb = _python(OSB).parent / "opensearch-benchmark"
+    osb = peer_python_or_skip(OSB).parent / "opensearch-benchmark"
     home = tmp_path / "osb-home"
     clone = home / ".benchmark" / "benchmarks" / "workloads" / "default"
     subprocess.run(["git", "clone", "-q", url, str(clone)], check=True)

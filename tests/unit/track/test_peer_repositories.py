@@ -19,6 +19,7 @@ from typing import Any
 import click
 import pytest
 from click.testing import CliRunner
+from peer_pythons import peer_python_or_skip
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from track_repositories import (
@@ -29,19 +30,11 @@ from track_repositories import (
 
 from esbench.cli import main
 from esbench.cli._track_source import pop_track_source
-from esbench.cli.options.coverage import OSB, RALLY, Peer, peer_python
-from esbench.exceptions import UserError
+from esbench.cli.options.coverage import OSB, RALLY, Peer
 from esbench.track.repository import RepositoryPeer, TrackRepositorySettings
 from esbench.track.versions import OSB_BRANCHES, RALLY_BRANCHES, best_match
 
 BUILTIN_EVENTDATA = "HTTP access logs of a software vendor's web site"
-
-
-def _python(peer: Peer) -> Path:
-    try:
-        return peer_python(peer)
-    except UserError as e:
-        pytest.skip(str(e))
 
 
 def _run(*args: str) -> Any:
@@ -85,7 +78,7 @@ def test_the_branch_for_a_version_is_the_one_the_peer_picks(peer: Peer, rule: An
         "print(json.dumps([versions.best_match(b, v) for b, v in json.load(sys.stdin)]))"
     )
     done = subprocess.run(
-        [str(_python(peer)), "-c", script],
+        [str(peer_python_or_skip(peer)), "-c", script],
         input=json.dumps(cases),
         capture_output=True,
         text=True,
