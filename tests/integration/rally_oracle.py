@@ -123,6 +123,16 @@ def put_rally_templates(rally_bin: Path, host: str) -> None:
         http_json(host, "PUT", f"/_index_template/{name}", json.loads(text))
 
 
+def delete_rally_store(host: str) -> None:
+    """Delete Rally's ``rally-*`` indices and its four index templates from the node at ``host``
+    (a test that used the session node as a Rally metrics store leaves it as it found it)."""
+    indices = http_json(host, "GET", "/rally-*?expand_wildcards=all") or {}
+    for name in indices:
+        http_json(host, "DELETE", f"/{name}", missing_ok=True)
+    for name in _TEMPLATES:
+        http_json(host, "DELETE", f"/_index_template/{name}", missing_ok=True)
+
+
 def _rally_package(rally_bin: Path) -> Path:
     python = rally_bin.parent / "python"
     out = subprocess.run(

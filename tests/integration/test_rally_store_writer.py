@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from elasticsearch import Elasticsearch
 from harness import TRACKS, ok, race, race_dir
+from rally_oracle import delete_rally_store
 
 from esbench.results.es_export import export_races
 from esbench.results.metrics_store import MetricsStoreSettings
@@ -34,11 +35,8 @@ def store(es_hosts: list[str]) -> Iterator[Elasticsearch]:
     an ``ESBENCH_TEST_HOSTS`` node)."""
     es = Elasticsearch(f"http://{es_hosts[0]}", request_timeout=60)
     yield es
-    for index in es.indices.get(index="rally-*", expand_wildcards="all"):
-        es.indices.delete(index=index)
-    for name in ("rally-races", "rally-results", "rally-metrics", "rally-annotations"):
-        es.options(ignore_status=404).indices.delete_index_template(name=name)
     es.close()
+    delete_rally_store(es_hosts[0])
 
 
 def test_export_writes_rallys_indices_templates_and_overwrites(

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from elasticsearch import Elasticsearch
 from harness import TRACKS, esbench, ok, race, race_dir
+from rally_oracle import delete_rally_store
 
 from esbench.results.store import ResultsStore
 
@@ -36,18 +36,9 @@ def _search(host: str, index: str, query: dict[str, Any]) -> list[dict[str, Any]
 def rally_store(es_hosts: list[str]) -> Iterator[str]:
     """The session node as the race's metrics store (Rally's ``rally-*`` indices, deleted before and
     after: another test's races may have mapped these tag keys with other types)."""
-    _delete_rally_store(es_hosts[0])
+    delete_rally_store(es_hosts[0])
     yield es_hosts[0]
-    _delete_rally_store(es_hosts[0])
-
-
-def _delete_rally_store(host: str) -> None:
-    es = Elasticsearch(f"http://{host}", request_timeout=60)
-    for name in es.indices.get(index="rally-*", expand_wildcards="all"):
-        es.indices.delete(index=name)
-    for name in ("rally-races", "rally-results", "rally-metrics", "rally-annotations"):
-        es.options(ignore_status=404).indices.delete_index_template(name=name)
-    es.close()
+    delete_rally_store(es_hosts[0])
 
 
 def test_json_user_tags_are_stored_typed_everywhere(
